@@ -1,0 +1,103 @@
+"""Duration distributions, described by mean and squared coefficient of variation (SCV).
+
+A distribution is written in TOML either as a bare number (deterministic, in the unit the field's
+name carries) or as a table: ``{dist = "gamma", mean = 2.0, scv = 0.5}``,
+``{dist = "exponential", mean = 2.0}``, ``{dist = "lognormal", mean = 2.0, scv = 4.0}``,
+``{dist = "empirical", values = [1.0, 2.0], weights = [3, 1]}``.
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+
+from ..errors import McioError
+
+KINDS = ("deterministic", "exponential", "gamma", "lognormal", "empirical")
+# Kernel codes; the order is the kernels' contract (mcio/kernels/dists.py).
+KIND_CODE = {k: i for i, k in enumerate(KINDS)}
+
+
+def _number(name: str, v, *, lo: float = 0.0, lo_open: bool = False) -> float:
+    if isinstance(v, bool) or not isinstance(v, (int, float)):
+        raise McioError(name, v, "must be a number")
+    v = float(v)
+    if not math.isfinite(v):
+        raise McioError(name, v, "must be a finite number")
+    if v < lo or (lo_open and v == lo):
+        raise McioError(name, v, f"must be {'>' if lo_open else '>='} {lo:g}")
+    return v
+
+
+@dataclass(frozen=True)
+class Dist:
+    """A non-negative duration: ``kind`` in KINDS, ``mean`` in the field's unit, ``scv`` >= 0."""
+
+    kind: str = "deterministic"
+    mean: float = 0.0
+    scv: float = 0.0
+    values: tuple[float, ...] = field(default=())
+    weights: tuple[float, ...] = field(default=())
+
+    @staticmethod
+    def parse(name: str, v) -> "Dist":
+        """Build from a TOML value; ``name`` is the dotted field name used in errors."""
+        if isinstance(v, Dist):
+            return v
+        if isinstance(v, dict):
+            v = dict(v)
+            kind = v.pop("dist", "deterministic")
+            if kind not in KINDS:
+                raise McioError(f"{name}.dist", kind, f"must be one of {', '.join(KINDS)}")
+            allowed = {"deterministic": {"mean"}, "exponential": {"mean"},
+                       "gamma": {"mean", "scv"}, "lognormal": {"mean", "scv"},
+                       "empirical": {"values", "weights"}}[kind]
+            for k in v:
+                if k not in allowed:
+                    raise McioError(f"{name}.{k}", v[k],
+                                    f"unknown key for dist = {kind!r}; allowed: {', '.join(sorted(allowed))}")
+            if kind == "empirical":
+                vals = v.get("values")
+                if not isinstance(vals, (list, tuple)) or not vals:
+                    raise McioError(f"{name}.values", vals, "must be a non-empty list of durations")
+                vals = tuple(_number(f"{name}.values[{i}]", x) for i, x in enumerate(vals))
+                w = v.get("weights", [1.0] * len(vals))
+                if not isinstance(w, (list, tuple)) or len(w) != len(vals):
+                    raise McioError(f"{name}.weights", w, f"must be a list of {len(vals)} weights")
+                w = tuple(_number(f"{name}.weights[{i}]", x) for i, x in enumerate(w))
+                if sum(w) <= 0:
+                    raise McioError(f"{name}.weights", list(w), "must have a positive sum")
+                tot = sum(w)
+                mean = sum(a * b for a, b in zip(vals, w)) / tot
+                var = sum(b * (a - mean) ** 2 for a, b in zip(vals, w)) / tot
+                scv = var / mean**2 if mean > 0 else 0.0
+                return Dist("empirical", mean, scv, vals, w)
+            mean = _number(f"{name}.mean", v.get("mean", 0.0))
+            if kind == "exponential":
+                return Dist(kind, mean, 1.0)
+            if kind == "deterministic":
+                return Dist(kind, mean, 0.0)
+            scv = _number(f"{name}.scv", v.get("scv", 1.0))
+            if scv == 0.0:
+                return Dist("deterministic", mean, 0.0)
+            return Dist(kind, mean, scv)
+        return Dist("deterministic", _number(name, v), 0.0)
+
+    def to_toml(self):
+        """The TOML value that parses back to this distribution."""
+        if self.kind == "deterministic":
+            return self.mean
+        if self.kind == "exponential":
+            return {"dist": "exponential", "mean": self.mean}
+        if self.kind == "empirical":
+            return {"dist": "empirical", "values": list(self.values), "weights": list(self.weights)}
+        return {"dist": self.kind, "mean": self.mean, "scv": self.scv}
+
+    def scaled(self, factor: float) -> "Dist":
+        """The same shape with every duration multiplied by ``factor`` (a unit change)."""
+        return Dist(self.kind, self.mean * factor, self.scv,
+                    tuple(x * factor for x in self.values), self.weights)
+
+    @property
+    def second_moment(self) -> float:
+        """E[X^2] in the squared unit."""
+        return self.mean**2 * (1.0 + self.scv)
