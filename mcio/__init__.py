@@ -5,3 +5,7 @@ from .errors import McioError
 from .model import Dist, Model
 
 __all__ = ["McioError", "Dist", "Model", "__version__"]
+
+from .engine import simulate  # noqa: E402
+
+__all__ += ["simulate"]

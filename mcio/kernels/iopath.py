@@ -1,0 +1,553 @@
+"""The event-driven I/O-path engine: one replication of the life of an I/O (DESIGN.md §2.2).
+
+Time is in ms. An I/O is a slot (closed: one per customer; open: drawn from a free pool). Each
+slot moves through stages; a stage either finishes at once (the slot goes on the ready stack) or
+makes the slot wait: in a FIFO (device, path group, channel MP, host adapter, back end), on a
+timed event in the heap (MP work, host-adapter and back-end service, protocol, think), or in the
+processor-shared transfer of its channel's link. Statistics stream into fixed-size accumulators:
+memory does not grow with the number of I/Os.
+
+Stages: ARRIVE (SSCH issued; IOSQ if every exposure of the device is busy) -> GETCH (a channel of
+the device's path group with a free open exchange, else deferred) -> MPSTART (channel MP start
+work, FIFO) -> HA (the CMR: control-unit host adapter) -> BE (disconnect at the back end, misses
+only) -> CONN (per-command or per-I/O protocol time, then the data transfer at link bandwidth
+shared among the channel's transfers) -> MPEND (end-of-I/O MP work, served before new starts)
+-> DONE (exchange closed, device freed, statistics taken).
+"""
+import math
+
+import numba as nb
+import numpy as np
+
+from .dists import sample
+from .heap import heap_pop, heap_push
+from .histogram import hist_add
+from .layout import (A_AREA_BE, A_AREA_HA, A_AREA_IOSQ, A_AREA_MPQ, A_AREA_SYS, A_DEFERRED,
+                     A_DEV_BUSY_MS, A_EVENTS, A_N, A_SQ_CONN, A_SQ_DISC, A_SQ_IOSQ,
+                     A_SQ_PEND, A_SQ_RESP, A_SQ_CMR, A_SUM_CMR, A_SUM_CONN, A_SUM_DISC,
+                     A_SUM_IOSQ, A_SUM_PEND, A_SUM_RESP, A_TIME_MS, A_UNSTABLE, C_AREA_OE,
+                     C_DEFERRED, C_KB, C_LINK_BUSY_MS, C_MP_BUSY_MS, C_OE_MAX, C_SSCH, D_BACKEND,
+                     D_HA, D_INTERARRIVAL, D_MP_SHAPE, D_THINK, FP_LINK_KB_PER_MS,
+                     FP_MP_START_FRACTION, FP_ZHPF_SHARE, IP_BE_SERVERS, IP_BIND, IP_CHANNELS,
+                     IP_CLASSES, IP_DEVICES, IP_EXPOSURES, IP_GROUPS, IP_HA_SERVERS, IP_MEASURE,
+                     IP_OE_CAP, IP_OPEN, IP_SELECTION, IP_SLOTS, IP_TRACE, IP_WARMUP, V_BUSY_MS,
+                     V_SSCH)
+from .options import JIT, JIT_PARALLEL
+from .rng import uniform
+
+ARRIVE, GETCH, MPSTART, HA, AFTER_HA, BE, CONN, XFER, MPEND, DONE = range(10)
+EV_ARRIVE, EV_MP, EV_HA, EV_BE, EV_PROTO = range(5)
+INF = np.inf
+
+
+@nb.njit(**JIT)
+def _is_zero(dp, row):
+    return dp[row, 0] == 0.0 and dp[row, 1] == 0.0
+
+
+@nb.njit(**JIT)
+def _enqueue(head, tail, nxt, q, slot):
+    nxt[slot] = -1
+    if head[q] < 0:
+        head[q] = slot
+    else:
+        nxt[tail[q]] = slot
+    tail[q] = slot
+
+
+@nb.njit(**JIT)
+def _dequeue(head, tail, nxt, q):
+    slot = head[q]
+    head[q] = nxt[slot]
+    if head[q] < 0:
+        tail[q] = -1
+    return slot
+
+
+@nb.njit(**JIT)
+def _ps_advance(c, now, bw, ps_n, ps_v, ps_tl):
+    """Move channel c's virtual time (KB served per active transfer) forward to ``now``."""
+    if ps_n[c] > 0:
+        ps_v[c] += (now - ps_tl[c]) * bw / ps_n[c]
+    ps_tl[c] = now
+
+
+@nb.njit(**JIT)
+def _ps_next(c, now, bw, ps_n, ps_v, ps_list, s_tag, ps_next_t, ps_next_slot):
+    """Recompute when channel c's next transfer ends (processor sharing)."""
+    n = ps_n[c]
+    if n == 0:
+        ps_next_t[c] = INF
+        ps_next_slot[c] = -1
+        return
+    best = ps_list[c, 0]
+    for j in range(1, n):
+        x = ps_list[c, j]
+        if s_tag[x] < s_tag[best] or (s_tag[x] == s_tag[best] and x < best):
+            best = x
+    rem = s_tag[best] - ps_v[c]
+    if rem < 0.0:
+        rem = 0.0
+    ps_next_t[c] = now + rem * n / bw
+    ps_next_slot[c] = best
+
+
+@nb.njit(**JIT)
+def run_one(fp, ip, dp, ev, ec, cls_cum, cls_kb, cls_miss, cls_mp, cls_proto,
+            al_prob, al_idx, dev_grp, bound_dev, grp_ptr, grp_ch, chg_ptr, chg, trace,
+            s, acc, chs, devs, hist):
+    """Simulate one replication; fill acc[N_ACC], chs[C, N_CH], devs[D, N_DEV], hist[B].
+
+    ``s`` is this replication's stream state (uint64[4]).
+    """
+    is_open = ip[IP_OPEN] == 1
+    P = ip[IP_SLOTS]
+    D = ip[IP_DEVICES]
+    EXPO = ip[IP_EXPOSURES]
+    C = ip[IP_CHANNELS]
+    OECAP = ip[IP_OE_CAP]
+    SEL = ip[IP_SELECTION]
+    HAS = ip[IP_HA_SERVERS]
+    BES = ip[IP_BE_SERVERS]
+    WARM = ip[IP_WARMUP]
+    STOP = ip[IP_WARMUP] + ip[IP_MEASURE]
+    BIND = ip[IP_BIND] == 1
+    NCLS = ip[IP_CLASSES]
+    TRACE = ip[IP_TRACE] == 1
+    G = ip[IP_GROUPS]
+    start_frac = fp[FP_MP_START_FRACTION]
+    bw = fp[FP_LINK_KB_PER_MS]
+    zshare = fp[FP_ZHPF_SHARE]
+    ha_zero = _is_zero(dp, D_HA)
+    be_zero = _is_zero(dp, D_BACKEND)
+    think_zero = _is_zero(dp, D_THINK)
+    mp_det = dp[D_MP_SHAPE, 0] == 0.0
+
+    # ---- slot state ----
+    s_dev = np.zeros(P, np.int64)
+    s_cls = np.zeros(P, np.int64)
+    s_mode = np.zeros(P, np.int64)
+    s_ch = np.zeros(P, np.int64)
+    s_miss = np.zeros(P, np.bool_)
+    s_def = np.zeros(P, np.int64)
+    s_mpstage = np.zeros(P, np.int64)
+    nxt = np.full(P, -1, np.int64)
+    s_t_arr = np.zeros(P)
+    s_t_start = np.zeros(P)
+    s_t_mark = np.zeros(P)
+    s_pend = np.zeros(P)
+    s_cmr = np.zeros(P)
+    s_disc = np.zeros(P)
+    s_w_start = np.zeros(P)
+    s_w_end = np.zeros(P)
+    s_tag = np.zeros(P)
+    s_pos = np.zeros(P, np.int64)
+
+    # ---- queues and resources ----
+    dev_busy = np.zeros(D, np.int64)
+    dq_h = np.full(D, -1, np.int64)
+    dq_t = np.full(D, -1, np.int64)
+    gq_h = np.full(G, -1, np.int64)
+    gq_t = np.full(G, -1, np.int64)
+    rotor = np.zeros(G, np.int64)
+    oe = np.zeros(C, np.int64)
+    mp_busy = np.zeros(C, np.int64)
+    mq_h = np.full(C, -1, np.int64)        # MP start-work FIFO
+    mq_t = np.full(C, -1, np.int64)
+    mq_n = np.zeros(C, np.int64)
+    me_h = np.full(C, -1, np.int64)        # MP end-work FIFO (served first)
+    me_t = np.full(C, -1, np.int64)
+    ha_h = np.full(1, -1, np.int64)
+    ha_t = np.full(1, -1, np.int64)
+    be_h = np.full(1, -1, np.int64)
+    be_t = np.full(1, -1, np.int64)
+    ha_busy = 0
+    be_busy = 0
+    L = min(OECAP, P)
+    ps_list = np.zeros((C, L), np.int64)
+    ps_n = np.zeros(C, np.int64)
+    ps_v = np.zeros(C)
+    ps_tl = np.zeros(C)
+    ps_next_t = np.full(C, INF)
+    ps_next_slot = np.full(C, -1, np.int64)
+
+    # ---- events ----
+    h_t = np.zeros(P + 1)
+    h_c = np.zeros(P + 1, np.int64)
+    h_n = np.zeros(1, np.int64)
+    rs_slot = np.zeros(2 * P + 8, np.int64)
+    rs_stage = np.zeros(2 * P + 8, np.int64)
+    rs_n = 0
+    free = np.arange(P - 1, -1, -1).astype(np.int64)   # open: pool of free slots (a stack)
+    n_free = P
+
+    t = 0.0
+    t_last = 0.0
+    t0 = 0.0
+    n_sys = 0
+    n_iosq = 0
+    done = 0
+    stop = False
+    trace_i = 0
+    if TRACE:
+        trace_i = int(uniform(s) * trace.shape[0]) % trace.shape[0]
+    next_arr = INF
+    if is_open:
+        if TRACE:
+            next_arr = trace[trace_i]
+            trace_i = (trace_i + 1) % trace.shape[0]
+        else:
+            next_arr = sample(s, dp, D_INTERARRIVAL, ev, ec)
+    else:
+        for i in range(P):
+            if think_zero:
+                rs_slot[rs_n] = i
+                rs_stage[rs_n] = ARRIVE
+                rs_n += 1
+            else:
+                heap_push(h_t, h_c, h_n, sample(s, dp, D_THINK, ev, ec), i * 8 + EV_ARRIVE)
+
+    while True:
+        # ---- run every stage that can finish at time t ----
+        while rs_n > 0 and not stop:
+            rs_n -= 1
+            x = rs_slot[rs_n]
+            stage = rs_stage[rs_n]
+            while stage >= 0:
+                if stage == ARRIVE:
+                    n_sys += 1
+                    s_t_arr[x] = t
+                    k = 0
+                    if NCLS > 1:
+                        u = uniform(s)
+                        while k < NCLS - 1 and u > cls_cum[k]:
+                            k += 1
+                    s_cls[x] = k
+                    mode = 0
+                    if zshare > 0.0:
+                        if zshare >= 1.0 or uniform(s) < zshare:
+                            mode = 1
+                    s_mode[x] = mode
+                    miss = False
+                    if cls_miss[k] > 0.0:
+                        miss = cls_miss[k] >= 1.0 or uniform(s) < cls_miss[k]
+                    s_miss[x] = miss
+                    if BIND:
+                        d = bound_dev[x]
+                    elif D == 1:
+                        d = 0
+                    else:
+                        ud = uniform(s) * D
+                        d = int(ud)
+                        if d >= D:
+                            d = D - 1
+                        if ud - d >= al_prob[d]:
+                            d = al_idx[d]
+                    s_dev[x] = d
+                    s_def[x] = 0
+                    if dev_busy[d] < EXPO:
+                        dev_busy[d] += 1
+                        stage = GETCH
+                    else:
+                        _enqueue(dq_h, dq_t, nxt, d, x)
+                        n_iosq += 1
+                        stage = -1
+                elif stage == GETCH:
+                    s_t_start[x] = t
+                    g = dev_grp[s_dev[x]]
+                    a = grp_ptr[g]
+                    m = grp_ptr[g + 1] - a
+                    c = -1
+                    if SEL == 0:
+                        for j in range(m):
+                            jj = (rotor[g] + j) % m
+                            cc = grp_ch[a + jj]
+                            if oe[cc] < OECAP:
+                                c = cc
+                                rotor[g] = (jj + 1) % m
+                                break
+                    else:
+                        for j in range(m):
+                            cc = grp_ch[a + j]
+                            if oe[cc] < OECAP and (c < 0 or oe[cc] < oe[c]):
+                                c = cc
+                    if c >= 0:
+                        oe[c] += 1
+                        if oe[c] > chs[c, C_OE_MAX]:
+                            chs[c, C_OE_MAX] = oe[c]
+                        s_ch[x] = c
+                        stage = MPSTART
+                    else:
+                        s_def[x] = 1
+                        _enqueue(gq_h, gq_t, nxt, g, x)
+                        stage = -1
+                elif stage == MPSTART:
+                    w = cls_mp[s_cls[x], s_mode[x]]
+                    if not mp_det and w > 0.0:
+                        w *= sample(s, dp, D_MP_SHAPE, ev, ec)
+                    s_w_start[x] = w * start_frac
+                    s_w_end[x] = w - s_w_start[x]
+                    if s_w_start[x] > 0.0:
+                        c = s_ch[x]
+                        s_mpstage[x] = 0
+                        if mp_busy[c] == 0:
+                            mp_busy[c] = 1
+                            heap_push(h_t, h_c, h_n, t + s_w_start[x], x * 8 + EV_MP)
+                        else:
+                            _enqueue(mq_h, mq_t, nxt, c, x)
+                            mq_n[c] += 1
+                        stage = -1
+                    else:
+                        stage = HA
+                elif stage == HA:
+                    s_t_mark[x] = t
+                    if ha_zero:
+                        stage = AFTER_HA
+                    elif ha_busy < HAS:
+                        ha_busy += 1
+                        heap_push(h_t, h_c, h_n, t + sample(s, dp, D_HA, ev, ec), x * 8 + EV_HA)
+                        stage = -1
+                    else:
+                        _enqueue(ha_h, ha_t, nxt, 0, x)
+                        stage = -1
+                elif stage == AFTER_HA:
+                    s_cmr[x] = t - s_t_mark[x]
+                    s_pend[x] = t - s_t_start[x]
+                    s_disc[x] = 0.0
+                    stage = BE if s_miss[x] else CONN
+                elif stage == BE:
+                    s_t_mark[x] = t
+                    if be_zero:
+                        stage = CONN
+                    elif be_busy < BES:
+                        be_busy += 1
+                        heap_push(h_t, h_c, h_n, t + sample(s, dp, D_BACKEND, ev, ec), x * 8 + EV_BE)
+                        stage = -1
+                    else:
+                        _enqueue(be_h, be_t, nxt, 0, x)
+                        stage = -1
+                elif stage == CONN:
+                    s_t_mark[x] = t
+                    pr = cls_proto[s_cls[x], s_mode[x]]
+                    if pr > 0.0:
+                        heap_push(h_t, h_c, h_n, t + pr, x * 8 + EV_PROTO)
+                        stage = -1
+                    else:
+                        stage = XFER
+                elif stage == XFER:
+                    kb = cls_kb[s_cls[x]]
+                    if kb > 0.0:
+                        c = s_ch[x]
+                        _ps_advance(c, t, bw, ps_n, ps_v, ps_tl)
+                        s_tag[x] = ps_v[c] + kb
+                        s_pos[x] = ps_n[c]
+                        ps_list[c, ps_n[c]] = x
+                        ps_n[c] += 1
+                        _ps_next(c, t, bw, ps_n, ps_v, ps_list, s_tag, ps_next_t, ps_next_slot)
+                        stage = -1
+                    else:
+                        stage = MPEND
+                elif stage == MPEND:
+                    if s_w_end[x] > 0.0:
+                        c = s_ch[x]
+                        s_mpstage[x] = 1
+                        if mp_busy[c] == 0:
+                            mp_busy[c] = 1
+                            heap_push(h_t, h_c, h_n, t + s_w_end[x], x * 8 + EV_MP)
+                        else:
+                            _enqueue(me_h, me_t, nxt, c, x)
+                        stage = -1
+                    else:
+                        stage = DONE
+                else:  # DONE
+                    c = s_ch[x]
+                    d = s_dev[x]
+                    done += 1
+                    if done > WARM:
+                        resp = t - s_t_arr[x]
+                        iosq = s_t_start[x] - s_t_arr[x]
+                        conn = t - s_t_mark[x]
+                        acc[A_N] += 1.0
+                        acc[A_SUM_RESP] += resp
+                        acc[A_SUM_IOSQ] += iosq
+                        acc[A_SUM_PEND] += s_pend[x]
+                        acc[A_SUM_CMR] += s_cmr[x]
+                        acc[A_SUM_DISC] += s_disc[x]
+                        acc[A_SUM_CONN] += conn
+                        acc[A_SQ_RESP] += resp * resp
+                        acc[A_SQ_IOSQ] += iosq * iosq
+                        acc[A_SQ_PEND] += s_pend[x] * s_pend[x]
+                        acc[A_SQ_CMR] += s_cmr[x] * s_cmr[x]
+                        acc[A_SQ_DISC] += s_disc[x] * s_disc[x]
+                        acc[A_SQ_CONN] += conn * conn
+                        acc[A_DEV_BUSY_MS] += s_disc[x] + conn
+                        acc[A_DEFERRED] += s_def[x]
+                        hist_add(hist, resp)
+                        chs[c, C_SSCH] += 1.0
+                        chs[c, C_KB] += cls_kb[s_cls[x]]
+                        chs[c, C_DEFERRED] += s_def[x]
+                        devs[d, V_SSCH] += 1.0
+                        devs[d, V_BUSY_MS] += s_disc[x] + conn
+                    if done == WARM:
+                        # warm-up over: measurement starts now, from the current state
+                        acc[:] = 0.0
+                        chs[:, :] = 0.0
+                        devs[:, :] = 0.0
+                        hist[:] = 0
+                        for cc in range(C):
+                            chs[cc, C_OE_MAX] = oe[cc]
+                        t0 = t
+                    if done >= STOP:
+                        stop = True
+                    # close the exchange; a deferred I/O of a group on this channel takes it
+                    oe[c] -= 1
+                    best_g = -1
+                    for j in range(chg_ptr[c], chg_ptr[c + 1]):
+                        gg = chg[j]
+                        if gq_h[gg] >= 0 and (best_g < 0 or s_t_start[gq_h[gg]] < s_t_start[gq_h[best_g]]):
+                            best_g = gg
+                    if best_g >= 0:
+                        y = _dequeue(gq_h, gq_t, nxt, best_g)
+                        oe[c] += 1
+                        s_ch[y] = c
+                        rs_slot[rs_n] = y
+                        rs_stage[rs_n] = MPSTART
+                        rs_n += 1
+                    # free the device; its next queued I/O starts
+                    dev_busy[d] -= 1
+                    if dq_h[d] >= 0:
+                        y = _dequeue(dq_h, dq_t, nxt, d)
+                        n_iosq -= 1
+                        dev_busy[d] += 1
+                        rs_slot[rs_n] = y
+                        rs_stage[rs_n] = GETCH
+                        rs_n += 1
+                    n_sys -= 1
+                    if is_open:
+                        free[n_free] = x
+                        n_free += 1
+                        stage = -1
+                    elif think_zero:
+                        stage = ARRIVE
+                    else:
+                        heap_push(h_t, h_c, h_n, t + sample(s, dp, D_THINK, ev, ec), x * 8 + EV_ARRIVE)
+                        stage = -1
+                    if stop:
+                        stage = -1
+        if stop:
+            break
+
+        # ---- the next event: heap, a link transfer ending, or an open arrival ----
+        tn = INF
+        src = -1
+        if h_n[0] > 0:
+            tn = h_t[0]
+            src = 0
+        cmin = -1
+        for cc in range(C):
+            if ps_next_t[cc] < tn:
+                tn = ps_next_t[cc]
+                cmin = cc
+                src = 1
+        if next_arr < tn:
+            tn = next_arr
+            src = 2
+        if src < 0:
+            break
+        dt = tn - t_last
+        if dt > 0.0:
+            acc[A_AREA_SYS] += n_sys * dt
+            acc[A_AREA_IOSQ] += n_iosq * dt
+            acc[A_AREA_HA] += ha_busy * dt
+            acc[A_AREA_BE] += be_busy * dt
+            for cc in range(C):
+                chs[cc, C_AREA_OE] += oe[cc] * dt
+                if mp_busy[cc]:
+                    chs[cc, C_MP_BUSY_MS] += dt
+                    acc[A_AREA_MPQ] += mq_n[cc] * dt
+                if ps_n[cc] > 0:
+                    chs[cc, C_LINK_BUSY_MS] += dt
+        t = tn
+        t_last = tn
+        acc[A_EVENTS] += 1.0
+        if src == 2:
+            if n_free == 0:
+                acc[A_UNSTABLE] = 1.0     # the pool is exhausted: the queue is growing without bound
+                break
+            n_free -= 1
+            y = free[n_free]
+            rs_slot[rs_n] = y
+            rs_stage[rs_n] = ARRIVE
+            rs_n += 1
+            if TRACE:
+                next_arr = t + trace[trace_i]
+                trace_i = (trace_i + 1) % trace.shape[0]
+            else:
+                next_arr = t + sample(s, dp, D_INTERARRIVAL, ev, ec)
+        elif src == 1:
+            c = cmin
+            y = ps_next_slot[c]
+            _ps_advance(c, t, bw, ps_n, ps_v, ps_tl)
+            last = ps_list[c, ps_n[c] - 1]
+            ps_list[c, s_pos[y]] = last
+            s_pos[last] = s_pos[y]
+            ps_n[c] -= 1
+            _ps_next(c, t, bw, ps_n, ps_v, ps_list, s_tag, ps_next_t, ps_next_slot)
+            rs_slot[rs_n] = y
+            rs_stage[rs_n] = MPEND
+            rs_n += 1
+        else:
+            code = h_c[0]
+            heap_pop(h_t, h_c, h_n)
+            y = code >> 3
+            et = code & 7
+            nstage = -1
+            if et == EV_ARRIVE:
+                nstage = ARRIVE
+            elif et == EV_MP:
+                c = s_ch[y]
+                mp_busy[c] = 0
+                nstage = HA if s_mpstage[y] == 0 else DONE
+                # the MP takes end work before new starts: exchanges close promptly
+                if me_h[c] >= 0:
+                    z = _dequeue(me_h, me_t, nxt, c)
+                    mp_busy[c] = 1
+                    heap_push(h_t, h_c, h_n, t + s_w_end[z], z * 8 + EV_MP)
+                elif mq_h[c] >= 0:
+                    z = _dequeue(mq_h, mq_t, nxt, c)
+                    mq_n[c] -= 1
+                    mp_busy[c] = 1
+                    heap_push(h_t, h_c, h_n, t + s_w_start[z], z * 8 + EV_MP)
+            elif et == EV_HA:
+                ha_busy -= 1
+                nstage = AFTER_HA
+                if ha_h[0] >= 0:
+                    z = _dequeue(ha_h, ha_t, nxt, 0)
+                    ha_busy += 1
+                    heap_push(h_t, h_c, h_n, t + sample(s, dp, D_HA, ev, ec), z * 8 + EV_HA)
+            elif et == EV_BE:
+                be_busy -= 1
+                s_disc[y] = t - s_t_mark[y]
+                nstage = CONN
+                if be_h[0] >= 0:
+                    z = _dequeue(be_h, be_t, nxt, 0)
+                    be_busy += 1
+                    heap_push(h_t, h_c, h_n, t + sample(s, dp, D_BACKEND, ev, ec), z * 8 + EV_BE)
+            else:
+                nstage = XFER
+            rs_slot[rs_n] = y
+            rs_stage[rs_n] = nstage
+            rs_n += 1
+
+    acc[A_TIME_MS] = t - t0
+
+
+@nb.njit(**JIT_PARALLEL)
+def run_replications(fp, ip, dp, ev, ec, cls_cum, cls_kb, cls_miss, cls_mp, cls_proto,
+                     al_prob, al_idx, dev_grp, bound_dev, grp_ptr, grp_ch, chg_ptr, chg, trace,
+                     states, acc, chs, devs, hist):
+    """Run replications r = 0..R-1 in parallel, each with its own stream states[r]."""
+    for r in nb.prange(states.shape[0]):
+        run_one(fp, ip, dp, ev, ec, cls_cum, cls_kb, cls_miss, cls_mp, cls_proto,
+                al_prob, al_idx, dev_grp, bound_dev, grp_ptr, grp_ch, chg_ptr, chg, trace,
+                states[r], acc[r], chs[r], devs[r], hist[r])
