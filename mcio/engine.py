@@ -331,6 +331,11 @@ def assemble(model: Model, acc, chs, devs, hist, per_device: bool) -> xr.Dataset
     total_hist = hist.sum(axis=0)
     v["response_quantile_ms"] = _var(hist_quantiles(total_hist, QUANTILES), ("quantile",), "ms",
                                      "response-time quantile (all replications merged)")
+    per_rep = np.array([hist_quantiles(h, QUANTILES) for h in hist])
+    v["response_quantile_rep_ms"] = _var(per_rep, ("replication", "quantile"), "ms",
+                                         "response-time quantile per replication")
+    v["response_quantile_ci95_ms"] = _var(ci95_halfwidth(per_rep, axis=0), ("quantile",), "ms",
+                                          "95% CI half-width of the quantile over replications")
     v["in_system_mean"] = _var(acc[:, L.A_AREA_SYS] / T, ("replication",), "1",
                                "time-average number of I/Os in the system")
     v["iosq_queue_mean"] = _var(acc[:, L.A_AREA_IOSQ] / T, ("replication",), "1",
