@@ -1,0 +1,283 @@
+"""The ``mcio`` command: sweep, run, plot, info, scenarios, validate.
+
+Every bad input (McioError, a missing or unreadable file, bad TOML, an unwritable output) ends as
+one line ``mcio: error: ...`` on stderr and exit code 2. Set MCIO_DEBUG=1 to see the traceback.
+"""
+from __future__ import annotations
+
+import os
+import sys
+import time
+from pathlib import Path
+
+import click
+
+from .errors import McioError
+
+BUILTIN_EXAMPLE = "ficon_knee.toml"
+EXIT_BAD_INPUT = 2
+
+
+class McioGroup(click.Group):
+    """A click group that turns bad-input exceptions into one line on stderr."""
+
+    def invoke(self, ctx):
+        try:
+            return super().invoke(ctx)
+        except (McioError, OSError, ValueError) as e:
+            if os.environ.get("MCIO_DEBUG"):
+                raise
+            click.echo(f"mcio: error: {_one_line(e)}", err=True)
+            ctx.exit(EXIT_BAD_INPUT)
+
+
+def _one_line(e: BaseException) -> str:
+    if isinstance(e, McioError):
+        text = str(e)
+    elif isinstance(e, OSError) and e.filename is not None:
+        text = f"{e.filename}: {e.strerror or e}"
+    else:
+        text = f"{type(e).__name__}: {e}" if not str(e) else str(e)
+    return " ".join(text.split())
+
+
+def builtin_example(name: str = BUILTIN_EXAMPLE) -> Path:
+    """Path of a spec shipped in ``mcio/examples``."""
+    from importlib.resources import files
+    p = Path(str(files("mcio") / "examples" / name))
+    if not p.exists():
+        raise McioError("example", name, "is not shipped with this installation of mcio")
+    return p
+
+
+@click.group(cls=McioGroup, context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(package_name="mcio", prog_name="mcio")
+def main():
+    """mcio: Monte Carlo simulation of IBM Z (FICON) I/O performance."""
+
+
+# ---- sweep ------------------------------------------------------------------------------------
+
+
+class _Bar:
+    """tqdm progress over sweep points: points done, I/Os simulated per second, ETA."""
+
+    def __init__(self, quiet: bool):
+        self.quiet, self.bar, self.ios, self.t0 = quiet, None, 0, None
+
+    def __call__(self, done: int, total: int, ios: int):
+        if self.quiet:
+            return
+        if self.bar is None:
+            from tqdm import tqdm
+            self.bar = tqdm(total=total, initial=done, unit="pt", desc="mcio sweep", file=sys.stderr,
+                            dynamic_ncols=True, smoothing=0.1)
+            self.t0 = time.perf_counter()
+            return
+        self.ios += ios
+        rate = self.ios / max(time.perf_counter() - self.t0, 1e-9)
+        self.bar.set_postfix_str(f"{_si(rate)} I/O/s", refresh=False)
+        self.bar.update(done - self.bar.n)
+
+    def close(self):
+        if self.bar is not None:
+            self.bar.close()
+
+
+def _si(x: float) -> str:
+    for div, suf in ((1e9, "G"), (1e6, "M"), (1e3, "k")):
+        if x >= div:
+            return f"{x / div:.2f}{suf}"
+    return f"{x:.0f}"
+
+
+def set_threads(n: int | None) -> None:
+    if n is None:
+        return
+    import numba
+    top = numba.config.NUMBA_NUM_THREADS
+    if not 1 <= n <= top:
+        raise McioError("--threads", n, f"must be in 1..{top} (NUMBA_NUM_THREADS)")
+    numba.set_num_threads(n)
+
+
+@main.command("sweep")
+@click.argument("spec", required=False)
+@click.option("-o", "--out", default="mcio-sweep.h5", show_default=True, help="HDF5 results file.")
+@click.option("--resume", is_flag=True, help="Continue an interrupted sweep into OUT.")
+@click.option("--threads", type=int, default=None, help="Numba threads (default: all cores).")
+@click.option("-q", "--quiet", is_flag=True, help="No progress bar or summary.")
+def sweep_cmd(spec, out, resume, threads, quiet):
+    """Run the sweep in SPEC (TOML; default: the built-in FICON knee example) into OUT."""
+    from .store import check_writable
+    from .sweep import load_spec, sweep
+
+    spec_path = Path(spec) if spec else builtin_example()
+    s = load_spec(spec_path)
+    check_writable(out)
+    set_threads(threads)
+    bar = _Bar(quiet)
+    t0 = time.perf_counter()
+    try:
+        ds = sweep(s, out=out, resume=resume, progress=bar)
+    finally:
+        bar.close()
+    if not quiet:
+        dims = " x ".join(f"{d}={ds.sizes[d]}" for d in s.dims) or "1 point"
+        click.echo(f"mcio: wrote {out} ({dims}, {s.run['replications']} replications x {s.run['ios']} I/Os) "
+                   f"in {time.perf_counter() - t0:.1f} s", err=True)
+
+
+# ---- run: one point, an RMF-like report ------------------------------------------------------
+
+
+@main.command("run")
+@click.argument("spec", required=False)
+@click.option("--point", type=int, default=0, show_default=True, help="Grid point of a sweep spec.")
+@click.option("--ios", type=int, default=None, help="I/Os per replication (overrides [run] ios).")
+@click.option("--replications", type=int, default=None, help="Overrides [run] replications.")
+@click.option("--threads", type=int, default=None, help="Numba threads.")
+def run_cmd(spec, point, ios, replications, threads):
+    """Simulate one point of SPEC (a model or the first grid point) and print an RMF-like report."""
+    from .sweep import load_spec, run_point, parse_spec
+
+    s = load_spec(Path(spec) if spec else builtin_example())
+    if ios is not None or replications is not None:
+        run = dict(s.raw.get("run", {}))
+        if ios is not None:
+            run["ios"] = ios
+        if replications is not None:
+            run["replications"] = replications
+        s = parse_spec({**s.raw, "run": run}, source=s.source)
+    set_threads(threads)
+    s.point_model(point)  # validates the index
+    ds = run_point(s, point)
+    click.echo(report(ds, s, point))
+
+
+def report(ds, spec, point: int) -> str:
+    """RMF-style text: device-level response components, then one line per channel."""
+    import numpy as np
+
+    def m(name):
+        return float(np.nanmean(ds[name].values)) if name in ds else float("nan")
+
+    def ci(name):
+        return float(ds[name].values) if name in ds else float("nan")
+
+    where = ", ".join(f"{a.key} = {spec.coords(point)[a.dim]}" for a in spec.axes)
+    warm = ds.attrs.get("warmup_ios", "auto")
+    lines = [f"mcio run: {spec.title} — point {point}{': ' + where if where else ''}",
+             f"{ds.attrs.get('replications', '?')} replications x {ds.attrs.get('ios', '?')} I/Os "
+             f"(warm-up {warm}), seed {ds.attrs.get('seed', '?')}"
+             + ("   ** UNSTABLE: open load over capacity **" if int(ds.get("unstable", 0)) else ""),
+             "",
+             f"{'':8}{'I/O rate':>10}{'resp':>9}{'IOSQ':>9}{'pend':>9}{'CMR':>9}{'disc':>9}{'conn':>9}{'dev busy':>10}",
+             f"{'':8}{'SSCH/s':>10}{'ms':>9}{'ms':>9}{'ms':>9}{'ms':>9}{'ms':>9}{'ms':>9}{'%':>10}",
+             f"{'mean':8}{m('throughput_iops'):>10.1f}{m('response_ms'):>9.3f}{m('iosq_ms'):>9.3f}"
+             f"{m('pend_ms'):>9.3f}{m('cmr_ms'):>9.3f}{m('disconnect_ms'):>9.3f}{m('connect_ms'):>9.3f}"
+             f"{100 * m('device_busy'):>10.1f}",
+             f"{'+/-95%':8}{ci('throughput_ci95_iops'):>10.1f}{ci('response_ci95_ms'):>9.3f}{ci('iosq_ci95_ms'):>9.3f}"
+             f"{ci('pend_ci95_ms'):>9.3f}{ci('cmr_ci95_ms'):>9.3f}{ci('disconnect_ci95_ms'):>9.3f}"
+             f"{ci('connect_ci95_ms'):>9.3f}"]
+    if "response_quantile_ms" in ds:
+        q = ds["response_quantile_ms"]
+        lines.append("response percentiles ms: " + "  ".join(
+            f"p{100 * float(k):g} {float(v):.3f}" for k, v in zip(q["quantile"].values, q.values)))
+    if "channel_busy" in ds:
+        lines += ["", f"{'CHPID':>6}{'busy %':>9}{'link %':>9}{'OE avg':>9}{'OE max':>9}{'defer/s':>10}"
+                      f"{'SSCH/s':>10}{'MB/s':>9}"]
+        for c in range(ds.sizes.get("channel", 0)):
+            def cm(name, f=np.nanmean):
+                return float(f(ds[name].isel(channel=c).values)) if name in ds else float("nan")
+            lines.append(f"{c:>6}{100 * cm('channel_busy'):>9.1f}{100 * cm('link_busy'):>9.1f}"
+                         f"{cm('open_exchanges_mean'):>9.2f}{cm('open_exchanges_max', np.nanmax):>9.0f}"
+                         f"{cm('deferred_iops'):>10.1f}{cm('channel_ssch_iops'):>10.1f}{cm('channel_mb_s'):>9.2f}")
+    return "\n".join(lines)
+
+
+# ---- plot, info, scenarios, validate ---------------------------------------------------------
+
+
+@main.command("plot")
+@click.argument("results")
+@click.option("-o", "--out", default=None, help="PNG (or PDF/SVG) file; default: RESULTS with .png.")
+@click.option("--x", "x", default=None, help="x axis: channel_busy, throughput_iops or a sweep dimension.")
+@click.option("--hue", default=None, help="Sweep dimension drawn as one line per value.")
+@click.option("--band", type=float, default=0.95, show_default=True, help="Upper quantile of the p50 band.")
+@click.option("--logy", is_flag=True, help="Logarithmic response axis.")
+def plot_cmd(results, out, x, hue, band, logy):
+    """Response versus utilisation curves and the component breakdown of RESULTS."""
+    from .plot import save_plot
+    from .store import check_writable, open_results
+
+    ds = open_results(results)
+    out = out or str(Path(results).with_suffix(".png"))
+    check_writable(out)
+    save_plot(ds, out, x=x, hue=hue, band=band, logy=logy)
+    click.echo(f"mcio: wrote {out}", err=True)
+
+
+@main.command("info")
+@click.argument("results")
+def info_cmd(results):
+    """Dimensions, variables (with units) and attributes of RESULTS."""
+    from .store import open_results
+    ds = open_results(results)
+    out = [f"{results}: {ds.attrs.get('title', '')}", "dimensions:"]
+    for d, n in ds.sizes.items():
+        vals = ds[d].values if d in ds.coords else None
+        key = ds[d].attrs.get("mcio_key", "") if d in ds.coords else ""
+        shown = "" if vals is None else " [" + ", ".join(map(_fmt, vals[:6])) + (", ..." if n > 6 else "") + "]"
+        out.append(f"  {d:<22}{n:>6}{shown}{'  (' + key + ')' if key else ''}")
+    out.append("variables:")
+    for name, v in ds.data_vars.items():
+        out.append(f"  {name:<22} ({', '.join(v.dims)})  [{v.attrs.get('units', '?')}]  {v.attrs.get('long_name', '')}")
+    out.append("attributes:")
+    for k, v in ds.attrs.items():
+        s = " ".join(str(v).split())
+        out.append(f"  {k:<16}= {s[:70] + ' ...' if len(s) > 70 else s}")
+    click.echo("\n".join(out))
+
+
+def _fmt(v) -> str:
+    return f"{v:g}" if isinstance(v, float) else str(v)
+
+
+@main.command("scenarios")
+def scenarios_cmd():
+    """List the named scenarios a spec may use (scenario = "name")."""
+    from .scenarios import SCENARIOS, describe
+    width = max((len(n) for n in SCENARIOS), default=0)
+    for name in sorted(SCENARIOS):
+        click.echo(f"{name:<{width}}  {describe(name)}")
+
+
+@main.command("validate")
+@click.argument("spec", required=False)
+def validate_cmd(spec):
+    """Check SPEC (every grid point's model) without running it."""
+    from .sweep import load_spec
+    s = load_spec(Path(spec) if spec else builtin_example())
+    axes = "; ".join(f"{a.key} -> {a.dim} ({len(a.values)})" for a in s.axes) or "no sweep axes"
+    click.echo(f"{s.source}: ok: {s.n_points} point(s) [{axes}], {s.run['replications']} replications "
+               f"x {s.run['ios']} I/Os, seed {s.run['seed']}")
+
+
+# ---- commands other modules provide ------------------------------------------------------------
+
+try:
+    from .scenarios.isfc_cli import isfc_group
+    main.add_command(isfc_group)
+except ImportError:
+    pass
+
+try:
+    from .calibrate import calibrate_cmd
+    main.add_command(calibrate_cmd)
+except ImportError:
+    pass
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,90 @@
+"""The scenario registry: named, documented parameter sets that build a :class:`~mcio.Model`.
+
+``SCENARIOS`` maps a name to a callable ``build(**params) -> Model``. Its one-line description is
+the callable's ``description`` attribute, else the first line of its docstring. A sweep spec names
+one with ``scenario = "name"`` and passes keyword arguments from ``[scenario_params]``.
+
+To add a scenario, write a module here and register its builder in this file, e.g.::
+
+    from .isfc import build_isfc
+    register("isfc-link", "ISFC logical link over FICON CTC devices (seed 000)")(build_isfc)
+"""
+from __future__ import annotations
+
+import inspect
+from typing import Callable
+
+from ..errors import McioError
+from ..model import Model
+
+SCENARIOS: dict[str, Callable[..., Model]] = {}
+
+
+def register(name: str, description: str | None = None):
+    """Decorator: add ``build`` to SCENARIOS under ``name`` with a one-line ``description``."""
+    def add(build: Callable[..., Model]) -> Callable[..., Model]:
+        if description is not None:
+            try:
+                build.description = description
+            except AttributeError:  # e.g. a functools.partial or builtin: keep it beside
+                _DESCRIPTIONS[name] = description
+        SCENARIOS[name] = build
+        return build
+    return add
+
+
+_DESCRIPTIONS: dict[str, str] = {}
+
+
+def describe(name: str) -> str:
+    """The one-line description of scenario ``name``."""
+    build = SCENARIOS[name]
+    text = _DESCRIPTIONS.get(name) or getattr(build, "description", None) or inspect.getdoc(build) or ""
+    return text.strip().splitlines()[0] if text.strip() else ""
+
+
+def build_scenario(name, params: dict | None = None) -> Model:
+    """Build scenario ``name`` with keyword ``params``; errors name the scenario and the parameter."""
+    if not isinstance(name, str) or name not in SCENARIOS:
+        raise McioError("scenario", name, f"unknown scenario; allowed: {', '.join(sorted(SCENARIOS)) or '(none)'}")
+    params = {} if params is None else params
+    if not isinstance(params, dict):
+        raise McioError("scenario_params", params, "must be a TOML table of keyword arguments")
+    build = SCENARIOS[name]
+    try:
+        sig = inspect.signature(build)
+    except (TypeError, ValueError):
+        sig = None
+    if sig is not None and not any(p.kind is p.VAR_KEYWORD for p in sig.parameters.values()):
+        known = [p for p in sig.parameters if sig.parameters[p].kind in (sig.parameters[p].POSITIONAL_OR_KEYWORD,
+                                                                         sig.parameters[p].KEYWORD_ONLY)]
+        for k in params:
+            if k not in known:
+                raise McioError(f"scenario_params.{k}", params[k],
+                                f"unknown parameter of scenario {name!r}; allowed: {', '.join(known) or '(none)'}")
+    model = build(**params)
+    if not isinstance(model, Model):
+        raise McioError("scenario", name, "the scenario builder did not return a Model")
+    return model
+
+
+# ---- a tiny built-in example ----------------------------------------------------------------
+
+
+@register("mm1-demo", "M/M/1 demo: Poisson I/Os to one device with exponential disconnect (open)")
+def mm1_demo(rate_iops: float = 500.0, service_ms: float = 1.0) -> Model:
+    """M/M/1 demo: Poisson arrivals at ``rate_iops`` to one device whose only work is an
+    exponential back-end (disconnect) time of mean ``service_ms``; channel and CU cost nothing.
+
+    Mean response is ``service_ms / (1 - rate_iops * service_ms / 1000)`` (an oracle for tests).
+    """
+    return Model.from_dict({
+        "workload": {"type": "open", "rate_iops": rate_iops},
+        "io": [{"name": "read", "kb": 0.0, "miss_ratio": 1.0}],
+        "devices": {"count": 1},
+        "channels": {"count": 1, "mp_us_per_io_ccw": 0.0, "mp_us_per_io_zhpf": 0.0},
+        "control_unit": {"backend_service_ms": {"dist": "exponential", "mean": service_ms}},
+    }, where="scenario mm1-demo")
+
+
+__all__ = ["SCENARIOS", "register", "describe", "build_scenario", "mm1_demo"]
