@@ -206,8 +206,10 @@ def fast_path_applies(model: Model) -> bool:
     if n == 1:
         return True
     dem = model.mean_demands_ms()
-    return (dem["mp"] == 0 and dem["link"] == 0 and cu["ha_servers"] >= n
-            and cu["backend_servers"] >= n and c["max_open_exchanges"] >= n)
+    return (dem["mp"] == 0 and dem["link"] == 0
+            and (cu["ha_servers"] >= n or dem["ha"] == 0)
+            and (cu["backend_servers"] >= n or dem["backend"] == 0)
+            and c["max_open_exchanges"] * c["count"] >= n)
 
 
 # ---------------------------------------------------------------------------- running
