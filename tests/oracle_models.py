@@ -37,7 +37,8 @@ def closed_network(population: int, be_servers: int = 1) -> Model:
         "workload": {"type": "closed", "population": population,
                      "think_ms": {"dist": "exponential", "mean": THINK_MS}},
         "io": [{"kb": 4.0, "miss_ratio": 1.0}],
-        "devices": {"count": 1, "aliases": 255},
+        # 4 devices x 256 exposures: no IOSQ even at N = 600 (about 150 per device)
+        "devices": {"count": 4, "aliases": 255},
         "channels": {"mp_us_per_io_ccw": 1000 * CLOSED_DEMANDS_MS["mp"], "mp_scv": 1.0,
                      "link_mb_s": 4.0 / CLOSED_DEMANDS_MS["link"], "max_open_exchanges": 100_000},
         "control_unit": {"ha_service_us": {"dist": "exponential", "mean": 1000 * CLOSED_DEMANDS_MS["ha"]},
