@@ -40,7 +40,8 @@ def _x_values(ds, x: str):
 def plot_curves(ds, x: str | None = None, hue: str | None = None, band: float = 0.95,
                 measured: Mapping | Sequence[Mapping] | None = None, title: str | None = None,
                 logy: bool = False):
-    """A matplotlib Figure: response versus ``x`` (top) and the stacked components (bottom).
+    """A matplotlib Figure: response versus ``x`` (left) and the stacked components along the
+    sweep axis (right).
 
     ``x``: "channel_busy" (default when present), "throughput_iops" or a sweep dimension.
     ``hue``: the sweep dimension drawn as one line per value (default: the second sweep dim).
@@ -73,14 +74,14 @@ def plot_curves(ds, x: str | None = None, hue: str | None = None, band: float = 
     q = ds["response_quantile_ms"] if "response_quantile_ms" in ds else None
     hue_vals = list(ds[hue].values) if hue else [None]
 
-    fig, (ax, ax2) = plt.subplots(2, 1, figsize=(8, 8.5), sharex=True, gridspec_kw={"height_ratios": [3, 2]})
+    fig, (ax, ax2) = plt.subplots(1, 2, figsize=(12.5, 5.2), gridspec_kw={"width_ratios": [3, 2]})
     colors = plt.rcParams["axes.prop_cycle"].by_key()["color"]
     for i, hv in enumerate(hue_vals):
         sel = {hue: i} if hue else {}
         xs, ys = np.atleast_1d(xv.isel(sel).values), np.atleast_1d(mean.isel(sel).values)
         order = np.argsort(xs, kind="stable")
         col = colors[i % len(colors)]
-        label = "mean" if hue is None else f"{_hue_label(ds, hue)} = {_fmt(hv)}"
+        label = "mean (95% CI)" if hue is None else f"{_hue_label(ds, hue)} = {_fmt(hv)}"
         err = np.atleast_1d(ci.isel(sel).values)[order] if ci is not None else None
         ax.errorbar(xs[order], ys[order], yerr=err, color=col, marker="o", ms=3.5, lw=1.6, capsize=2, label=label)
         if q is not None:
@@ -89,28 +90,44 @@ def plot_curves(ds, x: str | None = None, hue: str | None = None, band: float = 
             if lo is not None and hi is not None:
                 ax.fill_between(xs[order], np.atleast_1d(lo)[order], np.atleast_1d(hi)[order], color=col, alpha=0.18,
                                 lw=0, label=f"p50-p{100 * band:g} band" if i == 0 else None)
-    for j, pts in enumerate(_measured_list(measured)):
+    for pts in _measured_list(measured):
         ax.plot(pts["x"], pts["response_ms"], ls="none", marker=pts.get("marker", "s"), ms=6, mfc="none",
                 mec=pts.get("color", "k"), mew=1.5, label=pts.get("label", "measured"), zorder=5)
+    ax.set_xlabel(xlabel)
     ax.set_ylabel("response time (ms)")
     if logy:
         ax.set_yscale("log")
     ax.grid(alpha=0.3)
     ax.legend(fontsize=8, loc="upper left")
     note = ", ".join(f"{d} = {_fmt(ds[d].values.item())}" for d in fixed)
-    ax.set_title((title or ds.attrs.get("title", "mcio sweep")) + (f"\n({note})" if note else ""), fontsize=11)
+    fig.suptitle((title or ds.attrs.get("title", "mcio sweep")) + (f"  ({note})" if note else ""), fontsize=12)
+    ax.set_title("response time versus " + xlabel.split(" (")[0], fontsize=10)
 
+    # the breakdown runs along the sweep axis itself: past the knee many points share ~100 % busy
     sel = {hue: 0} if hue else {}
-    xs = np.atleast_1d(xv.isel(sel).values)
-    order = np.argsort(xs, kind="stable")
-    stack = [np.atleast_1d(ds[c].mean("replication").isel(sel).values)[order] for c, _ in COMPONENTS]
-    ax2.stackplot(xs[order], *stack, labels=[lab for _, lab in COMPONENTS], alpha=0.85)
-    ax2.set_xlabel(xlabel)
+    comps = [np.atleast_1d(ds[c].mean("replication").isel(sel).values) for c, _ in COMPONENTS]
+    labels = [lab for _, lab in COMPONENTS]
+    if along is not None:
+        xs = np.asarray(ds[along].values, dtype=float)
+        ax2.stackplot(xs, *comps, labels=labels, alpha=0.85)
+        if xs.min() > 0 and xs.max() / xs.min() > 20:
+            ax2.set_xscale("log")
+        units = ds[along].attrs.get("units", "")
+        ax2.set_xlabel(_hue_label(ds, along) + (f" ({units})" if units and units != "1" else ""))
+    else:
+        bottom = 0.0
+        for comp, lab in zip(comps, labels):
+            ax2.bar([0], comp, bottom=bottom, label=lab, width=0.5)
+            bottom = bottom + comp
+        ax2.set_xticks([])
+        ax2.set_xlabel("the simulated point")
+    if logy:
+        ax2.set_yscale("symlog", linthresh=1.0)
     ax2.set_ylabel("mean response components (ms)")
     ax2.grid(alpha=0.3)
-    ax2.legend(fontsize=8, loc="upper left", ncols=4)
-    if hue is not None:
-        ax2.set_title(f"breakdown at {_hue_label(ds, hue)} = {_fmt(hue_vals[0])}", fontsize=9)
+    ax2.legend(fontsize=8, loc="upper left")
+    ax2.set_title("IOSQ + pend + disconnect + connect" +
+                  (f"\nat {_hue_label(ds, hue)} = {_fmt(hue_vals[0])}" if hue is not None else ""), fontsize=10)
     fig.tight_layout()
     return fig
 

@@ -63,6 +63,8 @@ def global_attrs(spec, engine_attrs: dict) -> dict:
         "ios": int(spec.run["ios"]),
         "replications": int(spec.run["replications"]),
         "warmup_ios": engine_attrs.get("warmup_ios", spec.run["warmup"] if spec.run["warmup"] is not None else "auto"),
+        "warmup_rule": engine_attrs.get("warmup_rule", ""),
+        "device_busy_definition": engine_attrs.get("device_busy_definition", ""),
         "sweep_keys": ", ".join(a_.key for a_ in spec.axes),
         "sweep_dims": ", ".join(spec.dims),
         "scenario": spec.scenario or "",

@@ -54,8 +54,9 @@ class Axis:
 
     @property
     def attrs(self) -> dict:
-        last = self.key.split(".")[-1] if not self.key.endswith((".mean", ".scv")) else self.key.split(".")[-2]
-        units = next((u for suf, u in UNIT_OF_SUFFIX if last.endswith(suf)), "1")
+        parts = self.key.split(".")
+        last = parts[-2] if parts[-1] == "mean" and len(parts) > 2 else parts[-1]  # a distribution's mean
+        units = next((u for suf, u in UNIT_OF_SUFFIX if last.endswith(suf) or last == suf[1:]), "1")
         a = {"long_name": f"model field {self.key}", "mcio_key": self.key}
         if not isinstance(self.values[0], str):
             a["units"] = units
@@ -256,7 +257,7 @@ def _parse_axes(sweep, model: Model) -> tuple[Axis, ...]:
     if not isinstance(sweep, dict):
         raise McioError("sweep", sweep, "must be a table of \"dotted.model.key\" = values")
     keys = _flatten_keys(sweep)
-    lasts = [k.split(".")[-1] for k, _ in keys]
+    lasts = [_short_name(k) for k, _ in keys]
     axes = []
     for (key, v), last in zip(keys, lasts):
         if key.split(".")[0] not in SECTIONS:
@@ -271,6 +272,15 @@ def _parse_axes(sweep, model: Model) -> tuple[Axis, ...]:
             else key.replace(".", "__")
         axes.append(Axis(key, dim, values))
     return tuple(axes)
+
+
+def _short_name(key: str) -> str:
+    """The dimension name an axis gets if no other axis claims it: the field name, or
+    field__mean for a distribution's parameter (``control_unit.backend_service_ms.mean``)."""
+    parts = key.split(".")
+    if len(parts) > 2 and parts[-1] in ("mean", "scv") and not parts[-2].isdigit():
+        return f"{parts[-2]}__{parts[-1]}"
+    return parts[-1]
 
 
 def _flatten_keys(sweep: dict, prefix: str = "") -> list[tuple[str, Any]]:
@@ -288,8 +298,19 @@ def _flatten_keys(sweep: dict, prefix: str = "") -> list[tuple[str, Any]]:
 def _apply(model: Model, axes, coords: dict) -> Model:
     for a in axes:
         value = coords[a.dim]
+        key, set_to = a.key, value
+        parent, _, sub = key.rpartition(".")
+        if sub in ("mean", "scv") and parent.count(".") >= 1:
+            try:
+                base = model.get(parent)
+            except McioError:
+                base = None
+            if isinstance(base, (int, float)):
+                # a deterministic duration is a bare number: its mean is the number itself;
+                # giving it an SCV makes it a gamma of that mean
+                key, set_to = parent, (value if sub == "mean" else {"dist": "gamma", "mean": base, "scv": value})
         try:
-            model = model.replace(a.key, value)
+            model = model.replace(key, set_to)
         except McioError as e:
             raise McioError(f"sweep.{a.key}" if e.field == a.key else e.field, e.value,
                             e.allowed if e.field == a.key else f"{e.allowed} (at sweep.{a.key} = {value!r})") from None
@@ -333,7 +354,6 @@ def sweep(spec_or_path, out=None, resume: bool = False, progress: Callable | Non
 
     spec = load_spec(spec_or_path)
     total = spec.n_points
-    ios_per_point = spec.run["replications"] * (spec.run["ios"] + (spec.run["warmup"] or 0))
     if out is None:
         parts = []
         if progress:
@@ -341,7 +361,7 @@ def sweep(spec_or_path, out=None, resume: bool = False, progress: Callable | Non
         for p in range(total):
             parts.append(run_point(spec, p))
             if progress:
-                progress(p + 1, total, ios_per_point)
+                progress(p + 1, total, _ios_simulated(parts[-1]))
         return assemble(spec, parts)
 
     out = Path(out)
@@ -357,18 +377,29 @@ def sweep(spec_or_path, out=None, resume: bool = False, progress: Callable | Non
     done = run.finished(total)
     if progress:
         progress(len(done), total, 0)
+    fresh = {}  # points computed here stay in memory: reading a part back costs as much as writing it
     for p in range(total):
         if p in done:
             continue
-        run.write(p, run_point(spec, p))
-        if progress:
-            progress(len(done) + 1, total, ios_per_point)
+        fresh[p] = run_point(spec, p)
+        run.write(p, fresh[p])
         done.add(p)
-    parts = [run.read(p) for p in range(total)]
+        if progress:
+            progress(len(done), total, _ios_simulated(fresh[p]))
+    parts = [fresh[p] if p in fresh else run.read(p) for p in range(total)]
     ds = assemble(spec, parts)
     store.write_results(ds, out)
     run.remove()
     return ds
+
+
+def _ios_simulated(ds) -> int:
+    """I/Os a point pushed through the engine, warm-up included (for the progress rate)."""
+    a = ds.attrs
+    try:
+        return int(a.get("replications", 1)) * (int(a.get("ios", 0)) + int(a.get("warmup_ios", 0)))
+    except (TypeError, ValueError):
+        return 0
 
 
 def assemble(spec: SweepSpec, parts: list):
