@@ -1,0 +1,70 @@
+"""I/Os simulated per second of wall time, on one Numba thread (one core).
+
+Targets (issue 6): fast path >= 100 M I/O/s per core (aim 150 M); full FICON path >= 10 M I/O/s
+per core (aim 20 M). Each figure is measured at 1e7 I/Os (2 replications of 5e6, warm-up
+included), after a warm-up run that compiles the kernels.
+"""
+from .common import ficon_model, mmc_model, rate, set_threads, warm
+
+TOTAL_IOS = 10_000_000
+
+
+class FastPath:
+    """Open M/M/1, rho 0.9: one device, every I/O a back-end miss (exponential 1 ms), no channel
+    MP work, no data: ``simulate`` takes the G/G/c Lindley recursion."""
+
+    timeout = 600
+
+    def setup(self):
+        self.model = mmc_model(1)
+        warm(self.model)
+
+    def teardown(self):
+        set_threads(2)
+
+    def track_fast_path_mios_per_core(self):
+        r, _, ds = rate(self.model, TOTAL_IOS, threads=1)
+        assert ds.attrs["engine"].startswith("fast"), ds.attrs["engine"]
+        return r / 1e6
+
+    track_fast_path_mios_per_core.unit = "M I/O/s"
+
+
+class FastPathMM4:
+    """Open M/M/4, rho 0.9 (three PAV aliases): the Kiefer-Wolfowitz recursion with a 4-heap."""
+
+    timeout = 600
+
+    def setup(self):
+        self.model = mmc_model(4)
+        warm(self.model)
+
+    def teardown(self):
+        set_threads(2)
+
+    def track_fast_path_mm4_mios_per_core(self):
+        r, _, ds = rate(self.model, TOTAL_IOS, threads=1)
+        assert ds.attrs["engine"].startswith("fast"), ds.attrs["engine"]
+        return r / 1e6
+
+    track_fast_path_mm4_mios_per_core.unit = "M I/O/s"
+
+
+class FiconPath:
+    """The full event engine on a seed-001-like FICON channel (see benchmarks/models.py)."""
+
+    timeout = 900
+
+    def setup(self):
+        self.model, _ = ficon_model()
+        warm(self.model)
+
+    def teardown(self):
+        set_threads(2)
+
+    def track_ficon_path_mios_per_core(self):
+        r, _, ds = rate(self.model, TOTAL_IOS, threads=1)
+        assert ds.attrs["engine"] == "event", ds.attrs["engine"]
+        return r / 1e6
+
+    track_ficon_path_mios_per_core.unit = "M I/O/s"
