@@ -1,0 +1,138 @@
+"""``mcio isfc``: plan and simulate ISFC logical links over FICON CTC devices (seed 000).
+
+    mcio isfc plan --chpids 3C,3D,3E --devices 9 --systems LPAR1,LPAR2
+    mcio isfc run  --systems LPAR1,LPAR2 --layout 3C=D000-D002 --layout 3D=D003-D005 --sender LPAR2
+
+Bad input prints one line ``mcio: error: ...`` on stderr and exits 2, as the main CLI does.
+"""
+from __future__ import annotations
+
+import os
+
+import click
+
+from ..errors import McioError
+
+EXIT_BAD_INPUT = 2
+
+
+class _Group(click.Group):
+    """Turn McioError into one line on stderr, also when this group runs on its own."""
+
+    def invoke(self, ctx):
+        try:
+            return super().invoke(ctx)
+        except McioError as e:
+            if os.environ.get("MCIO_DEBUG"):
+                raise
+            click.echo(f"mcio: error: {' '.join(str(e).split())}", err=True)
+            ctx.exit(EXIT_BAD_INPUT)
+
+
+def _csv(text: str) -> list[str]:
+    return [p.strip() for p in text.split(",") if p.strip()]
+
+
+@click.group("isfc", cls=_Group)
+def isfc_group():
+    """ISFC logical links over FICON CTC devices: layout planner and link simulation (seed 000)."""
+
+
+_sim_options = [
+    click.option("--ios-per-device", default=20_000, show_default=True, type=int,
+                 help="Measured I/Os per used device (planner table: per channel x3) and replication."),
+    click.option("--replications", default=4, show_default=True, type=int, help="Independent replications."),
+    click.option("--seed", default=0, show_default=True, type=int, help="Root random seed."),
+]
+
+
+def _with(options):
+    def deco(f):
+        for o in reversed(options):
+            f = o(f)
+        return f
+    return deco
+
+
+@isfc_group.command("plan")
+@click.option("--chpids", required=True, help="The link's channels, comma-separated, e.g. 3C,3D,3E.")
+@click.option("--devices", "n_devices", required=True, type=int, help="Number of FCTC devices (1-16).")
+@click.option("--systems", required=True, help="The two z/VM members' system names, e.g. LPAR1,LPAR2.")
+@click.option("--sender", default=None,
+              help="The member that sends (relocates); default: rank by the worse of both directions.")
+@click.option("--base", default="D000", show_default=True, help="Lowest device number to assign.")
+@click.option("--shared/--non-shared", default=True, show_default=True,
+              help="Shared channels: both ends of each FCTC connection on the same CHPID (straight).")
+@click.option("--top", default=3, show_default=True, type=int, help="Distinct searched layouts to list.")
+@click.option("--verify/--no-verify", default=True, show_default=True,
+              help="Also simulate the best layout as a whole link.")
+@_with(_sim_options)
+def plan_cmd(chpids, n_devices, systems, sender, base, shared, top, verify, ios_per_device, replications, seed):
+    """Search device-number layouts and rank them by simulated link throughput."""
+    from .isfc import plan
+    names = _csv(systems)
+    if len(names) != 2:
+        raise McioError("--systems", systems, "give exactly two system names, e.g. LPAR1,LPAR2")
+    chs = _csv(chpids)
+    p = plan(chs, n_devices, names, sender, base=base, shared=shared, ios_per_device=ios_per_device,
+             replications=replications, seed=seed, top=top, verify=verify)
+    kinds = "shared" if shared else "non-shared"
+    dirs = " and ".join(f"{s} sending" for s in p.directions)
+    click.echo(f"ISFC link {p.systems[0]} <-> {p.systems[1]}: {n_devices} FCTC devices on CHPIDs "
+               f"{', '.join(c.upper() for c in chs)} ({kinds} channels); ranked by link throughput, {dirs}")
+    click.echo(p.report())
+
+
+@isfc_group.command("run")
+@click.option("--systems", required=True, help="The two z/VM members' system names, e.g. LPAR1,LPAR2.")
+@click.option("--layout", "layout", multiple=True, required=True,
+              help="CHPID=device-number ranges, repeated per channel, e.g. --layout 3C=D000-D002,D009.")
+@click.option("--sender", default="auto", show_default=True,
+              help="Sending member, or shares such as LPAR1:1,LPAR2:1; auto = the name that sorts second.")
+@click.option("--shared/--non-shared", default=True, show_default=True,
+              help="Shared channels: both ends of each FCTC connection on the same CHPID (straight).")
+@click.option("-o", "--output", default=None, help="Write the results Dataset to this HDF5 (netCDF-4) file.")
+@_with(_sim_options)
+def run_cmd(systems, layout, sender, shared, output, ios_per_device, replications, seed):
+    """Simulate one link layout: SSCH/s per connection, per channel and for the link."""
+    from .isfc import IsfcLink, simulate_link, summary
+    names = _csv(systems)
+    if len(names) != 2:
+        raise McioError("--systems", systems, "give exactly two system names, e.g. LPAR1,LPAR2")
+    ranges = {}
+    for item in layout:
+        chpid, eq, devs = item.partition("=")
+        if not eq or not chpid.strip() or not devs.strip():
+            raise McioError("--layout", item, "must be CHPID=ranges, e.g. 3C=D000-D002")
+        if chpid.strip().upper() in ranges:
+            raise McioError("--layout", item, f"CHPID {chpid.strip().upper()} given twice")
+        ranges[chpid.strip().upper()] = devs
+    if ":" in sender:
+        shares = {}
+        for part in _csv(sender):
+            name, _, val = part.partition(":")
+            try:
+                shares[name] = float(val)
+            except ValueError:
+                raise McioError("--sender", sender, "shares must be NAME:number, e.g. LPAR1:1,LPAR2:1") from None
+        sender = shares
+    link = IsfcLink.from_ranges(names, ranges, shared=shared)
+    ds = simulate_link(link, sender, ios_per_device=ios_per_device, replications=replications, seed=seed)
+    s = summary(ds)
+    click.echo(f"ISFC link {link.systems[0]} <-> {link.systems[1]}: {link.describe()}")
+    click.echo(f"{'device':<8}{'CHPID':<7}{'writers':<20}{'SSCH/s':>9}{'busy %':>8}")
+    for d, chp, w in zip(ds.connection.values, ds.connection_chpid.values, ds.connection_writers.values):
+        click.echo(f"{d:<8}{chp:<7}{w:<20}{s['connection_ssch_iops'][d]:>9.1f}{100 * s['connection_busy'][d]:>8.1f}")
+    for c in ds.channel.values:
+        click.echo(f"CHPID {c}: {s['channel_ssch_iops'][c]:.1f} SSCH/s, {s['channel_mb_s'][c]:.1f} MB/s")
+    click.echo(f"link: {s['link_ssch_iops']:.1f} ±{s['link_ssch_ci95_iops']:.1f} SSCH/s, "
+               f"{s['link_mb_s']:.1f} ±{s['link_mb_s_ci95']:.1f} MB/s")
+    if output:
+        try:
+            ds.to_netcdf(output, engine="h5netcdf")
+        except OSError as e:
+            raise McioError("--output", output, f"cannot be written ({e.strerror or e})") from None
+        click.echo(f"wrote {output}")
+
+
+__all__ = ["isfc_group"]
