@@ -113,7 +113,7 @@ def pack(model: Model, ios: int, warmup: int) -> Packed:
     rows = [None] * L.N_DIST
     arr = Dist("deterministic", 1.0)
     if is_open:
-        mean_gap = 1000.0 / w["rate_iops"]
+        mean_gap = 1000.0 / w["rate_iops"]   # (a trace replaces the rate; see below)
         scv = w["arrival_scv"]
         arr = Dist("deterministic", mean_gap) if scv == 0 else (
             Dist("exponential", mean_gap, 1.0) if scv == 1 else Dist("gamma", mean_gap, scv))
@@ -164,7 +164,8 @@ def pack(model: Model, ios: int, warmup: int) -> Packed:
     bind = (not is_open) and w["binding"] == "device"
     used = np.flatnonzero(weights > 0)
     bound_dev = np.resize(used, slots).astype(np.int64) if bind else np.zeros(1, np.int64)
-    trace = np.asarray(w["arrival_trace_ms"] or [1.0], np.float64)
+    # a trace of arrival times is replayed as its gaps, cyclically, from a random start per replication
+    trace = np.diff(w["arrival_trace_ms"]) if w["arrival_trace_ms"] else np.ones(1)
 
     ip = np.zeros(L.N_IP, np.int64)
     ip[L.IP_OPEN] = int(is_open)

@@ -267,10 +267,12 @@ def run_one(fp, ip, dp, ev, ec, cls_cum, cls_kb, cls_miss, cls_mp, cls_proto,
                                 rotor[g] = (jj + 1) % m
                                 break
                     else:
+                        # fewest open exchanges; ties go round the group, not to the lowest CHPID
                         for j in range(m):
-                            cc = grp_ch[a + j]
+                            cc = grp_ch[a + (rotor[g] + j) % m]
                             if oe[cc] < OECAP and (c < 0 or oe[cc] < oe[c]):
                                 c = cc
+                        rotor[g] = (rotor[g] + 1) % m
                     if c >= 0:
                         oe[c] += 1
                         if oe[c] > chs[c, C_OE_MAX]:

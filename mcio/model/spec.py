@@ -69,6 +69,21 @@ def optional_list(item: Callable) -> Callable:
     return check
 
 
+def trace(name, v):
+    """Arrival times (ms), non-decreasing, at least two: the gaps are replayed cyclically."""
+    if v is None:
+        return None
+    times = optional_list(num())(name, v)
+    if len(times) < 2:
+        raise McioError(name, f"{len(times)} times", "needs at least 2 arrival times")
+    for i in range(1, len(times)):
+        if times[i] < times[i - 1]:
+            raise McioError(f"{name}[{i}]", times[i], f"arrival times must not decrease (previous {times[i - 1]})")
+    if times[-1] <= times[0]:
+        raise McioError(name, "all equal", "arrival times must span a positive interval")
+    return times
+
+
 def paths(name, v):
     if v is None:
         return None
@@ -92,7 +107,7 @@ SECTIONS: dict[str, dict[str, tuple[Callable, Any]]] = {
         "type": (choice("open", "closed"), "closed"),
         "rate_iops": (num(lo=0.0, lo_open=True), 1000.0),          # open: arrival rate
         "arrival_scv": (num(), 1.0),                               # open: 1 = Poisson
-        "arrival_trace_ms": (optional_list(num()), None),          # open: interarrival times, cycled
+        "arrival_trace_ms": (trace, None),                         # open: arrival times, replayed
         "population": (integer(1, 10_000_000), 1),                 # closed: I/Os kept outstanding
         "think_ms": (dist, 0.0),                                   # closed: delay before reissue
         "binding": (choice("random", "device"), "random"),         # closed: device per I/O or fixed
@@ -303,6 +318,9 @@ class Model:
         if w["type"] != "open":
             return
         rate_per_ms = w["rate_iops"] / 1000.0
+        if w["arrival_trace_ms"] is not None:
+            tr = w["arrival_trace_ms"]
+            rate_per_ms = (len(tr) - 1) / (tr[-1] - tr[0])
         dem = self.mean_demands_ms()
         c, cu, d = self.channels, self.control_unit, self.devices
         service = sum(dem.values())
@@ -316,9 +334,11 @@ class Model:
         }
         name, u = max(util.items(), key=lambda kv: kv[1])
         if u >= 1.0:
-            raise McioError("workload.rate_iops", w["rate_iops"],
+            rate = rate_per_ms * 1000.0
+            field = "workload.rate_iops" if w["arrival_trace_ms"] is None else "workload.arrival_trace_ms"
+            raise McioError(field, round(rate, 6),
                             f"open load at or over capacity ({name} utilisation {u:.3f} >= 1); "
-                            f"allowed: rate_iops < {w['rate_iops'] / u:.6g}")
+                            f"allowed: rate_iops < {rate / u:.6g}")
 
 
 def load_toml(path) -> dict:
