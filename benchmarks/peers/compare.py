@@ -37,7 +37,6 @@ from mcio.engine import simulate  # noqa: E402
 WARMUP_FRACTION = 0.1
 
 
-
 # ---------------------------------------------------------------------------------- SimPy
 
 
