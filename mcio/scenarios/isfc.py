@@ -662,14 +662,19 @@ def plan(chpids: Sequence, n_devices: int, systems: Sequence[str], sender: str |
     second = next(s for s in pair if s != first)
     kind_of = [_kind(probe, c) for c in chs]
 
-    # 1. the simulated per-channel table: X_kind(u), u = 0 .. n - k
-    table = {kind: channel_table(n_devices - k, kind == "shared", params, ios_per_device=ios_per_device,
+    # 1. the simulated per-channel table: X_kind(u) for u = 0 .. u_cap. A channel's rate is concave
+    #    in its used devices, so no layout that crowds more than ceil(n / C) + k of them onto one
+    #    channel can beat a balanced one; those are left out of the search.
+    u_cap = min(n_devices - k, -(-n_devices // C) + k)
+    table = {kind: channel_table(u_cap, kind == "shared", params, ios_per_device=ios_per_device,
                                  replications=replications, seed=seed, point=100 + p, simulate_fn=simulate_fn)
              for p, kind in enumerate(sorted(set(kind_of)))}
     result = Plan([], directions, pair, params, table)
     mean = {kd: t.mean(axis=0) for kd, t in table.items()}
 
     def fast_score(used: dict) -> tuple:
+        if any(used[s][c] > u_cap for s in directions for c in range(C)):
+            return (-math.inf, -math.inf)
         tot = [sum(mean[kind_of[c]][used[s][c]] for c in range(C)) for s in directions]
         return (round(min(tot), 6), round(sum(tot), 6))
 
@@ -691,6 +696,8 @@ def plan(chpids: Sequence, n_devices: int, systems: Sequence[str], sender: str |
                     if best_sc is None or sc > best_sc:
                         best_c, best_sc = c, sc
                 mid[best_c] += 1
+            if fast_score({s: own[s] + mid for s in directions})[0] == -math.inf:
+                continue
             order = _order_from(list(bot), list(mid), list(topr))
             e = result.evaluate(_link_from_order(pair, chs, [chs[c] for c in order], b0, shared))
             key = tuple(tuple(sorted((kind_of[chs.index(parse_chpid(c))], u) for c, u in e.used_per_channel[s].items()))
