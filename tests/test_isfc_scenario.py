@@ -278,3 +278,17 @@ def test_cli_run_writes_hdf5(tmp_path):
     r = CliRunner().invoke(isfc_group, ["run", "--systems", "LPAR1,LPAR2", "--layout", "3C=D000",
                                         "--layout", "3D=D000"])
     assert r.exit_code == 2 and "duplicate device number" in r.stderr
+
+
+def test_build_isfc_scenario_model_is_the_same_link(striped):
+    """The registry builder (one engine model) gives the striped link's channel rates."""
+    from mcio.engine import simulate
+    from mcio.scenarios.isfc import build_isfc
+    m = build_isfc()
+    assert m.workload["population"] == 7 and m.devices["weights"][:2] == [0.0, 0.0]
+    ds = simulate(m, ios=7 * 5_000, replications=4, seed=12)
+    x, h = ds.channel_ssch_iops.mean("replication").values, ci95(ds.channel_ssch_iops.values)
+    y, g = striped.channel_ssch_iops.mean("replication").values, striped.channel_ssch_ci95_iops.values
+    assert (abs(x - y) <= 2 * (h + g) + 0.002 * y).all()
+    with pytest.raises(McioError, match="unknown parameter|not a member"):
+        build_isfc(sender="LPAR9")

@@ -301,25 +301,26 @@ def direction_shares(link: IsfcLink, senders: Mapping[str, float]) -> np.ndarray
 # ---- model building --------------------------------------------------------------------------
 
 
-def _channel_model(n_devices_per_channel: Sequence[int], used: Sequence[bool], shared: bool,
-                   params: IsfcParams) -> Model:
-    """One engine model for a group of channels of one kind; devices in channel order."""
-    count = len(n_devices_per_channel)
-    paths = [[c] for c, n in enumerate(n_devices_per_channel) for _ in range(n)]
-    n_dev = len(paths)
-    n_used = int(sum(used))
+def _channel_model(channel_of_device: Sequence[int], used: Sequence[bool], n_channels: int, shared: bool,
+                   params: IsfcParams, where: str = "isfc model") -> Model:
+    """One engine model: channels of one kind, device j on channel ``channel_of_device[j]``."""
+    n_dev = len(channel_of_device)
     return Model.from_dict({
         # one write always outstanding per used device: the sender always has relocation data
-        "workload": {"type": "closed", "population": n_used, "think_ms": 0.0, "binding": "device"},
+        "workload": {"type": "closed", "population": int(sum(used)), "think_ms": 0.0, "binding": "device"},
         # FCTC I/O is command mode, one chained write; every I/O waits for the partner (disconnect)
         "io": [{"name": "relocation_write", "kb": params.kb_per_io, "records": 1, "miss_ratio": 1.0}],
         "devices": {"count": n_dev, "skew": "weights", "weights": [1.0 if u else 0.0 for u in used],
-                    "paths": paths},
-        "channels": params.channel_section(shared, count),
+                    "paths": [[int(c)] for c in channel_of_device]},
+        "channels": params.channel_section(shared, n_channels),
         # the CU is the partner: a server per device, so the latency is a pure delay (no queue)
         "control_unit": {"ha_servers": n_dev, "ha_service_us": 0.0, "backend_servers": n_dev,
                          "backend_service_ms": _latency(params)},
-    }, where="isfc model")
+    }, where=where)
+
+
+def _per_channel(counts: Sequence[int]) -> list[int]:
+    return [c for c, n in enumerate(counts) for _ in range(n)]
 
 
 def _latency(params: IsfcParams):
@@ -382,7 +383,8 @@ def simulate_link(link: IsfcLink, senders="auto", params: IsfcParams = DEFAULT_P
         flat = [j for ds in devs for j in ds]
         if not flat or not used[flat].any():
             continue                                        # no traffic: zeros stay
-        model = _channel_model([len(ds) for ds in devs], [bool(used[j]) for j in flat], kind, params)
+        model = _channel_model(_per_channel([len(ds) for ds in devs]), [bool(used[j]) for j in flat],
+                               len(chs), kind, params)
         tomls.append(model.to_toml())
         ds = simulate(model, ios=ios_per_device * int(used[flat].sum()), replications=R, seed=seed,
                       point=g, per_device=True)
@@ -491,6 +493,32 @@ def _link_from_order(systems, chpids, order, base: int, shared) -> IsfcLink:
         raise McioError("base", format_devno(base), f"no room for {n} device numbers above it")
     return IsfcLink.build(systems, chpids, {base + i: c for i, c in enumerate(order)}, shared)
 
+
+
+def build_isfc(layout: Mapping | None = None, systems: Sequence[str] = ("LPAR1", "LPAR2"),
+               sender: str = "auto", shared: bool = True, kb_per_io: float = DEFAULT_PARAMS.kb_per_io,
+               channel_mb_s: float = DEFAULT_PARAMS.channel_mb_s,
+               mp_us_per_end: float = DEFAULT_PARAMS.mp_us_per_end, mp_scv: float = DEFAULT_PARAMS.mp_scv,
+               partner_latency_ms: float = DEFAULT_PARAMS.partner_latency_ms) -> Model:
+    """ISFC logical link over FICON CTC (seed 000) as one engine model, for sweeps.
+
+    ``layout``: CHPID -> device-number ranges (default: the seed's striped 3 x 3 link); channel i
+    of the model is the i-th CHPID, device j the j-th lowest device number. Devices the sender may
+    not write on get weight 0. (:func:`simulate_link` gives the labelled per-connection view.)
+    """
+    layout = layout or {"3C": "D000,D003,D006", "3D": "D001,D004,D007", "3E": "D002,D005,D008"}
+    link = IsfcLink.from_ranges(list(systems), layout, shared=shared)
+    prm = IsfcParams(kb_per_io=kb_per_io, channel_mb_s=channel_mb_s, mp_us_per_end=mp_us_per_end,
+                     mp_scv=mp_scv, partner_latency_ms=partner_latency_ms)
+    if sender == "auto":
+        a, b = link.systems
+        sender = b if first_member(a, b) == a else a
+    used = direction_shares(link, parse_senders(link, sender)).sum(axis=1) > 0
+    if not used.any():
+        raise McioError("layout", layout, "the sender may write on none of these devices")
+    idx = {c: i for i, c in enumerate(link.chpids)}
+    return _channel_model([idx[c] for _, c in link.devices], list(used), len(link.chpids), shared, prm,
+                          where="scenario isfc-link")
 
 
 # ---- the planner -----------------------------------------------------------------------------
@@ -605,7 +633,8 @@ def channel_table(u_max: int, shared: bool, params: IsfcParams = DEFAULT_PARAMS,
     devices a channel's rate hardly grows, so each channel gets about ``3 * ios_per_device`` I/Os.
     """
     simulate = simulate_fn or _engine()
-    model = _channel_model(list(range(1, u_max + 1)), [True] * (u_max * (u_max + 1) // 2), shared, params)
+    model = _channel_model(_per_channel(range(1, u_max + 1)), [True] * (u_max * (u_max + 1) // 2), u_max,
+                           shared, params)
     ds = simulate(model, ios=3 * ios_per_device * u_max, replications=replications, seed=seed, point=point)
     x = ds["channel_ssch_iops"].values
     return np.concatenate([np.zeros((x.shape[0], 1)), x], axis=1)
@@ -721,6 +750,6 @@ def plan(chpids: Sequence, n_devices: int, systems: Sequence[str], sender: str |
     return result
 
 
-__all__ = ["IsfcParams", "DEFAULT_PARAMS", "SEED_000", "fit_to_seed", "IsfcLink", "simulate_link",
+__all__ = ["IsfcParams", "DEFAULT_PARAMS", "SEED_000", "fit_to_seed", "IsfcLink", "simulate_link", "build_isfc",
            "assemble", "summary", "straight_layout", "striped_layout", "channel_throughput_mva",
            "parse_senders", "direction_shares", "ci95", "plan", "Plan", "PlanEntry", "channel_table"]
