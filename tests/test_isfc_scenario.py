@@ -7,7 +7,6 @@ oracle is exact MVA (the channel is a product-form network), matched within the 
 """
 import math
 
-import numpy as np
 import pytest
 from click.testing import CliRunner
 

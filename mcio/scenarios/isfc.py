@@ -33,7 +33,7 @@ import numpy as np
 import xarray as xr
 
 from ..errors import McioError
-from ..model import Dist, Model
+from ..model import Model
 from .isfc_rules import (MAX_DEVICES, check_pair, first_member, format_chpid, format_devno,
                          format_devno_ranges, parse_chpid, parse_devno, parse_devno_ranges,
                          reserved_per_side, write_order, writers)
@@ -65,15 +65,19 @@ class IsfcParams:
     # fitted: the seed's 2-device channels (2 x 128 SSCH/s) are slower than a pure bandwidth share
     # allows; ~0.5 ms per end (~1 ms per I/O on a shared channel) reproduces them. A 0.75 MB
     # CCW-mode FCTC write is a long command chain that the channel's CTC control-unit function
-    # pairs with the partner's read, so this is far above the ~10-80 us of a 4 KB DASD I/O (seed 001).
+    # pairs with the partner's read, so this is far above the ~80 us of a 4 KB DASD I/O on seed
+    # 001's z9 channel (12,100 I/O/s at 96 % MP busy).
     mp_us_per_end: float = 456.0
     # Variability (SCV) of that work. fitted: 1 (exponential); deterministic work would let two
     # devices on a channel overlap almost perfectly and overstate the seed's 2-device channels.
     mp_scv: float = 1.0
 
-    # Partner-side latency per I/O, ms (disconnect): the receiver's attention interrupt, CP
-    # dispatch and its read SSCH before data can flow. fitted: small; the seed's one-device channel
-    # (214 SSCH/s = 4.67 ms per I/O) is almost all MP work and transfer.
+    # Partner-side latency per I/O, ms (disconnect): the FCTC handshake through the FICON switch
+    # before data flows, the receiver's read already posted. assumed: 20 us. The seed cannot tell
+    # it apart from MP work (a free fit drives it to 0, and the fit of the others barely moves for
+    # anything below ~0.1 ms): its one-device channel, 214 SSCH/s = 4.67 ms per I/O, is almost
+    # all MP work and transfer. If ISFC did not keep reads posted, the receiver's attention
+    # interrupt, CP dispatch and read SSCH would add tens to hundreds of us per I/O here.
     partner_latency_ms: float = 0.02
     partner_latency_scv: float = 1.0
 
