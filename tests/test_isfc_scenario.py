@@ -291,3 +291,17 @@ def test_build_isfc_scenario_model_is_the_same_link(striped):
     assert (abs(x - y) <= 2 * (h + g) + 0.002 * y).all()
     with pytest.raises(McioError, match="unknown parameter|not a member"):
         build_isfc(sender="LPAR9")
+
+
+def test_mixed_shared_and_non_shared_channels():
+    """Channels of the two kinds run as separate engine models and are merged per CHPID."""
+    link = IsfcLink.from_ranges(SYSTEMS, {"3C": "D000-D003", "3D": "D004-D007"}, shared=["3C"])
+    ds = simulate_link(link, "LPAR1", ios_per_device=5_000, replications=4, seed=13)
+    assert list(ds.channel_shared.values) == [1, 0]
+    x = ds.channel_ssch_iops.mean("replication")
+    # LPAR1 writes D000-D006: 4 devices on shared 3C, 3 on non-shared 3D
+    for c, u, sh in (("3C", 4, True), ("3D", 3, False)):
+        exact = channel_throughput_mva(u, shared=sh)
+        assert abs(float(x.sel(channel=c)) - exact) <= max(2 * float(ds.channel_ssch_ci95_iops.sel(channel=c)),
+                                                           0.002 * exact)
+    assert float(x.sel(channel="3D")) > 1.5 * float(x.sel(channel="3C"))
