@@ -84,6 +84,11 @@ def plot_curves(ds, x: str | None = None, hue: str | None = None, band: float = 
         label = "mean (95% CI)" if hue is None else f"{_hue_label(ds, hue)} = {_fmt(hv)}"
         err = np.atleast_1d(ci.isel(sel).values)[order] if ci is not None else None
         ax.errorbar(xs[order], ys[order], yerr=err, color=col, marker="o", ms=3.5, lw=1.6, capsize=2, label=label)
+        if along is not None and along != x and i == 0 and len(xs) <= 16:
+            # name each point by its sweep value: past a knee several share one x
+            for xx, yy, v in zip(xs, ys, np.atleast_1d(ds[along].values)):
+                ax.annotate(_fmt(v), (xx, yy), textcoords="offset points", xytext=(-4, 3), ha="right",
+                            fontsize=7, color=col)
         if q is not None:
             lo = _quantile(q.isel(sel), 0.5)
             hi = _quantile(q.isel(sel), band)

@@ -22,9 +22,10 @@ Point ``p`` (0..P-1, C order over the grid) is simulated with ``point=p``: its o
 """
 from __future__ import annotations
 
-import itertools
 import math
+import sys
 import tomllib
+import types
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Iterator
@@ -452,3 +453,14 @@ def open_results(path):
 
 
 __all__ = ["Axis", "SweepSpec", "load_spec", "parse_spec", "sweep", "run_point", "assemble", "open_results"]
+
+
+class _CallableModule(types.ModuleType):
+    """``mcio.sweep(spec, out=...)`` runs a sweep even where ``mcio.sweep`` names this module
+    (importing a submodule rebinds the package attribute to the module, shadowing a function)."""
+
+    def __call__(self, *args, **kwargs):
+        return sweep(*args, **kwargs)
+
+
+sys.modules[__name__].__class__ = _CallableModule
