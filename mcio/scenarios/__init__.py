@@ -88,3 +88,7 @@ def mm1_demo(rate_iops: float = 500.0, service_ms: float = 1.0) -> Model:
 
 
 __all__ = ["SCENARIOS", "register", "describe", "build_scenario", "mm1_demo"]
+
+from .ficon_channel import model as _ficon_channel  # noqa: E402
+
+register("ficon-channel", "One FICON channel saturating: MP busy, open exchanges and pend (seed 001)")(_ficon_channel)

@@ -1,0 +1,216 @@
+"""Seed 001: one FICON channel whose microprocessor (MP) saturates — MP busy, open exchanges, pend.
+
+The measurement (IBM-MAIN post, ``shared/seeds/001_93ddb6954728c871.txt``): a 4 KB read/write load
+generator drives 1024 volumes through ONE FICON channel (z9 host, USP-V storage), some volumes
+skewed, 74 % average read miss, one-minute RMF intervals. The host channel MP saturates before the
+storage: from ~12,000 I/O per second on, the I/O rate stops growing and pend explodes while CMR
+stays at 1-2 ms ("the delay is at the host end").
+
+This module is the scenario as a documented parameter set on the generic engine (no logic of its
+own): :data:`PARAMS` holds every value with its unit and where it comes from —
+
+- ``seed``:    stated in the seed document;
+- ``IBM``:     a public IBM figure (z9 FICON Express4, RMF definitions);
+- ``assumed``: not in the seed, chosen and said so (the result is not sensitive to it, or we
+               cannot know it — see the notes);
+- ``fitted``:  fitted to the seed table by ``mcio calibrate`` (see :data:`CALIBRATION`).
+
+:func:`model` builds the :class:`~mcio.Model`; :data:`MEASURED` is the seed table as data (the
+calibration's target, never read by :func:`model`). The same table ships as
+``ficon_channel_measured.csv`` for ``mcio calibrate``.
+
+How each measured row's load is set (the way the measurement set it): the first four rows have
+round I/O rates (1,000 / 3,000 / 6,000 / 9,000 per second) — a load generator pacing to a target
+rate, modelled as an open (Poisson) stream at the row's IOPS. The last two (12,042 and 12,100) are
+what the channel delivered with the generator flat out: a closed workload keeping N I/Os
+outstanding with no think time, N being the seed's Little's-law count (80 and 578 = IOPS x
+response; the only record of the generator's concurrency). Their I/O rate is the model's output,
+so the IOPS check there is a real test of the saturation throughput; their response is then close
+to N / IOPS by Little's law, i.e. the response check at those rows is the same test again.
+
+Run ``mcio calibrate --scenario ficon-channel --measured mcio/scenarios/ficon_channel_measured.csv``
+to reproduce the table; ``scripts/ficon_knee.py`` sweeps the population for CCW and z/HPF.
+"""
+from __future__ import annotations
+
+from ..errors import McioError
+from ..model import Model
+
+# ---- the seed table ---------------------------------------------------------------------------
+
+#: Seed 001's one-minute intervals. ``channel_busy`` is a fraction (RMF channel MP busy).
+#: ``population`` is the seed's Little's-law count of I/Os in the system (IOPS x response), used as
+#: the closed population of the two flat-out rows only (see the module docstring). The text
+#: figures of the post are attached to the rows they can belong to:
+#:  * ">95 % MP busy: 45-50 OE, pend ~45 ms, CMR 1-2 ms" -> the 96 % row (midpoints 47.5, 45, 1.5);
+#:  * "from ~70 %: OE 40-45, pend 3-5 ms, CMR constant at 1 ms" -> the 91 % row (42.5, 4, 1.0):
+#:    the 72 % row cannot hold them (26 I/Os in the system < 40 OE; pend 3-5 ms > its 2.88 ms
+#:    response), so they describe the intervals between 72 % and 95 %, of which the 91 % row is
+#:    the only one tabled; CMR "constant at 1 ms from ~70 %" is also given to the 72 % row.
+MEASURED: tuple[dict, ...] = (
+    {"iops": 1000.0, "channel_busy": 0.09, "response_ms": 1.796},
+    {"iops": 3000.0, "channel_busy": 0.27, "response_ms": 1.671},
+    {"iops": 6000.0, "channel_busy": 0.51, "response_ms": 1.853},
+    {"iops": 9000.0, "channel_busy": 0.72, "response_ms": 2.880, "cmr_ms": 1.0},
+    {"iops": 12042.0, "channel_busy": 0.91, "response_ms": 6.686, "cmr_ms": 1.0,
+     "pend_ms": 4.0, "open_exchanges": 42.5, "population": 80},
+    {"iops": 12100.0, "channel_busy": 0.96, "response_ms": 47.77, "cmr_ms": 1.5,
+     "pend_ms": 45.0, "open_exchanges": 47.5, "population": 578},
+)
+
+#: The ranges the post gives (for tests and the report), keyed by row index.
+MEASURED_RANGES: dict[int, dict[str, tuple[float, float]]] = {
+    4: {"pend_ms": (3.0, 5.0), "open_exchanges": (40.0, 45.0), "cmr_ms": (1.0, 1.0)},
+    5: {"pend_ms": (40.0, 50.0), "open_exchanges": (45.0, 50.0), "cmr_ms": (1.0, 2.0)},
+}
+
+# ---- the parameters ---------------------------------------------------------------------------
+
+#: name -> (default, provenance, why). Units are in the names. ``fitted`` values come from
+#: CALIBRATION below; everything else is fixed.
+PARAMS: dict[str, tuple[object, str, str]] = {
+    # workload -------------------------------------------------------------------------------
+    "population": (578, "seed", "I/Os kept outstanding by the load generator; 578 = 12,100 IOPS x "
+                   "47.77 ms, the flat-out row (Little's law on the seed table)"),
+    "think_ms": (0.0, "assumed", "flat out: each finished I/O is reissued at once"),
+    "read_share": (0.75, "assumed", "the seed says 'read/write' without the mix; 3:1 is the usual "
+                   "z/OS read:write ratio. Only read_share x read_miss_ratio x backend_service_ms "
+                   "is identified by the data: the fitted back end absorbs this choice"),
+    "read_miss_ratio": (0.74, "seed", "'a variety of read cache misses (avg 74%)'; writes are DASD "
+                        "fast writes (cache hits, no disconnect)"),
+    "kb": (4.0, "seed", "'4kb read/write workload'; one record (CCW) per I/O"),
+    # devices ----------------------------------------------------------------------------------
+    "volumes": (1024, "seed", "'spread across 1024 volumes'"),
+    "hot_fraction": (0.1, "assumed", "'some volumes having skewed IO': 10 % of the volumes ..."),
+    "hot_share": (0.3, "assumed", "... take 30 % of the I/Os (no figure in the seed)"),
+    "aliases": (3, "assumed", "PAV aliases per volume. At the 96 % row pend (45 ms) is nearly all of "
+                "the 47.77 ms response, so IOSQ is small with 578 I/Os over 1024 volumes: impossible "
+                "with one exposure per volume (an I/O waiting for an exchange holds its volume); "
+                "z9 + USP-V shops ran PAV/HyperPAV"),
+    # channel ----------------------------------------------------------------------------------
+    "link_mb_s": (400.0, "IBM", "FICON Express4 (z9) at 4 Gbit/s: ~400 MB/s per direction; a 4 KB "
+                  "transfer takes ~10 us, so the link is never the limit here"),
+    "max_open_exchanges": (48, "fitted", "IBM's z9 FICON Express limit is 64 per channel, but the "
+                           "seed sees 45-50 OE at saturation with hundreds of I/Os queued (at N = "
+                           "578 the model's mean OE equals the cap): an effective cap of 48, the "
+                           "middle of the seed's 45-50 (an integer, chosen, not optimised)"),
+    "mp_us_per_io": (None, "fitted", "channel MP work per 4 KB CCW I/O; the seed's busy/IOPS gives "
+                     "75-90 us (it falls from 90 to 76-79 us as load grows)"),
+    "mp_scv": (None, "fitted", "variability (squared coefficient of variation) of the MP work per "
+               "I/O. Large: the MP's work comes in bursts (retries, SAP re-drives, link "
+               "housekeeping: 'the interaction of channel usage, retries, IOP % busy and OE'). It "
+               "makes the response knee at 72 % busy and keeps the saturated MP ~94 % busy instead "
+               "of 100 %: while one long piece of work runs, other exchanges finish and the MP "
+               "later idles although 48 exchanges are open"),
+    "mp_start_fraction": (0.5, "assumed", "half the MP work starts the I/O (in pend), half ends it "
+                          "(in connect, served before new starts)"),
+    "zhpf_share": (0.0, "seed", "z9: command mode (CCW) only; 1.0 = all I/O in transport mode"),
+    "zhpf_mp_ratio": (0.5, "IBM", "z/HPF MP work per I/O / CCW MP work per I/O for small blocks: "
+                      "IBM's z/HPF material gives roughly half (about 2x the I/O rate per channel)"),
+    "protocol_us_per_command_ccw": (0.0, "assumed", "connect-time handshakes: no connect figures in "
+                                    "the seed; at 4 KB and one CCW per I/O they are a few us"),
+    # control unit -----------------------------------------------------------------------------
+    "ha_servers": (16, "assumed", "host-adapter (CHA) processors serving the channel's commands: "
+                   "enough that the CU never saturates first (the seed: 'the host channel MP "
+                   "saturates before the storage'); with 16 the CMR stays ~1 ms to 72 % busy and "
+                   "grows to 1-2 ms at saturation, as in the seed"),
+    "ha_service_us": (None, "fitted", "host-adapter work per I/O = the CMR at low load ('CMR time "
+                      "is staying constant at 1ms')"),
+    "ha_scv": (1.0, "assumed", "exponential host-adapter work"),
+    "backend_servers": (64, "assumed", "USP-V back end: many array groups; never a queue here"),
+    "backend_service_ms": (None, "fitted", "disconnect per read miss; with the low-load response "
+                           "of ~1.7 ms it is the remainder after CMR, MP and connect"),
+    "backend_scv": (1.0, "assumed", "exponential back-end service"),
+}
+
+#: The fitted values and how they were obtained (mcio calibrate; see docs/ficon_zhpf.md).
+CALIBRATION: dict = {
+    "values": {"mp_us_per_io": 78.0, "mp_scv": 10.0, "ha_service_us": 900.0,
+               "backend_service_ms": 1.15},
+    "uncertainty": {},
+    "command": ("mcio calibrate --scenario ficon-channel "
+                "--measured mcio/scenarios/ficon_channel_measured.csv"),
+    "budget": {"ios": 40_000, "replications": 4, "seed": 1},
+    "loss": None,
+}
+for _k, _v in CALIBRATION["values"].items():
+    PARAMS[_k] = (_v,) + PARAMS[_k][1:]
+
+#: Parameters ``mcio calibrate`` fits by default, with physical bounds (same units as the names).
+CALIBRATION_PARAMS = ("mp_us_per_io", "mp_scv", "ha_service_us", "backend_service_ms")
+CALIBRATION_BOUNDS = {"mp_us_per_io": (60.0, 110.0), "mp_scv": (0.25, 40.0),
+                      "ha_service_us": (100.0, 3000.0), "backend_service_ms": (0.1, 20.0)}
+
+
+def defaults() -> dict:
+    """The scenario's parameter values (name -> value)."""
+    return {k: v[0] for k, v in PARAMS.items()}
+
+
+def model(**overrides) -> Model:
+    """Seed 001: one FICON channel, 1024 skewed volumes, 4 KB I/O, 74 % read miss (closed workload).
+
+    ``overrides`` are scenario parameters (see :data:`PARAMS`, e.g. ``population=80``,
+    ``zhpf_share=1.0``) or dotted model fields applied last (``{"channels.mp_scv": 2.0}``).
+    """
+    p = defaults()
+    dotted = {}
+    for k, v in overrides.items():
+        if "." in k:
+            dotted[k] = v
+        elif k in p:
+            p[k] = v
+        else:
+            raise McioError(f"ficon-channel.{k}", v,
+                            f"unknown parameter; allowed: {', '.join(PARAMS)} or a dotted model field")
+    for k in ("read_share", "zhpf_mp_ratio"):
+        if not isinstance(p[k], (int, float)) or isinstance(p[k], bool) or not 0.0 <= p[k] <= 1.0:
+            raise McioError(f"ficon-channel.{k}", p[k], "must be a number in [0, 1]")
+    think = p["think_ms"]
+    think = {"dist": "exponential", "mean": think} if isinstance(think, (int, float)) and think > 0 else think
+    reads = {"name": "read", "share": p["read_share"], "kb": p["kb"], "records": 1,
+             "miss_ratio": p["read_miss_ratio"]}
+    writes = {"name": "write", "share": 1.0 - p["read_share"], "kb": p["kb"], "records": 1,
+              "miss_ratio": 0.0}
+    mp = p["mp_us_per_io"]
+    raw = {
+        "workload": {"type": "closed", "population": p["population"], "think_ms": think},
+        "io": [c for c in (reads, writes) if c["share"] > 0],
+        "devices": {"count": p["volumes"], "skew": "hotset", "hot_fraction": p["hot_fraction"],
+                    "hot_share": p["hot_share"], "aliases": p["aliases"]},
+        "channels": {"count": 1, "link_mb_s": p["link_mb_s"],
+                     "max_open_exchanges": p["max_open_exchanges"],
+                     "mp_us_per_io_ccw": mp, "mp_us_per_command_ccw": 0.0, "mp_us_per_kb_ccw": 0.0,
+                     "mp_us_per_io_zhpf": mp * p["zhpf_mp_ratio"] if isinstance(mp, (int, float)) else mp,
+                     "mp_us_per_command_zhpf": 0.0, "mp_us_per_kb_zhpf": 0.0,
+                     "mp_scv": p["mp_scv"], "mp_start_fraction": p["mp_start_fraction"],
+                     "zhpf_share": p["zhpf_share"],
+                     "protocol_us_per_command_ccw": p["protocol_us_per_command_ccw"],
+                     "protocol_us_per_io_zhpf": p["protocol_us_per_command_ccw"]},
+        "control_unit": {"ha_servers": p["ha_servers"],
+                         "ha_service_us": _gamma(p["ha_service_us"], p["ha_scv"]),
+                         "backend_servers": p["backend_servers"],
+                         "backend_service_ms": _gamma(p["backend_service_ms"], p["backend_scv"])},
+    }
+    m = Model.from_dict(raw, where="scenario ficon-channel")
+    for k, v in dotted.items():
+        m = m.replace(k, v)
+    return m
+
+
+def _gamma(mean, scv):
+    """A duration of given mean and SCV (deterministic when SCV = 0)."""
+    if not isinstance(scv, (int, float)) or isinstance(scv, bool):
+        return {"dist": "gamma", "mean": mean, "scv": scv}  # let the model's checker name it
+    if scv == 0:
+        return mean
+    if scv == 1:
+        return {"dist": "exponential", "mean": mean}
+    return {"dist": "gamma", "mean": mean, "scv": scv}
+
+
+model.calibration_params = CALIBRATION_PARAMS
+model.calibration_bounds = CALIBRATION_BOUNDS
+
+__all__ = ["MEASURED", "MEASURED_RANGES", "PARAMS", "CALIBRATION", "CALIBRATION_PARAMS",
+           "CALIBRATION_BOUNDS", "defaults", "model"]
