@@ -92,3 +92,7 @@ __all__ = ["SCENARIOS", "register", "describe", "build_scenario", "mm1_demo"]
 from .ficon_channel import model as _ficon_channel  # noqa: E402
 
 register("ficon-channel", "One FICON channel saturating: MP busy, open exchanges and pend (seed 001)")(_ficon_channel)
+
+from .isfc import build_isfc as _build_isfc  # noqa: E402
+
+register("isfc-link", "ISFC logical link over FICON CTC devices, one sender (seed 000)")(_build_isfc)
