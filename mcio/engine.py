@@ -288,7 +288,8 @@ def simulate(model: Model, ios: int = 200_000, replications: int = 4, seed: int 
         "ios": int(ios), "warmup_ios": int(warmup), "replications": int(replications),
         "warmup_rule": f"fixed: first {warmup} completions of each replication discarded",
         "engine": "fast-path G/G/c" if use_fast else "event",
-        "device_busy_definition": "RMF: (disconnect + connect) time / interval, mean over devices",
+        "device_busy_definition": "device_busy: RMF, (disconnect + connect) / interval; "
+                                  "device_busy_zvm: z/VM, (pend + disconnect + connect) / interval",
         "model_toml": model.to_toml(),
         "created": datetime.now(timezone.utc).isoformat(timespec="seconds"),
     })
@@ -351,6 +352,8 @@ def assemble(model: Model, acc, chs, devs, hist, per_device: bool) -> xr.Dataset
                              "1", "back-end utilisation")
     v["device_busy"] = _var(acc[:, L.A_DEV_BUSY_MS] / T / model.devices["count"], ("replication",), "1",
                             "device busy, RMF definition: (disconnect + connect) / interval, mean over devices")
+    v["device_busy_zvm"] = _var(acc[:, L.A_DEV_BUSY_ZVM_MS] / T / model.devices["count"], ("replication",), "1",
+                                "device busy, z/VM definition: (pend + disconnect + connect) / interval, mean over devices")
     v["ios_measured"] = _var(acc[:, L.A_N], ("replication",), "1", "I/Os measured (after warm-up)")
     v["sim_time_s"] = _var(T / 1000.0, ("replication",), "s", "simulated measurement interval")
     Tc = T[:, None]

@@ -100,9 +100,14 @@ def test_fast_and_event_engines_agree_on_a_full_single_device_path():
         a, b = float(fast[f"{comp}_ms"].mean()), float(ev[f"{comp}_ms"].mean())
         se = np.hypot(tolerance_se(fast, comp), tolerance_se(ev, comp))
         assert abs(a - b) <= 3 * se + 1e-9, (comp, a, b, se)
-    for var in ("channel_busy", "link_busy", "device_busy"):
+    for var in ("channel_busy", "link_busy", "device_busy", "device_busy_zvm"):
         a, b = float(fast[var].mean()), float(ev[var].mean())
         assert abs(a - b) < 0.01 + 0.02 * a, (var, a, b)
+    # one device: busy (z/VM) is the server utilisation X * (pend + disc + conn), busy (RMF) omits pend
+    x = float(ev.throughput_iops.mean()) / 1000.0
+    svc = float((ev.pend_ms + ev.disconnect_ms + ev.connect_ms).mean())
+    assert abs(float(ev.device_busy_zvm.mean()) - x * svc) < 0.01
+    assert abs(float(ev.device_busy.mean()) - x * float((ev.disconnect_ms + ev.connect_ms).mean())) < 0.01
 
 
 def test_unstable_open_load_is_flagged_and_stopped():

@@ -11,7 +11,7 @@ import numpy as np
 
 from .dists import sample
 from .histogram import hist_add
-from .layout import (A_AREA_BE, A_AREA_HA, A_AREA_SYS, A_DEV_BUSY_MS, A_EVENTS, A_N, A_SQ_CMR,
+from .layout import (A_DEV_BUSY_ZVM_MS, A_AREA_BE, A_AREA_HA, A_AREA_SYS, A_DEV_BUSY_MS, A_EVENTS, A_N, A_SQ_CMR,
                      A_SQ_CONN, A_SQ_DISC, A_SQ_IOSQ, A_SQ_PEND, A_SQ_RESP, A_SUM_CMR,
                      A_SUM_CONN, A_SUM_DISC, A_SUM_IOSQ, A_SUM_PEND, A_SUM_RESP, A_TIME_MS,
                      A_UNSTABLE, A_AREA_IOSQ, C_AREA_OE, C_KB, C_LINK_BUSY_MS, C_MP_BUSY_MS,
@@ -125,6 +125,7 @@ def fast_one(fp, ip, dp, ev, ec, cls_cum, cls_kb, cls_miss, cls_mp, cls_proto, t
             acc[A_AREA_HA] += ha
             acc[A_AREA_BE] += be
             acc[A_DEV_BUSY_MS] += be + conn
+            acc[A_DEV_BUSY_ZVM_MS] += svc
             hist_add(hist, resp)
             chs[0, C_SSCH] += 1.0
             chs[0, C_KB] += cls_kb[k]

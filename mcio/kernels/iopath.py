@@ -22,7 +22,7 @@ import numpy as np
 from .dists import sample
 from .heap import heap_pop, heap_push
 from .histogram import hist_add
-from .layout import (A_AREA_BE, A_AREA_HA, A_AREA_IOSQ, A_AREA_MPQ, A_AREA_SYS, A_DEFERRED,
+from .layout import (A_DEV_BUSY_ZVM_MS, A_AREA_BE, A_AREA_HA, A_AREA_IOSQ, A_AREA_MPQ, A_AREA_SYS, A_DEFERRED,
                      A_DEV_BUSY_MS, A_EVENTS, A_N, A_SQ_CONN, A_SQ_DISC, A_SQ_IOSQ,
                      A_SQ_PEND, A_SQ_RESP, A_SQ_CMR, A_SUM_CMR, A_SUM_CONN, A_SUM_DISC,
                      A_SUM_IOSQ, A_SUM_PEND, A_SUM_RESP, A_TIME_MS, A_UNSTABLE, C_AREA_OE,
@@ -383,6 +383,7 @@ def run_one(fp, ip, dp, ev, ec, cls_cum, cls_kb, cls_miss, cls_mp, cls_proto,
                         acc[A_SQ_DISC] += s_disc[x] * s_disc[x]
                         acc[A_SQ_CONN] += conn * conn
                         acc[A_DEV_BUSY_MS] += s_disc[x] + conn
+                        acc[A_DEV_BUSY_ZVM_MS] += t - s_t_start[x]
                         acc[A_DEFERRED] += s_def[x]
                         hist_add(hist, resp)
                         chs[c, C_SSCH] += 1.0

@@ -17,8 +17,8 @@ N_DIST = 5
 (A_N, A_TIME_MS, A_SUM_RESP, A_SUM_IOSQ, A_SUM_PEND, A_SUM_CMR, A_SUM_DISC, A_SUM_CONN,
  A_SQ_RESP, A_SQ_IOSQ, A_SQ_PEND, A_SQ_CMR, A_SQ_DISC, A_SQ_CONN,
  A_AREA_SYS, A_AREA_IOSQ, A_AREA_HA, A_AREA_BE, A_DEV_BUSY_MS, A_UNSTABLE, A_EVENTS,
- A_DEFERRED, A_AREA_MPQ) = range(23)
-N_ACC = 23
+ A_DEFERRED, A_AREA_MPQ, A_DEV_BUSY_ZVM_MS) = range(24)
+N_ACC = 24
 COMPONENTS = ("response", "iosq", "pend", "cmr", "disconnect", "connect")
 
 # per-channel accumulators chs[rep, channel, k]
