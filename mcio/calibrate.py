@@ -436,6 +436,7 @@ class CalibrationResult:
     sims: list
     budget: dict
     bounds: dict = field(default_factory=dict)
+    correlation: list = field(default_factory=list)
 
     def row_table(self) -> list[dict]:
         """Per-row measured vs simulated values and errors."""
@@ -471,6 +472,10 @@ class CalibrationResult:
                 lo, hi = self.bounds.get(k, (float('nan'), float('nan')))
                 lines.append(f"{k:<28}{self.start[k]:>12.5g}{v:>12.5g}{self.stderr_fit[k]:>11.3g}"
                              f"{self.stderr_sim.get(k, float('nan')):>11.3g}{f'[{lo:g}, {hi:g}]':>22}")
+            if len(self.params) > 1 and self.correlation:
+                lines.append("correlation of the fitted values (linearised):")
+                for k, row in zip(self.params, self.correlation):
+                    lines.append(f"  {k:<26}" + "".join(f"{c:>8.2f}" for c in row))
         else:
             lines.append(f"evaluation only (no parameters fitted): loss = {self.loss:.4g}")
         b = self.budget
@@ -498,7 +503,7 @@ class CalibrationResult:
 
 
 def evaluate(scenario, rows: Sequence[Row], values: dict | None = None, base: dict | None = None,
-             ios: int = 40_000, replications: int = 4, seed: int = 1) -> list[dict]:
+             ios: int = 100_000, replications: int = 4, seed: int = 1) -> list[dict]:
     """Simulate every row with the model at ``values``; one dict of metrics per row."""
     build = resolve_builder(scenario)
     m = build_model(build, values or {}, base)
@@ -506,15 +511,17 @@ def evaluate(scenario, rows: Sequence[Row], values: dict | None = None, base: di
 
 
 def calibrate(scenario, measured, params: Sequence[str] | None = None, *, start: dict | None = None,
-              base: dict | None = None, bounds: dict | None = None, ios: int = 40_000,
-              replications: int = 4, seed: int = 1, noise_seeds: int = 0, max_nfev: int = 60,
-              diff_step: float = 0.05, progress: Callable[[str], None] | None = None) -> CalibrationResult:
+              base: dict | None = None, bounds: dict | None = None, ios: int = 100_000,
+              replications: int = 4, seed: int = 1, noise_seeds: int = 0, max_nfev: int = 80,
+              diff_step: float = 0.05, xtol: float = 1e-2, progress: Callable[[str], None] | None = None) -> CalibrationResult:
     """Fit ``params`` of ``scenario`` (name or builder) to ``measured`` (path or rows).
 
     ``params``: builder keywords or dotted model fields (default: the builder's
     ``calibration_params``; an empty list only evaluates). ``base``: fixed overrides.
     ``bounds``: name -> (lo, hi) (default: the builder's ``calibration_bounds``, else start/10 ..
-    start*10). See the module docstring for the loss, the determinism and the uncertainty.
+    start*10). ``xtol``: stop when a step changes the parameters by less than this fraction (1 %:
+    finer than the simulation noise lets the loss resolve). ``max_nfev`` bounds the loss evaluations (each simulates every row), Jacobian
+    columns included. See the module docstring for the loss, the determinism and the uncertainty.
     """
     from scipy.optimize import least_squares
 
@@ -555,9 +562,13 @@ def calibrate(scenario, measured, params: Sequence[str] | None = None, *, start:
 
     n_eval = [0]
 
-    def fun(v):
+    sims_seen: dict = {}
+
+    def fun(v):  # one simulation of every row
         n_eval[0] += 1
-        r = residuals(rows, sims_at(v))
+        sims = sims_at(v)
+        sims_seen[tuple(np.round(v, 12))] = sims
+        r = residuals(rows, sims)
         say(f"  eval {n_eval[0]:>3}: " + ", ".join(f"{k}={x0[k] * math.exp(v[j]):.5g}" for j, k in enumerate(params))
             + f"  loss={0.5 * float(r @ r):.4g}")
         return r
@@ -571,9 +582,29 @@ def calibrate(scenario, measured, params: Sequence[str] | None = None, *, start:
                                  "evaluated", rows, sims, budget)
     lo = np.array([math.log(bnd[k][0] / x0[k]) for k in params])
     hi = np.array([math.log(bnd[k][1] / x0[k]) for k in params])
-    v0 = np.clip(np.zeros(len(params)), lo + 1e-12, hi - 1e-12)
-    res = least_squares(fun, v0, bounds=(lo, hi), method="trf", diff_step=diff_step,
-                        x_scale=1.0, xtol=1e-3, ftol=1e-4, gtol=1e-6, max_nfev=max_nfev)
+    cache: dict = {}
+
+    def fun_cached(v):
+        key = tuple(np.round(v, 12))
+        if key not in cache:
+            cache[key] = fun(v)
+        return cache[key]
+
+    def jac(v):
+        # forward differences with a fixed step in log-parameter space (diff_step = 5 % by
+        # default): large enough to see past the simulation's residual noise under CRN
+        f0 = fun_cached(v)
+        J = np.empty((f0.size, v.size))
+        for j in range(v.size):
+            h = diff_step if v[j] + diff_step <= hi[j] else -diff_step
+            vj = v.copy()
+            vj[j] += h
+            J[:, j] = (fun_cached(vj) - f0) / h
+        return J
+
+    res = least_squares(fun_cached, np.zeros(len(params)), jac=jac, bounds=(lo, hi), method="trf",
+                        x_scale=1.0, xtol=xtol, ftol=1e-2, gtol=1e-8,
+                        max_nfev=max(1, max_nfev // (len(params) + 1)))
     v = res.x
     fitted = {k: float(x0[k] * math.exp(v[j])) for j, k in enumerate(params)}
     J = np.asarray(res.jac, float)
@@ -582,6 +613,8 @@ def calibrate(scenario, measured, params: Sequence[str] | None = None, *, start:
     JtJ_inv = np.linalg.pinv(J.T @ J)
     cov_v = JtJ_inv * max(1.0, chi2_red)
     stderr_fit = {k: float(fitted[k] * math.sqrt(max(cov_v[j, j], 0.0))) for j, k in enumerate(params)}
+    sd = np.sqrt(np.maximum(np.diag(cov_v), 1e-300))
+    corr = (cov_v / np.outer(sd, sd)).round(4).tolist()
     stderr_sim: dict = {}
     if noise_seeds:
         say(f"  simulation noise: residuals at the optimum with {noise_seeds} other seeds")
@@ -591,9 +624,9 @@ def calibrate(scenario, measured, params: Sequence[str] | None = None, *, start:
         A = JtJ_inv @ J.T
         cov_sim = A @ np.diag(var_r) @ A.T
         stderr_sim = {k: float(fitted[k] * math.sqrt(max(cov_sim[j, j], 0.0))) for j, k in enumerate(params)}
-    sims = sims_at(v)
+    sims = sims_seen.get(tuple(np.round(v, 12))) or sims_at(v)
     return CalibrationResult(fitted, dict(x0), stderr_fit, stderr_sim, float(res.cost), chi2_red,
-                             int(res.nfev), str(res.message), rows, sims, budget, bnd)
+                             n_eval[0], str(res.message), rows, sims, budget, bnd, corr)
 
 
 # ---- the command ---------------------------------------------------------------------------
@@ -622,11 +655,11 @@ def _parse_set(items) -> dict:
                    "(default: the scenario's own; 'none' only evaluates).")
 @click.option("--set", "sets", multiple=True, help="Fixed override name=value (repeatable); also a start value.")
 @click.option("--seed", type=int, default=1, show_default=True, help="Root seed, the same at every evaluation.")
-@click.option("--ios", type=int, default=40_000, show_default=True, help="Measured I/Os per replication.")
+@click.option("--ios", type=int, default=100_000, show_default=True, help="Measured I/Os per replication.")
 @click.option("--replications", type=int, default=4, show_default=True)
-@click.option("--noise-seeds", type=int, default=2, show_default=True,
+@click.option("--noise-seeds", type=int, default=3, show_default=True,
               help="Other seeds used to estimate the simulation-noise part of the uncertainty.")
-@click.option("--max-evals", type=int, default=60, show_default=True, help="Loss evaluations at most.")
+@click.option("--max-evals", type=int, default=80, show_default=True, help="Loss evaluations at most.")
 @click.option("--threads", type=int, default=None, help="Numba threads.")
 @click.option("-q", "--quiet", is_flag=True, help="No progress lines.")
 def calibrate_cmd(scenario, measured, params, sets, seed, ios, replications, noise_seeds, max_evals,
