@@ -153,6 +153,8 @@ class PartStore:
         self.out = check_writable(out)
         self.dir = parts_dir(self.out)
         spec_file = self.dir / SPEC_FILE
+        if self.dir.exists() and not any(self.dir.glob("p*.nc")):
+            shutil.rmtree(self.dir, ignore_errors=True)  # interrupted before any point finished: nothing to keep
         if self.dir.exists():
             if not resume:
                 raise McioError("output", str(self.out),

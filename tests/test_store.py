@@ -6,7 +6,9 @@ import os
 import shutil
 import signal
 import subprocess
+import sys
 import time
+from pathlib import Path
 
 import h5py
 import numpy as np
@@ -19,10 +21,11 @@ from mcio.errors import McioError
 from mcio.store import open_results, parts_dir
 from mcio.store import tmp_path as final_tmp
 from mcio.sweep import load_spec, sweep
-from sweep_specs import CLI, FICON_GRID, cli_env, write
+from sweep_specs import FICON_GRID, MM1_RATES, cli_env, write
 
 sweep_mod = importlib.import_module("mcio.sweep")  # the module even where mcio.sweep names the function
 
+HERE = Path(__file__).parent
 TIME_ATTRS = ("date_created", "history")
 
 
@@ -88,7 +91,8 @@ def test_h5dump_lists_variables_with_units(grid_file):
 
 KILL_SPEC = FICON_GRID.replace('"workload.population" = [2, 8, 32]\n"channels.count" = [1, 2]',
                                '"workload.population" = [4, 8, 12, 16, 20, 24, 28, 32]') \
-                      .replace("ios = 3000", "ios = 250000")
+                      .replace("ios = 3000", "ios = 20000")
+BLOCK_AT = 3   # the child sweep stores points 0-2, then stops inside point 3 until killed
 
 
 def _parts(out):
@@ -99,19 +103,22 @@ def test_sigkill_then_resume_recomputes_nothing_and_matches_uninterrupted(tmp_pa
     spec = write(tmp_path, KILL_SPEC)
     total = load_spec(spec).n_points
     out = tmp_path / "killed.h5"
-    proc = subprocess.Popen([*CLI, "sweep", str(spec), "-o", str(out), "--quiet"], env=cli_env(),
-                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-    deadline = time.monotonic() + 120
-    try:
-        while len(_parts(out)) < 2 and proc.poll() is None and time.monotonic() < deadline:
-            time.sleep(0.01)
-    finally:
-        proc.send_signal(signal.SIGKILL)
-        proc.wait()
-    assert proc.returncode == -signal.SIGKILL, proc.stderr.read().decode()
+    err = tmp_path / "child.err"
+    with open(err, "w") as errf:
+        proc = subprocess.Popen([sys.executable, str(HERE / "sweep_kill_child.py"), str(BLOCK_AT),
+                                 "sweep", str(spec), "-o", str(out), "--quiet"],
+                                env=cli_env(), stdout=subprocess.DEVNULL, stderr=errf)
+        deadline = time.monotonic() + 300
+        try:
+            while "blocked at point" not in err.read_text() and proc.poll() is None and time.monotonic() < deadline:
+                time.sleep(0.02)
+        finally:
+            proc.send_signal(signal.SIGKILL)
+            proc.wait()
+    assert proc.returncode == -signal.SIGKILL, err.read_text()
     finished = {int(p.stem[1:]) for p in _parts(out)}
-    assert 2 <= len(finished) < total, "the sweep was not killed part-way; make its points slower"
-    assert not out.exists()                       # never a partial file under the final name
+    assert finished == set(range(BLOCK_AT)), err.read_text()
+    assert not out.exists() and not final_tmp(out).exists()   # never a partial file under the final name
     stamps = {p.name: p.stat().st_mtime_ns for p in _parts(out)}
 
     # without --resume the leftovers are not silently thrown away
@@ -168,6 +175,15 @@ def test_resume_refuses_a_different_spec(tmp_path, monkeypatch):
     same = write(tmp_path, "# a comment\n" + FICON_GRID, "same.toml")
     ds = sweep(same, out=out, resume=True)
     assert ds.sizes["population"] == 3 and out.exists()
+
+
+def test_a_parts_dir_without_finished_points_is_reused(tmp_path):
+    """Killed before the first point finished: nothing to protect, so no --resume needed."""
+    out = tmp_path / "early.h5"
+    parts_dir(out).mkdir()
+    (parts_dir(out) / "p000000.nc.123.tmp").write_bytes(b"half a file")
+    ds = sweep(MM1_RATES.replace("ios = 40000", "ios = 2000"), out=out)
+    assert out.exists() and not parts_dir(out).exists() and ds.sizes["rate_iops"] == 3
 
 
 def test_resume_of_a_finished_file_returns_it(grid_file, monkeypatch):
