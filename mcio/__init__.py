@@ -1,11 +1,14 @@
-"""mcio: Monte Carlo simulation of mainframe (IBM Z, FICON) I/O performance."""
+"""mcio: Monte Carlo simulation of mainframe (IBM Z, FICON) I/O performance.
+
+``simulate(model, ...)`` runs one model; ``sweep(spec, out=...)`` runs a grid of them to HDF5;
+``open_results(path)`` reads a results file back.
+"""
 __version__ = "0.1.0"
 
 from .errors import McioError
 from .model import Dist, Model
-
-__all__ = ["McioError", "Dist", "Model", "__version__"]
-
 from .engine import simulate  # noqa: E402
+from . import sweep  # noqa: E402  (the module is callable: mcio.sweep(spec, out=...))
+from .sweep import open_results  # noqa: E402
 
-__all__ += ["simulate"]
+__all__ = ["McioError", "Dist", "Model", "simulate", "sweep", "open_results", "__version__"]

@@ -23,6 +23,7 @@ from .model.dist import KIND_CODE
 
 QUANTILES = (0.5, 0.9, 0.95, 0.99)
 OPEN_SLOTS = 1 << 16          # I/Os an open model may hold before it is called unstable
+UNSTABLE_IOS = 20_000         # I/Os simulated for a point known to be over capacity
 
 
 # ---------------------------------------------------------------------------- random streams
@@ -269,6 +270,13 @@ def simulate(model: Model, ios: int = 200_000, replications: int = 4, seed: int 
         warmup = max(1000, ios // 10)
     if not allow_unstable:
         model.check_open_capacity()
+    # An open load over a station's capacity can only grow its queue: flag it and stop early
+    # (a short run, enough to show the growth) instead of simulating all ``ios``.
+    station, util, _ = model.open_bottleneck()
+    over_capacity = util >= 1.0
+    if over_capacity:
+        ios = min(ios, UNSTABLE_IOS)
+        warmup = min(warmup, ios)
     if fast_path == "auto":
         use_fast = fast_path_applies(model)
     elif fast_path is True:
@@ -280,8 +288,12 @@ def simulate(model: Model, ios: int = 200_000, replications: int = 4, seed: int 
     else:
         raise McioError("fast_path", fast_path, "must be 'auto', True or False")
     acc, chs, devs, hist = run_kernels(model, ios, replications, seed, warmup, point, use_fast)
+    if over_capacity:
+        acc[:, L.A_UNSTABLE] = 1.0
     ds = assemble(model, acc, chs, devs, hist, per_device)
     ds.attrs.update({
+        "unstable_reason": (f"open load over capacity: {station} utilisation {util:.3f} >= 1" if over_capacity
+                            else "queue outgrew the model's I/O pool" if int(ds.unstable) else ""),
         "title": "mcio simulation",
         "mcio_version": __version__, "numba_version": numba.__version__,
         "numpy_version": np.__version__, "seed": int(seed), "point": int(point),

@@ -115,4 +115,20 @@ def test_unstable_open_load_is_flagged_and_stopped():
     for fp in (True, False):
         ds = simulate(m, ios=10_000_000, replications=2, allow_unstable=True, fast_path=fp)
         assert int(ds.unstable) == 1
+        assert "over capacity" in ds.attrs["unstable_reason"]
         assert float(ds.ios_measured.max()) < 10_000_000
+
+
+def test_overload_only_visible_at_run_time_is_flagged():
+    """Mean demands fit (8 back-end servers at 79 %), but one open exchange lets only one I/O
+    in flight: the static check passes, the queue grows, the pool overflows, the flag is set."""
+    from mcio import Model
+    m = Model.from_dict({"workload": {"type": "open", "rate_iops": 900.0},
+                         "io": [{"kb": 0.0, "miss_ratio": 1.0}], "devices": {"count": 8},
+                         "channels": {"mp_us_per_io_ccw": 0.0, "max_open_exchanges": 1},
+                         "control_unit": {"backend_servers": 8, "backend_service_ms": 7.0}})
+    assert m.open_bottleneck()[1] < 1
+    ds = simulate(m, ios=500_000, replications=2, allow_unstable=True)
+    assert int(ds.unstable) == 1 and "pool" in ds.attrs["unstable_reason"]
+    stable = simulate(m.replace("channels.max_open_exchanges", 8), ios=20_000, replications=2)
+    assert int(stable.unstable) == 0

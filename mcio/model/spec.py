@@ -312,11 +312,15 @@ class Model:
         return {"mp": mp, "link": xfer, "protocol": proto, "ha": cu["ha_service_us"].mean / 1000.0,
                 "backend": miss * cu["backend_service_ms"].mean}
 
-    def check_open_capacity(self) -> None:
-        """Raise if an open workload's rate meets or exceeds some station's capacity."""
+    def open_bottleneck(self) -> tuple[str, float, float]:
+        """(station, utilisation, arrival rate in I/O/s) of an open workload's busiest station.
+
+        Utilisations come from mean demands only, so this is a necessary stability condition;
+        the engine also detects overload at run time. Closed workloads return ("", 0, 0).
+        """
         w = self.workload
         if w["type"] != "open":
-            return
+            return "", 0.0, 0.0
         rate_per_ms = w["rate_iops"] / 1000.0
         if w["arrival_trace_ms"] is not None:
             tr = w["arrival_trace_ms"]
@@ -333,9 +337,13 @@ class Model:
             "hottest device": rate_per_ms * hottest * service / (1 + d["aliases"]),
         }
         name, u = max(util.items(), key=lambda kv: kv[1])
+        return name, u, rate_per_ms * 1000.0
+
+    def check_open_capacity(self) -> None:
+        """Raise if an open workload's rate meets or exceeds some station's capacity."""
+        name, u, rate = self.open_bottleneck()
         if u >= 1.0:
-            rate = rate_per_ms * 1000.0
-            field = "workload.rate_iops" if w["arrival_trace_ms"] is None else "workload.arrival_trace_ms"
+            field = "workload.rate_iops" if self.workload["arrival_trace_ms"] is None else "workload.arrival_trace_ms"
             raise McioError(field, round(rate, 6),
                             f"open load at or over capacity ({name} utilisation {u:.3f} >= 1); "
                             f"allowed: rate_iops < {rate / u:.6g}")
