@@ -34,8 +34,10 @@ Weighted least squares, ``loss = 1/2 * sum(r_i^2)`` over every measured cell, ea
 by the tolerance the measurement deserves (:data:`SCALES`): channel busy in absolute fraction
 (0.02 = 2 percentage points), open exchanges in exchanges (2.5, the half-width of the seed's
 ranges), times and rates as log ratios (0.05 = 5 % for response, 0.25 for the loosely reported
-pend and CMR, 0.10 for disconnect and connect, 0.02 for the IOPS of closed rows; the IOPS of an
-open row is imposed, so it carries no residual). Parameters are fitted on a log scale
+pend and CMR, 0.10 for disconnect and connect, 0.02 for IOPS; the IOPS of an open row, or of a
+closed row whose think time is solved, is imposed and carries no residual, and that of a closed
+row with a given think time is already in its response by Little's law, so it is not counted
+twice). Parameters are fitted on a log scale
 (``scipy.optimize.least_squares``, trust-region reflective, inside bounds) by finite differences.
 
 Determinism: every evaluation simulates row ``i`` with the same root seed and stream key ``i``
@@ -400,11 +402,18 @@ def simulate_row(m: Model, row: Row, index: int, ios: int, replications: int, se
 
 
 def residual_names(rows: Sequence[Row]) -> list[tuple[int, str]]:
+    """(row, column) of every residual. A row's IOPS carries none when the load imposes it (open,
+    or closed with the think time solved) or when it would count twice: in a closed row with a
+    given think time, response = population / IOPS - think (Little's law), so the response
+    residual already holds the IOPS information."""
     names = []
     for i, r in enumerate(rows):
         for c in SCALES:
-            if c in r.values and not (c == "iops" and r.is_open):
-                names.append((i, c))
+            if c not in r.values:
+                continue
+            if c == "iops" and (r.is_open or r.think_ms == "solve" or "response_ms" in r.values):
+                continue
+            names.append((i, c))
     return names
 
 

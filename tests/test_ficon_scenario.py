@@ -51,10 +51,10 @@ def test_shipped_csv_is_the_seed_table(rows):
 
 
 def test_each_row_is_simulated_precisely_enough_to_judge(sims):
-    # the 95 % CI of every simulated response must be well inside the 10 % tolerance it is judged by
+    # the 95 % CIs must be well inside the tolerances they are judged by (half of 10 % and 5 points)
     for s in sims:
         assert s["response_ci95_ms"] < 0.05 * s["response_ms"]
-        assert s["channel_busy_ci95"] < 0.01
+        assert s["channel_busy_ci95"] < 0.025
 
 
 def test_iops_within_5_percent_of_every_row(rows, sims):
@@ -95,7 +95,7 @@ def test_fitted_parameters_are_physical_and_recorded():
         assert fc.CALIBRATION["uncertainty"][name] > 0
     assert 75.0 <= p["mp_us_per_io"] <= 90.0            # the seed's busy / IOPS: 75-90 us
     assert 45 <= p["max_open_exchanges"] <= 50 <= 64     # the seed's 45-50; IBM's z9 limit 64
-    assert 0.5 <= p["ha_service_us"] / 1000.0 <= 2.0     # CMR 1-2 ms
+    assert 0.5 <= p["ha_service_us"] / 1000.0 <= 2.0     # CMR ~1 ms at low load, 1-2 ms at the top
     assert 0.0 < p["backend_service_ms"] < 20.0
     # every value has a provenance and a reason
     for name, (value, source, why) in fc.PARAMS.items():
