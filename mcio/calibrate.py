@@ -472,19 +472,21 @@ class CalibrationResult:
 
     def to_text(self) -> str:
         lines = []
+        w = max([len(k) for k in self.params] + [26]) + 2
         if self.params:
             lines += [f"fit: loss = {self.loss:.4g} (1/2 sum of squared scaled residuals), reduced "
                       f"chi-square {self.chi2_reduced:.3g}, {self.nfev} evaluations; {self.message}",
-                      f"{'parameter':<28}{'start':>12}{'fitted':>12}{'+/- fit':>11}{'+/- sim':>11}"
+                      f"{'parameter':<{w}}{'start':>12}{'fitted':>12}{'+/- fit':>11}{'+/- sim':>11}"
                       f"{'bounds':>22}"]
             for k, v in self.params.items():
                 lo, hi = self.bounds.get(k, (float('nan'), float('nan')))
-                lines.append(f"{k:<28}{self.start[k]:>12.5g}{v:>12.5g}{self.stderr_fit[k]:>11.3g}"
-                             f"{self.stderr_sim.get(k, float('nan')):>11.3g}{f'[{lo:g}, {hi:g}]':>22}")
+                sim = f"{self.stderr_sim[k]:.3g}" if k in self.stderr_sim else "-"
+                lines.append(f"{k:<{w}}{self.start[k]:>12.5g}{v:>12.5g}{self.stderr_fit[k]:>11.3g}"
+                             f"{sim:>11}{f'[{lo:.4g}, {hi:.4g}]':>22}")
             if len(self.params) > 1 and self.correlation:
                 lines.append("correlation of the fitted values (linearised):")
                 for k, row in zip(self.params, self.correlation):
-                    lines.append(f"  {k:<26}" + "".join(f"{c:>8.2f}" for c in row))
+                    lines.append(f"  {k:<{w - 2}}" + "".join(f"{c:>8.2f}" for c in row))
         else:
             lines.append(f"evaluation only (no parameters fitted): loss = {self.loss:.4g}")
         b = self.budget

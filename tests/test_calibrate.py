@@ -138,3 +138,10 @@ def test_cli_reports_bad_input_in_one_line(tmp_path):
     r = CliRunner().invoke(main, ["calibrate", "--scenario", "ficon-channel", "--measured", str(p)])
     assert r.exit_code == 2
     assert "mcio: error:" in r.output and "100 %" in r.output and "Traceback" not in r.output
+
+
+def test_the_whole_fit_is_deterministic_for_a_seed(synthetic):
+    kw = dict(start={"mp_us": 90.0, "be_ms": 1.2}, seed=4, ios=5_000, replications=2, max_nfev=6)
+    a = calibrate(toy, synthetic, ["mp_us", "be_ms"], **kw)
+    b = calibrate(toy, synthetic, ["mp_us", "be_ms"], **kw)
+    assert a.params == b.params and a.loss == b.loss and a.stderr_fit == b.stderr_fit
