@@ -524,15 +524,17 @@ def evaluate(scenario, rows: Sequence[Row], values: dict | None = None, base: di
 def calibrate(scenario, measured, params: Sequence[str] | None = None, *, start: dict | None = None,
               base: dict | None = None, bounds: dict | None = None, ios: int = 100_000,
               replications: int = 4, seed: int = 1, noise_seeds: int = 0, max_nfev: int = 80,
-              diff_step: float = 0.05, xtol: float = 1e-2, progress: Callable[[str], None] | None = None) -> CalibrationResult:
+              diff_step: float = 0.05, xtol: float = 1e-2,
+              progress: Callable[[str], None] | None = None) -> CalibrationResult:
     """Fit ``params`` of ``scenario`` (name or builder) to ``measured`` (path or rows).
 
     ``params``: builder keywords or dotted model fields (default: the builder's
     ``calibration_params``; an empty list only evaluates). ``base``: fixed overrides.
     ``bounds``: name -> (lo, hi) (default: the builder's ``calibration_bounds``, else start/10 ..
     start*10). ``xtol``: stop when a step changes the parameters by less than this fraction (1 %:
-    finer than the simulation noise lets the loss resolve). ``max_nfev`` bounds the loss evaluations (each simulates every row), Jacobian
-    columns included. See the module docstring for the loss, the determinism and the uncertainty.
+    about what the simulation noise lets the loss resolve). ``max_nfev`` bounds the loss
+    evaluations (each simulates every row), Jacobian columns included. See the module docstring
+    for the loss, the determinism and the uncertainty.
     """
     from scipy.optimize import least_squares
 
