@@ -581,7 +581,7 @@ def _mva_convolution(N, D, Z, kinds, servers, multi, X, Rk, Q):
     lg_base = np.full(N + 1, -np.inf)
     lg_base[0] = 0.0
     dsum = Z + sum(D[k] for k in range(K) if kinds[k] == "delay")
-    if dsum > 0.0:
+    if dsum / b > 0.0:        # (a denormal think time can underflow the ratio to zero)
         lg_base = j * math.log(dsum / b) - gammaln(j + 1.0)
     for k in range(K):
         if kinds[k] == "queue" and D[k] > 0.0:
