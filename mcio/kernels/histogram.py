@@ -1,36 +1,70 @@
-"""A mergeable log-bucketed histogram for response-time quantiles.
+"""A mergeable log-linear histogram for response-time quantiles, bucketed without a logarithm.
 
-Bucket 0 holds values below ``HIST_LO_MS``; bucket i >= 1 holds [LO * R^(i-1), LO * R^i). With
-R = 1.01 a value's bucket bounds it within 1 %, and geometric interpolation inside the bucket does
-better. Histograms of replications (or of sweep workers) merge by addition.
+A positive double is 2^e * (1 + f); its bit pattern read as an integer is (biased e) * 2^52 + f *
+2^52, so shifting it right by 52 - HIST_SUB_BITS gives (biased e) * 2^HIST_SUB_BITS plus the top
+HIST_SUB_BITS bits of f: every octave [2^e, 2^(e+1)) splits into 2^HIST_SUB_BITS equal-width
+buckets. A bucket [lo, hi) has hi / lo <= 1 + 2^-HIST_SUB_BITS = 1.0078 (HIST_REL_WIDTH), so a
+value's bucket bounds it within 1 %, and linear interpolation inside the bucket does better.
+
+Bucket 0 holds values below ``HIST_LO_MS`` (and NaN); bucket HIST_BUCKETS - 1 holds values at or
+above ``HIST_HI_MS``. Both bounds are powers of two, so bucket edges are exact doubles. Histograms of
+replications (or of sweep workers) merge by addition.
 """
-import math
-
 import numba as nb
 import numpy as np
+from llvmlite import ir
+from numba import types
+from numba.extending import intrinsic
 
 from .options import JIT
 
-HIST_LO_MS = 1e-4          # 0.1 us: below any I/O component worth reporting
-HIST_RATIO = 1.01
-HIST_BUCKETS = int(math.ceil(math.log(1e8 / HIST_LO_MS) / math.log(HIST_RATIO))) + 2  # up to 1e8 ms
-_LOG_R = math.log(HIST_RATIO)
+HIST_SUB_BITS = 7                      # 128 linear buckets per octave
+HIST_LO_MS = 2.0 ** -14                # ~0.061 us: below any I/O component worth reporting
+HIST_HI_MS = 2.0 ** 27                 # ~1.3e8 ms (37 hours): above any response time
+HIST_REL_WIDTH = 2.0 ** -HIST_SUB_BITS  # largest (hi - lo) / lo of a bucket
+_SHIFT = 52 - HIST_SUB_BITS
+_LO_KEY = int(np.float64(HIST_LO_MS).view(np.int64)) >> _SHIFT
+_HI_KEY = int(np.float64(HIST_HI_MS).view(np.int64)) >> _SHIFT
+HIST_BUCKETS = (_HI_KEY - _LO_KEY) + 2           # underflow + log-linear buckets + overflow
+
+# Lower edge (ms) of every bucket; bucket 0's is 0, the overflow bucket's is HIST_HI_MS.
+HIST_EDGES_MS = np.concatenate((
+    [0.0],
+    (np.arange(_LO_KEY, _HI_KEY + 1, dtype=np.int64) << _SHIFT).view(np.float64),
+))
+# Upper edge (ms) of every bucket; the overflow bucket's is taken as twice its lower edge.
+HIST_UPPER_MS = np.concatenate((HIST_EDGES_MS[1:], [2.0 * HIST_HI_MS]))
 
 
-@nb.njit(**JIT)
+@intrinsic
+def _bits(typingctx, x):
+    """The IEEE-754 bit pattern of a float64, as an int64 (no memory round trip)."""
+    if not isinstance(x, types.Float) or x.bitwidth != 64:
+        return None
+
+    def codegen(context, builder, signature, args):
+        return builder.bitcast(args[0], ir.IntType(64))
+    return types.int64(types.float64), codegen
+
+
+@nb.njit(**JIT, inline="always")
+def hist_bucket(x_ms):
+    """The bucket index of one value (ms)."""
+    if not x_ms >= HIST_LO_MS:           # also NaN
+        return 0
+    if x_ms >= HIST_HI_MS:
+        return HIST_BUCKETS - 1
+    return (_bits(x_ms) >> _SHIFT) - (_LO_KEY - 1)
+
+
+@nb.njit(**JIT, inline="always")
 def hist_add(h, x_ms):
     """Count one value (ms) into histogram ``h`` (int64[HIST_BUCKETS])."""
-    if x_ms < HIST_LO_MS:
-        h[0] += 1
-        return
-    i = int(math.log(x_ms / HIST_LO_MS) / _LOG_R) + 1
-    if i >= HIST_BUCKETS:
-        i = HIST_BUCKETS - 1
-    h[i] += 1
+    h[hist_bucket(float(x_ms))] += 1
 
 
 def hist_quantiles(h: np.ndarray, probs) -> np.ndarray:
-    """Quantiles (ms) of a histogram, interpolated geometrically inside the bucket."""
+    """Quantiles (ms) of a histogram, interpolated linearly inside the bucket."""
     h = np.asarray(h, dtype=np.float64)
     n = h.sum()
     out = np.full(len(probs), np.nan)
@@ -46,6 +80,7 @@ def hist_quantiles(h: np.ndarray, probs) -> np.ndarray:
             continue
         before = cum[i - 1]
         frac = (target - before) / h[i] if h[i] > 0 else 0.5
-        lo = HIST_LO_MS * HIST_RATIO ** (i - 1)
-        out[j] = lo * HIST_RATIO ** min(max(frac, 0.0), 1.0)
+        frac = min(max(frac, 0.0), 1.0)
+        lo, hi = HIST_EDGES_MS[i], HIST_UPPER_MS[i]
+        out[j] = lo + (hi - lo) * frac
     return out
