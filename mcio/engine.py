@@ -20,6 +20,7 @@ from .kernels import layout as L
 from .kernels.histogram import HIST_BUCKETS, hist_quantiles
 from .model import Dist, Model
 from .model.dist import KIND_CODE
+from .warmup import MSER_BATCHES, mser_warmup_ios
 
 QUANTILES = (0.5, 0.9, 0.95, 0.99)
 OPEN_SLOTS = 1 << 16          # I/Os an open model may hold before it is called unstable
@@ -240,16 +241,17 @@ def run_kernels(model: Model, ios: int, replications: int, seed: int, warmup: in
     chs = np.zeros((R, C, L.N_CH))
     devs = np.zeros((R, D, L.N_DEV))
     hist = np.zeros((R, HIST_BUCKETS), np.int64)
+    bat = np.zeros((R, MSER_BATCHES))
     states = stream_states(seed, point, R)
     if fast_path:
         fast_replications(pk.fp, pk.ip, pk.dp, pk.ev, pk.ec, pk.cls_cum, pk.cls_kb, pk.cls_miss,
-                          pk.cls_mp, pk.cls_proto, pk.trace, states, acc, chs, devs, hist)
+                          pk.cls_mp, pk.cls_proto, pk.trace, states, acc, chs, devs, hist, bat)
     else:
         run_replications(pk.fp, pk.ip, pk.dp, pk.ev, pk.ec, pk.cls_cum, pk.cls_kb, pk.cls_miss,
                          pk.cls_mp, pk.cls_proto, pk.al_prob, pk.al_idx, pk.dev_grp, pk.bound_dev,
                          pk.grp_ptr, pk.grp_ch, pk.chg_ptr, pk.chg, pk.trace, states, acc, chs,
-                         devs, hist)
-    return acc, chs, devs, hist
+                         devs, hist, bat)
+    return acc, chs, devs, hist, bat
 
 
 def simulate(model: Model, ios: int = 200_000, replications: int = 4, seed: int = 0,
@@ -287,10 +289,17 @@ def simulate(model: Model, ios: int = 200_000, replications: int = 4, seed: int 
         use_fast = False
     else:
         raise McioError("fast_path", fast_path, "must be 'auto', True or False")
-    acc, chs, devs, hist = run_kernels(model, ios, replications, seed, warmup, point, use_fast)
+    acc, chs, devs, hist, bat = run_kernels(model, ios, replications, seed, warmup, point, use_fast)
     if over_capacity:
         acc[:, L.A_UNSTABLE] = 1.0
     ds = assemble(model, acc, chs, devs, hist, per_device)
+    mser = mser_warmup_ios(bat, warmup + ios, warmup + acc[:, L.A_N])
+    ds["warmup_mser_ios"] = xr.Variable(("replication",), mser, attrs={
+        "units": "1", "long_name": "warm-up MSER recommends (I/Os, on 64 batch means; -1: too short)"})
+    # adequate if MSER asks for no more than the warm-up used, to one batch's resolution
+    adequate = bool((mser <= warmup + (warmup + ios) // MSER_BATCHES + 1).all())
+    ds["warmup_adequate"] = xr.Variable((), np.int8(adequate), attrs={
+        "units": "1", "long_name": "1 if the fixed warm-up covers what MSER recommends in every replication"})
     ds.attrs.update({
         "unstable_reason": (f"open load over capacity: {station} utilisation {util:.3f} >= 1" if over_capacity
                             else "queue outgrew the model's I/O pool" if int(ds.unstable) else ""),

@@ -24,13 +24,14 @@ from .rng import uniform
 
 @nb.njit(**JIT)
 def fast_one(fp, ip, dp, ev, ec, cls_cum, cls_kb, cls_miss, cls_mp, cls_proto, trace,
-             s, acc, chs, devs, hist):
+             s, acc, chs, devs, hist, bat):
     """One replication of the G/G/c recursion; same outputs as ``iopath.run_one``."""
     c = ip[IP_EXPOSURES]
     WARM = ip[IP_WARMUP]
     N = WARM + ip[IP_MEASURE]
     NCLS = ip[IP_CLASSES]
     TRACE = ip[IP_TRACE] == 1
+    NB = bat.shape[0]
     start_frac = fp[FP_MP_START_FRACTION]
     bw = fp[FP_LINK_KB_PER_MS]
     zshare = fp[FP_ZHPF_SHARE]
@@ -101,6 +102,7 @@ def fast_one(fp, ip, dp, ev, ec, cls_cum, cls_kb, cls_miss, cls_mp, cls_proto, t
         if iosq > wait_limit:
             acc[A_UNSTABLE] = 1.0
             break
+        bat[(i * NB) // N] += iosq + svc
         if i == WARM:
             t0 = t
         if i >= WARM:
@@ -143,8 +145,8 @@ def fast_one(fp, ip, dp, ev, ec, cls_cum, cls_kb, cls_miss, cls_mp, cls_proto, t
 
 @nb.njit(**JIT_PARALLEL)
 def fast_replications(fp, ip, dp, ev, ec, cls_cum, cls_kb, cls_miss, cls_mp, cls_proto, trace,
-                      states, acc, chs, devs, hist):
+                      states, acc, chs, devs, hist, bat):
     """Run fast-path replications in parallel, each with its own stream states[r]."""
     for r in nb.prange(states.shape[0]):
         fast_one(fp, ip, dp, ev, ec, cls_cum, cls_kb, cls_miss, cls_mp, cls_proto, trace,
-                 states[r], acc[r], chs[r], devs[r], hist[r])
+                 states[r], acc[r], chs[r], devs[r], hist[r], bat[r])

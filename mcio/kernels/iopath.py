@@ -95,10 +95,12 @@ def _ps_next(c, now, bw, ps_n, ps_v, ps_list, s_tag, ps_next_t, ps_next_slot):
 @nb.njit(**JIT)
 def run_one(fp, ip, dp, ev, ec, cls_cum, cls_kb, cls_miss, cls_mp, cls_proto,
             al_prob, al_idx, dev_grp, bound_dev, grp_ptr, grp_ch, chg_ptr, chg, trace,
-            s, acc, chs, devs, hist):
+            s, acc, chs, devs, hist, bat):
     """Simulate one replication; fill acc[N_ACC], chs[C, N_CH], devs[D, N_DEV], hist[B].
 
-    ``s`` is this replication's stream state (uint64[4]).
+    ``s`` is this replication's stream state (uint64[4]). ``bat[k]`` sums the response times of
+    completions i (counted from the start, warm-up included) with i * len(bat) // total = k:
+    the batch-mean series the warm-up diagnostic (MSER, mcio/warmup.py) reads.
     """
     is_open = ip[IP_OPEN] == 1
     P = ip[IP_SLOTS]
@@ -118,6 +120,7 @@ def run_one(fp, ip, dp, ev, ec, cls_cum, cls_kb, cls_miss, cls_mp, cls_proto,
     start_frac = fp[FP_MP_START_FRACTION]
     bw = fp[FP_LINK_KB_PER_MS]
     zshare = fp[FP_ZHPF_SHARE]
+    NB = bat.shape[0]
     ha_zero = _is_zero(dp, D_HA)
     be_zero = _is_zero(dp, D_BACKEND)
     think_zero = _is_zero(dp, D_THINK)
@@ -364,6 +367,7 @@ def run_one(fp, ip, dp, ev, ec, cls_cum, cls_kb, cls_miss, cls_mp, cls_proto,
                 else:  # DONE
                     c = s_ch[x]
                     d = s_dev[x]
+                    bat[(done * NB) // STOP] += t - s_t_arr[x]
                     done += 1
                     if done > WARM:
                         resp = t - s_t_arr[x]
@@ -548,9 +552,9 @@ def run_one(fp, ip, dp, ev, ec, cls_cum, cls_kb, cls_miss, cls_mp, cls_proto,
 @nb.njit(**JIT_PARALLEL)
 def run_replications(fp, ip, dp, ev, ec, cls_cum, cls_kb, cls_miss, cls_mp, cls_proto,
                      al_prob, al_idx, dev_grp, bound_dev, grp_ptr, grp_ch, chg_ptr, chg, trace,
-                     states, acc, chs, devs, hist):
+                     states, acc, chs, devs, hist, bat):
     """Run replications r = 0..R-1 in parallel, each with its own stream states[r]."""
     for r in nb.prange(states.shape[0]):
         run_one(fp, ip, dp, ev, ec, cls_cum, cls_kb, cls_miss, cls_mp, cls_proto,
                 al_prob, al_idx, dev_grp, bound_dev, grp_ptr, grp_ch, chg_ptr, chg, trace,
-                states[r], acc[r], chs[r], devs[r], hist[r])
+                states[r], acc[r], chs[r], devs[r], hist[r], bat[r])

@@ -1,0 +1,31 @@
+"""The MSER warm-up diagnostic: finds a planted transient, and flags a run started cold."""
+import numpy as np
+from hypothesis import given, strategies as st
+
+from mcio import simulate
+from mcio.scenarios.ficon_channel import model as ficon
+from mcio.warmup import batch_counts, mser_truncation
+
+
+def test_mser_finds_a_planted_transient():
+    rng = np.random.default_rng(0)
+    y = np.r_[np.linspace(20.0, 2.0, 8), 1.0 + 0.1 * rng.standard_normal(56)]
+    assert 7 <= mser_truncation(y) <= 9
+    assert mser_truncation(1.0 + 0.1 * rng.standard_normal(64)) <= 8     # stationary: little to cut
+
+
+@given(total=st.integers(1, 10**12), k=st.integers(1, 200), frac=st.floats(0, 1))
+def test_batch_counts_partition_the_completions(total, k, frac):
+    done = int(total * frac)
+    c = batch_counts(total, done, k)
+    assert c.sum() == done and (c >= 0).all()
+    full = batch_counts(total, total, k)
+    assert full.max() - full.min() <= 1
+
+
+def test_cold_start_near_saturation_is_flagged_and_warm_start_is_not():
+    m = ficon(population=578)          # 578 I/Os start together: a long transient
+    cold = simulate(m, ios=60_000, replications=2, warmup=0)
+    warm = simulate(m, ios=60_000, replications=2, warmup=30_000)
+    assert int(cold.warmup_adequate) == 0 and (cold.warmup_mser_ios.values > 0).all()
+    assert int(warm.warmup_adequate) == 1
