@@ -1,0 +1,187 @@
+"""Simulation of one ISFC link on the engine, and its labelled results Dataset.
+
+Channels of one kind (shared, non-shared) form one engine model: a closed workload with one
+customer pinned to each used FCTC device, the channel MP and link of its CHPID, and the partner's
+latency as a pure delay (a control-unit server per device). :func:`simulate_link` runs one model
+per kind and :func:`assemble` labels the per-replication arrays by device number and CHPID.
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import asdict
+from typing import Callable, Mapping, Sequence
+
+import numpy as np
+import xarray as xr
+
+from ..errors import McioError
+from ..model import Model
+from .isfc_link import IsfcLink, direction_shares, parse_senders
+from .isfc_params import DEFAULT_PARAMS, IsfcParams
+from .isfc_rules import first_member, format_chpid, format_devno, writers
+
+# ---- model building --------------------------------------------------------------------------
+
+
+def _channel_model(channel_of_device: Sequence[int], used: Sequence[bool], n_channels: int, shared: bool,
+                   params: IsfcParams, where: str = "isfc model") -> Model:
+    """One engine model: channels of one kind, device j on channel ``channel_of_device[j]``."""
+    n_dev = len(channel_of_device)
+    return Model.from_dict({
+        # one write always outstanding per used device: the sender always has relocation data
+        "workload": {"type": "closed", "population": int(sum(used)), "think_ms": 0.0, "binding": "device"},
+        # FCTC I/O is command mode, one chained write; every I/O waits for the partner (disconnect)
+        "io": [{"name": "relocation_write", "kb": params.kb_per_io, "records": 1, "miss_ratio": 1.0}],
+        "devices": {"count": n_dev, "skew": "weights", "weights": [1.0 if u else 0.0 for u in used],
+                    "paths": [[int(c)] for c in channel_of_device]},
+        "channels": params.channel_section(shared, n_channels),
+        # the CU is the partner: a server per device, so the latency is a pure delay (no queue)
+        "control_unit": {"ha_servers": n_dev, "ha_service_us": 0.0, "backend_servers": n_dev,
+                         "backend_service_ms": _latency(params)},
+    }, where=where)
+
+
+def _per_channel(counts: Sequence[int]) -> list[int]:
+    return [c for c, n in enumerate(counts) for _ in range(n)]
+
+
+def _latency(params: IsfcParams):
+    if params.partner_latency_ms == 0 or params.partner_latency_scv == 0:
+        return params.partner_latency_ms
+    if params.partner_latency_scv == 1.0:
+        return {"dist": "exponential", "mean": params.partner_latency_ms}
+    return {"dist": "gamma", "mean": params.partner_latency_ms, "scv": params.partner_latency_scv}
+
+
+def _engine():
+    try:
+        from ..engine import simulate
+    except ImportError as e:  # pragma: no cover - the engine is part of the package
+        raise McioError("engine", "mcio.engine", f"cannot be imported ({e})") from None
+    return simulate
+
+
+def _t95(r: int) -> float:
+    from scipy.stats import t
+    return float(t.ppf(0.975, r - 1)) if r > 1 else float("nan")
+
+
+def ci95(a: np.ndarray, axis: int = 0) -> np.ndarray:
+    """Half-width of the 95 % t confidence interval of the mean over ``axis`` (replications)."""
+    a = np.asarray(a, dtype=float)
+    r = a.shape[axis]
+    return _t95(r) * a.std(axis=axis, ddof=1) / math.sqrt(r) if r > 1 else np.full(np.delete(a.shape, axis), np.nan)
+
+
+# ---- simulation of one link ----------------------------------------------------------------
+
+
+def simulate_link(link: IsfcLink, senders="auto", params: IsfcParams = DEFAULT_PARAMS, *,
+                  ios_per_device: int = 20_000, replications: int = 4, seed: int = 0,
+                  simulate_fn: Callable | None = None) -> xr.Dataset:
+    """Simulate relocation traffic over ``link``; per-connection, per-channel and per-link results.
+
+    ``senders``: the sending member's name, or {member: share}; "auto" = the member whose name
+    sorts second (the seed's LPAR2 and BOER3740). ``ios_per_device`` I/Os are simulated per used
+    device and replication (after the engine's warm-up).
+    """
+    if senders == "auto":
+        a, b = link.systems
+        senders = b if first_member(a, b) == a else a
+    shares = parse_senders(link, senders)
+    frac = direction_shares(link, shares)                   # (device, member)
+    used = frac.sum(axis=1) > 0
+    simulate = simulate_fn or _engine()
+    dev_chpid = [c for _, c in link.devices]
+    n_ch, n_dev = len(link.chpids), len(link.devices)
+    R = replications
+    ch_vars = {k: np.zeros((R, n_ch)) for k in ("channel_ssch_iops", "channel_mb_s", "channel_busy", "link_busy")}
+    dev_x = np.zeros((R, n_dev))
+    dev_busy = np.zeros((R, n_dev))
+    tomls = []
+    for g, kind in enumerate((True, False)):                # shared channels, then non-shared
+        chs = [i for i, c in enumerate(link.chpids) if (c in link.shared) == kind]
+        devs = [[j for j in range(n_dev) if dev_chpid[j] == link.chpids[i]] for i in chs]
+        flat = [j for ds in devs for j in ds]
+        if not flat or not used[flat].any():
+            continue                                        # no traffic: zeros stay
+        model = _channel_model(_per_channel([len(ds) for ds in devs]), [bool(used[j]) for j in flat],
+                               len(chs), kind, params)
+        tomls.append(model.to_toml())
+        ds = simulate(model, ios=ios_per_device * int(used[flat].sum()), replications=R, seed=seed,
+                      point=g, per_device=True)
+        if int(ds["unstable"]) if "unstable" in ds else 0:
+            raise McioError("isfc", "simulation", "the engine flagged the run unstable")
+        for k in ch_vars:
+            ch_vars[k][:, chs] = ds[k].values
+        dev_x[:, flat] = ds["device_ssch_iops"].values
+        dev_busy[:, flat] = ds["device_busy_by_device"].values
+    return assemble(link, shares, frac, ch_vars, dev_x, dev_busy, params,
+                    attrs={"seed": seed, "replications": R, "ios_per_device": ios_per_device,
+                           "model_toml": "\n# ----\n".join(tomls)})
+
+
+def assemble(link: IsfcLink, shares: Mapping[str, float], frac: np.ndarray, ch_vars: Mapping,
+             dev_x: np.ndarray, dev_busy: np.ndarray, params: IsfcParams, attrs: dict) -> xr.Dataset:
+    """Label per-replication channel and device arrays as the ISFC results dataset."""
+    R = dev_x.shape[0]
+    mb_per_io = params.kb_per_io / 1000.0
+    link_x = dev_x.sum(axis=1)
+    link_mb = ch_vars["channel_mb_s"].sum(axis=1)
+    sender_x = dev_x @ frac                                  # (replication, member)
+    w = writers(link.devnos, *link.systems)
+    rep = ("replication",)
+    conn = ("replication", "connection")
+    chan = ("replication", "channel")
+    u = lambda units, ln: {"units": units, "long_name": ln}
+    ds = xr.Dataset(
+        {
+            "connection_ssch_iops": (conn, dev_x, u("s-1", "I/O rate per FCTC connection (SSCH/s)")),
+            "connection_busy": (conn, dev_busy, u("1", "device busy per FCTC connection (connect + disconnect)")),
+            "connection_ssch_ci95_iops": (("connection",), ci95(dev_x), u("s-1", "95% CI half-width of connection I/O rate")),
+            "channel_ssch_iops": (chan, ch_vars["channel_ssch_iops"], u("s-1", "channel I/O rate (SSCH/s)")),
+            "channel_mb_s": (chan, ch_vars["channel_mb_s"], u("MB s-1", "channel relocation data rate")),
+            "channel_busy": (chan, ch_vars["channel_busy"], u("1", "channel MP busy")),
+            "link_busy": (chan, ch_vars["link_busy"], u("1", "channel link (bus) busy")),
+            "channel_ssch_ci95_iops": (("channel",), ci95(ch_vars["channel_ssch_iops"]), u("s-1", "95% CI half-width of channel I/O rate")),
+            "channel_mb_s_ci95": (("channel",), ci95(ch_vars["channel_mb_s"]), u("MB s-1", "95% CI half-width of channel data rate")),
+            "link_ssch_iops": (rep, link_x, u("s-1", "ISFC link I/O rate (SSCH/s)")),
+            "link_mb_s": (rep, link_mb, u("MB s-1", "ISFC link data rate")),
+            "link_ssch_ci95_iops": ((), float(ci95(link_x)), u("s-1", "95% CI half-width of link I/O rate")),
+            "link_mb_s_ci95": ((), float(ci95(link_mb)), u("MB s-1", "95% CI half-width of link data rate")),
+            "sender_ssch_iops": (("replication", "system"), sender_x, u("s-1", "I/O rate written by each member")),
+            "sender_mb_s": (("replication", "system"), sender_x * mb_per_io, u("MB s-1", "data rate written by each member")),
+        },
+        coords={
+            "replication": ("replication", np.arange(R)),
+            "connection": ("connection", [format_devno(d) for d in link.devnos], u("1", "FCTC device number")),
+            "connection_chpid": ("connection", [format_chpid(c) for _, c in link.devices], u("1", "CHPID of the connection")),
+            "connection_writers": ("connection", [",".join(w[d]) for d in link.devnos],
+                                   u("1", "members that may write on the device (write-collision convention)")),
+            "connection_used": ("connection", (frac.sum(axis=1) > 0).astype(np.int8), u("1", "carries sender traffic")),
+            "channel": ("channel", [format_chpid(c) for c in link.chpids], u("1", "CHPID")),
+            "channel_shared": ("channel", np.array([c in link.shared for c in link.chpids], dtype=np.int8),
+                               u("1", "both ends of its FCTC connections on this channel")),
+            "system": ("system", list(link.systems), u("1", "z/VM member")),
+            "sender_share": ("system", [float(shares[s]) for s in link.systems], u("1", "relative share of sending")),
+        },
+        attrs={"Conventions": "CF-1.8", "title": "ISFC logical link over FICON CTC (mcio scenario isfc, seed 000)",
+               "layout": link.describe(), "params": repr(asdict(params)), **attrs},
+    )
+    return ds
+
+
+def summary(ds: xr.Dataset) -> dict:
+    """Means over replications: {'connection': {devno: SSCH/s}, 'channel': {...}, 'link_*': ...}."""
+    m = lambda v: ds[v].mean("replication").values
+    return {
+        "connection_ssch_iops": dict(zip(ds.connection.values.tolist(), m("connection_ssch_iops").tolist())),
+        "connection_busy": dict(zip(ds.connection.values.tolist(), m("connection_busy").tolist())),
+        "channel_ssch_iops": dict(zip(ds.channel.values.tolist(), m("channel_ssch_iops").tolist())),
+        "channel_mb_s": dict(zip(ds.channel.values.tolist(), m("channel_mb_s").tolist())),
+        "link_ssch_iops": float(m("link_ssch_iops")), "link_ssch_ci95_iops": float(ds.link_ssch_ci95_iops),
+        "link_mb_s": float(m("link_mb_s")), "link_mb_s_ci95": float(ds.link_mb_s_ci95),
+    }
+
+
+__all__ = ["simulate_link", "assemble", "summary", "ci95"]
