@@ -5,47 +5,69 @@ a = shape, b = scale; for lognormal a = mu, b = sigma; for empirical a = offset,
 the flat tables ``ev`` (values) and ``ec`` (cumulative weights, last = 1). Kind codes follow
 ``mcio.model.dist.KINDS``.
 
-``sample`` is inlined into each call site (``inline="always"``) with only the cheap kinds
-(deterministic, exponential) in it; the others go to one shared out-of-line function. That keeps
-the common draws free of call overhead (~7 ns a call) without copying gamma's loop into every
-call site, and it compiles ``_sample_other`` once: the row index is passed as a plain int64, not
-as the literal constant the caller wrote (Numba would compile one copy per literal).
+``sample`` is kept small enough for LLVM to inline it into the kernels: the exponential and the
+constant are drawn in place, every other kind goes to one out-of-line function that takes only
+scalars (the stream state by value, and for the empirical tables their addresses). A call with
+arrays would cost LLVM's inliner ~5 per array field (4 arrays = 28 fields) and push ``sample``
+out of line, which costs ~10 ns a draw.
 """
 import math
 
 import numba as nb
-import numpy as np
+from llvmlite import ir
+from numba import types
+from numba.extending import intrinsic
 
-from .options import JIT
-from .rng import exponential, gamma, normal, uniform
+from .rng import JIT_LEAF, _gamma_st, _normal_st, _uniform_st, exponential
 
 DETERMINISTIC, EXPONENTIAL, GAMMA, LOGNORMAL, EMPIRICAL = 0, 1, 2, 3, 4
 
 
-@nb.njit(**JIT)
-def _sample_other(s, dp, i, ev, ec):
-    """Gamma, lognormal and empirical draws of row ``i``."""
-    kind = int(dp[i, 0])
+@intrinsic
+def _addr(typingctx, arr):
+    """The address of a C-contiguous float64 array's data, as an int64."""
+    if not (isinstance(arr, types.Array) and arr.dtype == types.float64):
+        return None
+
+    def codegen(context, builder, sig, args):
+        ary = context.make_array(sig.args[0])(context, builder, args[0])
+        return builder.ptrtoint(ary.data, ir.IntType(64))
+    return types.int64(arr), codegen
+
+
+@intrinsic
+def _load(typingctx, addr, idx):
+    """The float64 at ``addr + 8 * idx`` (``addr`` from ``_addr``; the array outlives the call)."""
+    def codegen(context, builder, sig, args):
+        ptr = builder.inttoptr(args[0], ir.PointerType(ir.DoubleType()))
+        return builder.load(builder.gep(ptr, [args[1]]))
+    return types.float64(types.int64, types.int64), codegen
+
+
+@nb.njit(**JIT_LEAF)
+def _other_st(a, b, c, d, kind, p, q, ev_addr, ec_addr):
+    """Gamma (p = shape, q = scale), lognormal (p = mu, q = sigma) or empirical (p = offset,
+    q = length) on the state (a, b, c, d): (value, a, b, c, d)."""
     if kind == GAMMA:
-        return gamma(s, dp[i, 3], dp[i, 4])
+        return _gamma_st(a, b, c, d, p, q)
     if kind == LOGNORMAL:
-        return math.exp(dp[i, 3] + dp[i, 4] * normal(s))
+        x, a, b, c, d = _normal_st(a, b, c, d)
+        return math.exp(p + q * x), a, b, c, d
     # empirical: inverse CDF by binary search over the cumulative weights
-    off = int(dp[i, 3])
-    n = int(dp[i, 4])
-    u = uniform(s)
+    off = int(p)
+    u, a, b, c, d = _uniform_st(a, b, c, d)
     lo = 0
-    hi = n - 1
+    hi = int(q) - 1
     while lo < hi:
         mid = (lo + hi) // 2
-        if ec[off + mid] < u:
+        if _load(ec_addr, off + mid) < u:
             lo = mid + 1
         else:
             hi = mid
-    return ev[off + lo]
+    return _load(ev_addr, off + lo), a, b, c, d
 
 
-@nb.njit(**JIT, inline="always")
+@nb.njit(**JIT_LEAF)
 def sample(s, dp, i, ev, ec):
     """One draw of distribution row ``i`` of ``dp`` with stream ``s``, in the row's unit."""
     kind = dp[i, 0]
@@ -53,4 +75,6 @@ def sample(s, dp, i, ev, ec):
         return exponential(s, dp[i, 1])
     if kind == DETERMINISTIC:
         return dp[i, 1]
-    return _sample_other(s, dp, np.int64(i), ev, ec)
+    x, s[0], s[1], s[2], s[3] = _other_st(s[0], s[1], s[2], s[3], int(kind), dp[i, 3], dp[i, 4],
+                                          _addr(ev), _addr(ec))
+    return x

@@ -5,15 +5,10 @@ Sifting moves a hole instead of swapping pairs: one write per level instead of f
 """
 import numba as nb
 
-from .options import JIT
+from .rng import JIT_LEAF
 
 
-@nb.njit(**JIT, inline="always")
-def _less(t, c, i, j):
-    return t[i] < t[j] or (t[i] == t[j] and c[i] < c[j])
-
-
-@nb.njit(**JIT)
+@nb.njit(**JIT_LEAF)
 def heap_push(t, c, size, time, code):
     i = size[0]
     size[0] = i + 1
@@ -30,7 +25,7 @@ def heap_push(t, c, size, time, code):
     c[i] = code
 
 
-@nb.njit(**JIT, inline="always")
+@nb.njit(**JIT_LEAF)
 def heap_pop(t, c, size):
     """Remove the root; the caller reads t[0], c[0] first."""
     n = size[0] - 1

@@ -16,7 +16,7 @@ from llvmlite import ir
 from numba import types
 from numba.extending import intrinsic
 
-from .options import JIT
+from .rng import JIT_LEAF
 
 HIST_SUB_BITS = 7                      # 128 linear buckets per octave
 HIST_LO_MS = 2.0 ** -14                # ~0.061 us: below any I/O component worth reporting
@@ -47,7 +47,7 @@ def _bits(typingctx, x):
     return types.int64(types.float64), codegen
 
 
-@nb.njit(**JIT, inline="always")
+@nb.njit(**JIT_LEAF)
 def hist_bucket(x_ms):
     """The bucket index of one value (ms)."""
     if not x_ms >= HIST_LO_MS:           # also NaN
@@ -57,7 +57,7 @@ def hist_bucket(x_ms):
     return (_bits(x_ms) >> _SHIFT) - (_LO_KEY - 1)
 
 
-@nb.njit(**JIT, inline="always")
+@nb.njit(**JIT_LEAF)
 def hist_add(h, x_ms):
     """Count one value (ms) into histogram ``h`` (int64[HIST_BUCKETS])."""
     h[hist_bucket(float(x_ms))] += 1

@@ -10,10 +10,13 @@ Otherwise they are -log(U) and Box-Muller (the original streams). Gamma is Marsa
 method with its squeeze (the ``log`` is taken ~3 % of the time; the squeeze only skips work, it
 accepts exactly the same draws).
 
-Inlining matters more than arithmetic here: a call Numba does not inline costs ~7 ns (arrays are
-passed member by member), more than a whole exponential. The small samplers are therefore
-``inline="always"`` (inlined by Numba itself); the rare ziggurat paths and gamma stay out of line
-so the kernels' code, and their compile time, stay small.
+Calls cost more than arithmetic here: a draw is ~1-5 ns, a call LLVM does not inline ~10 ns
+(Numba passes each array as 7 fields), and reference counting ~5-10 ns per array (atomic
+NRT_incref/NRT_decref, a cache line the threads fight over; Numba's own ``inline="always"`` adds
+them at every call site). So the public samplers are small functions compiled without reference
+counting (``JIT_LEAF``) that LLVM inlines, and everything out of line (the ziggurats' rare paths,
+gamma, the normal) takes the four state words by value and returns them:
+``_xxx_st(a, b, c, d, ...) -> (value, a, b, c, d)``.
 """
 import math
 
@@ -21,6 +24,12 @@ import numba as nb
 import numpy as np
 
 from .options import JIT
+
+#: Options for leaf kernels that allocate nothing: compiled without Numba's reference counting.
+#: With it, a function that has branches and array arguments keeps an atomic NRT_incref and
+#: NRT_decref per array (out-of-line calls) on every call even after LLVM inlines it: that alone
+#: halved the fast path's speed. (``_nrt`` is Numba's own flag for code that needs no runtime.)
+JIT_LEAF = dict(JIT, _nrt=False)
 
 _TWO53 = 1.0 / 9007199254740992.0
 
@@ -95,13 +104,9 @@ def _rotl(x, k):
     return (x << np.uint64(k)) | (x >> np.uint64(64 - k))
 
 
-@nb.njit(**JIT)
-def next_u64(s):
-    """Advance state ``s`` (uint64[4]) and return the next 64-bit output."""
-    s0 = s[0]
-    s1 = s[1]
-    s2 = s[2]
-    s3 = s[3]
+@nb.njit(**JIT_LEAF)
+def _next_st(s0, s1, s2, s3):
+    """xoshiro256** on a state held in four scalars: (output, s0, s1, s2, s3)."""
     result = _rotl(s1 * np.uint64(5), 7) * np.uint64(9)
     t = s1 << np.uint64(17)
     s2 ^= s0
@@ -110,14 +115,23 @@ def next_u64(s):
     s0 ^= s3
     s2 ^= t
     s3 = _rotl(s3, 45)
-    s[0] = s0
-    s[1] = s1
-    s[2] = s2
-    s[3] = s3
-    return result
+    return result, s0, s1, s2, s3
 
 
-@nb.njit(**JIT)
+@nb.njit(**JIT_LEAF)
+def next_u64(s):
+    """Advance state ``s`` (uint64[4]) and return the next 64-bit output."""
+    r, s[0], s[1], s[2], s[3] = _next_st(s[0], s[1], s[2], s[3])
+    return r
+
+
+@nb.njit(**JIT_LEAF)
+def _uniform_st(a, b, c, d):
+    r, a, b, c, d = _next_st(a, b, c, d)
+    return (float(r >> np.uint64(11)) + 0.5) * _TWO53, a, b, c, d
+
+
+@nb.njit(**JIT_LEAF)
 def uniform(s):
     """A uniform double in the open interval (0, 1)."""
     return (float(next_u64(s) >> np.uint64(11)) + 0.5) * _TWO53
@@ -126,40 +140,56 @@ def uniform(s):
 # ---------------------------------------------------------------------------- exponential
 
 
-@nb.njit(**JIT)
-def _std_exponential_slow(s, idx, x):
+@nb.njit(**JIT_LEAF)
+def _std_exponential_slow_st(a, b, c, d, idx, x):
     """The ziggurat's rare cases: the tail (layer 0) or a wedge; else draw again."""
     while True:
         if idx == 0:
-            return _ZE_R - math.log(uniform(s))             # memoryless tail beyond r
-        if (_FE[idx - 1] - _FE[idx]) * uniform(s) + _FE[idx] < math.exp(-x):
-            return x
-        ri = next_u64(s) >> np.uint64(3)
+            u, a, b, c, d = _uniform_st(a, b, c, d)
+            return _ZE_R - math.log(u), a, b, c, d             # memoryless tail beyond r
+        u, a, b, c, d = _uniform_st(a, b, c, d)
+        if (_FE[idx - 1] - _FE[idx]) * u + _FE[idx] < math.exp(-x):
+            return x, a, b, c, d
+        r, a, b, c, d = _next_st(a, b, c, d)
+        ri = r >> np.uint64(3)
         idx = int(ri & np.uint64(0xFF))
         ri >>= np.uint64(8)
         x = float(ri) * _WE[idx]
         if ri < _KE[idx]:
-            return x
+            return x, a, b, c, d
 
 
-@nb.njit(**JIT, inline="always")
-def std_exponential(s):
-    """A standard exponential variate (mean 1) by the ziggurat."""
+@nb.njit(**JIT_LEAF)
+def _std_exponential_zig_st(a, b, c, d):
+    r, a, b, c, d = _next_st(a, b, c, d)
+    ri = r >> np.uint64(3)
+    idx = int(ri & np.uint64(0xFF))
+    ri >>= np.uint64(8)
+    x = float(ri) * _WE[idx]
+    if ri < _KE[idx]:
+        return x, a, b, c, d                                   # ~98.9 % of draws
+    return _std_exponential_slow_st(a, b, c, d, idx, x)
+
+
+@nb.njit(**JIT_LEAF)
+def _std_exponential_log_st(a, b, c, d):
+    u, a, b, c, d = _uniform_st(a, b, c, d)
+    return -math.log(u), a, b, c, d
+
+
+@nb.njit(**JIT_LEAF)
+def _exponential_zig(s, mean):
     ri = next_u64(s) >> np.uint64(3)
     idx = int(ri & np.uint64(0xFF))
     ri >>= np.uint64(8)
     x = float(ri) * _WE[idx]
     if ri < _KE[idx]:
-        return x                                             # ~98.9 % of draws
-    return _std_exponential_slow(s, idx, x)
+        return mean * x                                        # ~98.9 % of draws
+    x, s[0], s[1], s[2], s[3] = _std_exponential_slow_st(s[0], s[1], s[2], s[3], idx, x)
+    return mean * x
 
 
-@nb.njit(**JIT, inline="always")
-def _exponential_zig(s, mean):
-    return mean * std_exponential(s)
-
-
-@nb.njit(**JIT, inline="always")
+@nb.njit(**JIT_LEAF)
 def _exponential_log(s, mean):
     return -mean * math.log(uniform(s))
 
@@ -167,25 +197,11 @@ def _exponential_log(s, mean):
 # ---------------------------------------------------------------------------- normal
 
 
-@nb.njit(**JIT)
-def _normal_slow(s, idx, x, rabs):
-    """The ziggurat's rare cases: the tail beyond r (Marsaglia's method) or a wedge."""
-    if idx == 0:
-        while True:
-            xx = -_ZN_INV_R * math.log(uniform(s))
-            yy = -math.log(uniform(s))
-            if yy + yy > xx * xx:
-                return -(_ZN_R + xx) if (rabs >> np.uint64(8)) & np.uint64(1) else _ZN_R + xx
-    if (_FN[idx - 1] - _FN[idx]) * uniform(s) + _FN[idx] < math.exp(-0.5 * x * x):
-        return x
-    return np.nan                                            # rejected: the caller draws again
-
-
-@nb.njit(**JIT, inline="always")
-def _normal_zig(s):
+@nb.njit(**JIT_LEAF)
+def _normal_zig_st(a, b, c, d):
     """A standard normal variate by the ziggurat."""
     while True:
-        r = next_u64(s)
+        r, a, b, c, d = _next_st(a, b, c, d)
         idx = int(r & np.uint64(0xFF))
         r >>= np.uint64(8)
         rabs = (r >> np.uint64(1)) & np.uint64(0x000FFFFFFFFFFFFF)
@@ -193,52 +209,93 @@ def _normal_zig(s):
         if r & np.uint64(1):
             x = -x
         if rabs < _KN[idx]:
-            return x                                         # ~99.3 % of draws
-        x = _normal_slow(s, idx, x, rabs)
-        if x == x:
-            return x
+            return x, a, b, c, d                               # ~99.3 % of draws
+        if idx == 0:                                           # the tail beyond r (Marsaglia)
+            while True:
+                u, a, b, c, d = _uniform_st(a, b, c, d)
+                xx = -_ZN_INV_R * math.log(u)
+                u, a, b, c, d = _uniform_st(a, b, c, d)
+                yy = -math.log(u)
+                if yy + yy > xx * xx:
+                    x = _ZN_R + xx
+                    if (rabs >> np.uint64(8)) & np.uint64(1):
+                        x = -x
+                    return x, a, b, c, d
+        u, a, b, c, d = _uniform_st(a, b, c, d)
+        if (_FN[idx - 1] - _FN[idx]) * u + _FN[idx] < math.exp(-0.5 * x * x):
+            return x, a, b, c, d
 
 
-@nb.njit(**JIT, inline="always")
-def _normal_box_muller(s):
+@nb.njit(**JIT_LEAF)
+def _normal_box_muller_st(a, b, c, d):
     """Standard normal by the Box-Muller transform (one of the pair is used)."""
-    u1 = uniform(s)
-    u2 = uniform(s)
-    return math.sqrt(-2.0 * math.log(u1)) * math.cos(2.0 * math.pi * u2)
+    u1, a, b, c, d = _uniform_st(a, b, c, d)
+    u2, a, b, c, d = _uniform_st(a, b, c, d)
+    return math.sqrt(-2.0 * math.log(u1)) * math.cos(2.0 * math.pi * u2), a, b, c, d
 
 
-# The public samplers: see ZIGGURAT at the top of this module.
+# The samplers in use: see ZIGGURAT at the top of this module.
 exponential = _exponential_zig if ZIGGURAT else _exponential_log
-normal = _normal_zig if ZIGGURAT else _normal_box_muller
+_normal_st = _normal_zig_st if ZIGGURAT else _normal_box_muller_st
+_std_exponential_st = _std_exponential_zig_st if ZIGGURAT else _std_exponential_log_st
+
+
+@nb.njit(**JIT_LEAF)
+def std_exponential(s):
+    """A standard exponential variate (mean 1)."""
+    return exponential(s, 1.0)
+
+
+@nb.njit(**JIT_LEAF)
+def normal(s):
+    """A standard normal variate."""
+    x, s[0], s[1], s[2], s[3] = _normal_st(s[0], s[1], s[2], s[3])
+    return x
 
 
 # ---------------------------------------------------------------------------- gamma
 
 
-@nb.njit(**JIT)
-def gamma(s, shape, scale):
+@nb.njit(**JIT_LEAF)
+def _gamma_st(a, b, c, d, shape, scale):
     """Gamma(shape, scale) by Marsaglia and Tsang; shape < 1 by the U^(1/shape) boost.
 
-    Shape 1 is the exponential. The squeeze ``u < 1 - 0.0331 x^4`` accepts most draws without a
-    logarithm.
+    With the ziggurat, shape 1 is drawn as an exponential. The squeeze ``u < 1 - 0.0331 x^4``
+    accepts most draws without a logarithm (it accepts exactly the draws the full test would).
     """
     if ZIGGURAT and shape == 1.0:
-        return scale * std_exponential(s)
+        x, a, b, c, d = _std_exponential_st(a, b, c, d)
+        return scale * x, a, b, c, d
     boost = 1.0
     if shape < 1.0:
-        boost = uniform(s) ** (1.0 / shape)
+        u, a, b, c, d = _uniform_st(a, b, c, d)
+        boost = u ** (1.0 / shape)
         shape += 1.0
-    d = shape - 1.0 / 3.0
-    c = 1.0 / math.sqrt(9.0 * d)
+    dd = shape - 1.0 / 3.0
+    cc = 1.0 / math.sqrt(9.0 * dd)
     while True:
-        x = normal(s)
-        v = 1.0 + c * x
+        x, a, b, c, d = _normal_st(a, b, c, d)
+        v = 1.0 + cc * x
         if v <= 0.0:
             continue
         v = v * v * v
-        u = uniform(s)
+        u, a, b, c, d = _uniform_st(a, b, c, d)
         x2 = x * x
         if u < 1.0 - 0.0331 * x2 * x2:
-            return d * v * scale * boost
-        if math.log(u) < 0.5 * x2 + d - d * v + d * math.log(v):
-            return d * v * scale * boost
+            return dd * v * scale * boost, a, b, c, d
+        if math.log(u) < 0.5 * x2 + dd - dd * v + dd * math.log(v):
+            return dd * v * scale * boost, a, b, c, d
+
+
+@nb.njit(**JIT_LEAF)
+def gamma(s, shape, scale):
+    """A Gamma(shape, scale) variate (see ``_gamma_st``)."""
+    x, s[0], s[1], s[2], s[3] = _gamma_st(s[0], s[1], s[2], s[3], shape, scale)
+    return x
+
+
+@nb.njit(**JIT_LEAF)
+def lognormal(s, mu, sigma):
+    """exp(mu + sigma * N(0, 1))."""
+    x, s[0], s[1], s[2], s[3] = _normal_st(s[0], s[1], s[2], s[3])
+    return math.exp(mu + sigma * x)
