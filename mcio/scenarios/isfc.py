@@ -41,7 +41,6 @@ from ..model import Model
 from .isfc_link import IsfcLink, direction_shares, parse_senders, straight_layout, striped_layout
 from .isfc_params import DEFAULT_PARAMS, SEED_000, IsfcParams, channel_throughput_mva, fit_to_seed
 from .isfc_plan import Plan, PlanEntry, channel_table, plan
-from .isfc_rules import first_member
 from .isfc_sim import _channel_model, assemble, ci95, simulate_link, summary
 
 
@@ -60,9 +59,6 @@ def build_isfc(layout: Mapping | None = None, systems: Sequence[str] = ("LPAR1",
     link = IsfcLink.from_ranges(list(systems), layout, shared=shared)
     prm = IsfcParams(kb_per_io=kb_per_io, channel_mb_s=channel_mb_s, mp_us_per_end=mp_us_per_end,
                      mp_scv=mp_scv, partner_latency_ms=partner_latency_ms)
-    if sender == "auto":
-        a, b = link.systems
-        sender = b if first_member(a, b) == a else a
     used = direction_shares(link, parse_senders(link, sender)).sum(axis=1) > 0
     if not used.any():
         raise McioError("layout", layout, "the sender may write on none of these devices")

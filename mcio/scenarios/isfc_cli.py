@@ -33,6 +33,13 @@ def _csv(text: str) -> list[str]:
     return [p.strip() for p in text.split(",") if p.strip()]
 
 
+def _systems(text: str) -> list[str]:
+    names = _csv(text)
+    if len(names) != 2:
+        raise McioError("--systems", text, "give exactly two system names, e.g. LPAR1,LPAR2")
+    return names
+
+
 @click.group("isfc", cls=_Group)
 def isfc_group():
     """ISFC logical links over FICON CTC devices: layout planner and link simulation (seed 000)."""
@@ -70,9 +77,7 @@ def _with(options):
 def plan_cmd(chpids, n_devices, systems, sender, base, shared, top, verify, ios_per_device, replications, seed):
     """Search device-number layouts and rank them by simulated link throughput."""
     from .isfc import plan
-    names = _csv(systems)
-    if len(names) != 2:
-        raise McioError("--systems", systems, "give exactly two system names, e.g. LPAR1,LPAR2")
+    names = _systems(systems)
     chs = _csv(chpids)
     p = plan(chs, n_devices, names, sender, base=base, shared=shared, ios_per_device=ios_per_device,
              replications=replications, seed=seed, top=top, verify=verify)
@@ -96,9 +101,7 @@ def plan_cmd(chpids, n_devices, systems, sender, base, shared, top, verify, ios_
 def run_cmd(systems, layout, sender, shared, output, ios_per_device, replications, seed):
     """Simulate one link layout: SSCH/s per connection, per channel and for the link."""
     from .isfc import IsfcLink, simulate_link, summary
-    names = _csv(systems)
-    if len(names) != 2:
-        raise McioError("--systems", systems, "give exactly two system names, e.g. LPAR1,LPAR2")
+    names = _systems(systems)
     ranges = {}
     for item in layout:
         chpid, eq, devs = item.partition("=")

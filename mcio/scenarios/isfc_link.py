@@ -7,15 +7,14 @@ z/VM's write-collision convention (:mod:`.isfc_rules`); :func:`straight_layout` 
 """
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass, field
 from typing import Iterable, Mapping, Sequence
 
 import numpy as np
 
 from ..errors import McioError
-from .isfc_rules import (MAX_DEVICES, check_pair, format_chpid, format_devno, format_devno_ranges, parse_chpid,
-                         parse_devno, parse_devno_ranges, writers)
+from .isfc_rules import (MAX_DEVICES, MAX_DEVNO, check_pair, first_member, format_chpid, format_devno,
+                         format_devno_ranges, is_real, parse_chpid, parse_devno, parse_devno_ranges, writers)
 
 # ---- the link ------------------------------------------------------------------------------
 
@@ -37,9 +36,7 @@ class IsfcLink:
     def build(cls, systems: Sequence[str], chpids: Iterable, devices: Mapping, shared=True) -> "IsfcLink":
         """Validate and build. ``devices``: {devno: chpid} (hex strings or ints). ``shared``: True
         (every channel), False, or the CHPIDs that are shared."""
-        if not isinstance(systems, (list, tuple)) or len(systems) != 2:
-            raise McioError("systems", systems, "give the two z/VM members' system names")
-        pair = check_pair(*systems)
+        pair = check_systems(systems)
         if isinstance(chpids, (str, bytes)) or not isinstance(chpids, Iterable):
             raise McioError("chpids", chpids, "must be a list of CHPIDs, e.g. ['3C', '3D']")
         chs = [parse_chpid(c, f"chpids[{i}]") for i, c in enumerate(chpids)]
@@ -114,8 +111,25 @@ class IsfcLink:
         return "; ".join(f"{c}: {r}" if r else f"{c}: (none)" for c, r in self.ranges().items())
 
 
+def check_systems(systems) -> tuple[str, str]:
+    """The link's two z/VM members' system names, checked (:func:`.isfc_rules.check_pair`)."""
+    if not isinstance(systems, (list, tuple)) or len(systems) != 2:
+        raise McioError("systems", systems, "give the two z/VM members' system names")
+    return check_pair(*systems)
+
+
+def check_room(base: int, n: int) -> None:
+    """``n`` device numbers from ``base`` up must fit in 4 hex digits."""
+    if base + n - 1 > MAX_DEVNO:
+        raise McioError("base", format_devno(base), f"no room for {n} device numbers above it")
+
+
 def parse_senders(link: IsfcLink, senders) -> dict[str, float]:
-    """``'LPAR2'`` (that member sends everything) or ``{'LPAR1': 0.3, 'LPAR2': 0.7}``."""
+    """``'LPAR2'`` (that member sends everything), ``{'LPAR1': 0.3, 'LPAR2': 0.7}``, or ``'auto'``:
+    the member whose name sorts second sends (the seed's LPAR2 and BOER3740)."""
+    if senders == "auto":
+        a, b = link.systems
+        senders = b if first_member(a, b) == a else a
     if isinstance(senders, str):
         senders = {senders: 1.0}
     if not isinstance(senders, Mapping) or not senders:
@@ -126,7 +140,7 @@ def parse_senders(link: IsfcLink, senders) -> dict[str, float]:
         name = k.strip().upper() if isinstance(k, str) else k
         if name not in out:
             raise McioError("senders", k, f"not a member of this link; allowed: {', '.join(link.systems)}")
-        if isinstance(v, bool) or not isinstance(v, (int, float)) or not math.isfinite(v) or v < 0:
+        if not is_real(v) or v < 0:
             raise McioError(f"senders.{name}", v, "a share must be a number >= 0")
         out[name] = float(v)
     if sum(out.values()) <= 0:
@@ -160,27 +174,28 @@ def _balanced(n: int, k: int) -> list[int]:
 
 def straight_layout(systems, chpids, n_devices: int, base="D000", shared=True) -> IsfcLink:
     """Sequential device numbers: the first CHPID gets the lowest block, and so on (balanced)."""
-    chs = list(chpids)
-    b = parse_devno(base, "base")
-    order = [c for c, cnt in zip(chs, _balanced(n_devices, len(chs))) for _ in range(cnt)]
-    return _link_from_order(systems, chs, order, b, shared)
+    return _layout(systems, chpids, base, shared,
+                   lambda chs: [c for c, cnt in zip(chs, _balanced(n_devices, len(chs))) for _ in range(cnt)])
 
 
 def striped_layout(systems, chpids, n_devices: int, base="D000", shared=True) -> IsfcLink:
     """Striped device numbers: device i on CHPID i mod (number of CHPIDs)."""
+    return _layout(systems, chpids, base, shared, lambda chs: [chs[i % len(chs)] for i in range(n_devices)])
+
+
+def _layout(systems, chpids, base, shared, order_of) -> IsfcLink:
+    """The link whose i-th device number from ``base`` up is on CHPID ``order_of(chpids)[i]``."""
     chs = list(chpids)
     b = parse_devno(base, "base")
-    order = [chs[i % len(chs)] for i in range(n_devices)]
-    return _link_from_order(systems, chs, order, b, shared)
+    return _link_from_order(systems, chs, order_of(chs), b, shared)
 
 
 def _link_from_order(systems, chpids, order, base: int, shared) -> IsfcLink:
     n = len(order)
     if n < 1 or n > MAX_DEVICES:
         raise McioError("devices", n, f"an ISFC link holds 1 to {MAX_DEVICES} FCTC devices")
-    if base + n - 1 > 0xFFFF:
-        raise McioError("base", format_devno(base), f"no room for {n} device numbers above it")
+    check_room(base, n)
     return IsfcLink.build(systems, chpids, {base + i: c for i, c in enumerate(order)}, shared)
 
 
-__all__ = ["IsfcLink", "parse_senders", "direction_shares", "straight_layout", "striped_layout"]
+__all__ = ["IsfcLink", "check_systems", "check_room", "parse_senders", "direction_shares", "straight_layout", "striped_layout"]

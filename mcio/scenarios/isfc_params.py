@@ -8,12 +8,12 @@ channel must match. The scenario as a whole is described in :mod:`.isfc`.
 """
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 
 import numpy as np
 
 from ..errors import McioError
+from .isfc_rules import is_real
 
 # ---- physical parameters -------------------------------------------------------------------
 
@@ -65,11 +65,11 @@ class IsfcParams:
     def __post_init__(self):
         for name in ("kb_per_io", "channel_mb_s", "shared_factor"):
             v = getattr(self, name)
-            if not isinstance(v, (int, float)) or isinstance(v, bool) or not math.isfinite(v) or v <= 0:
+            if not is_real(v) or v <= 0:
                 raise McioError(f"isfc.{name}", v, "must be a positive number")
         for name in ("mp_us_per_end", "mp_scv", "partner_latency_ms", "partner_latency_scv"):
             v = getattr(self, name)
-            if not isinstance(v, (int, float)) or isinstance(v, bool) or not math.isfinite(v) or v < 0:
+            if not is_real(v) or v < 0:
                 raise McioError(f"isfc.{name}", v, "must be a number >= 0")
 
     def channel_section(self, shared: bool, count: int) -> dict:

@@ -24,10 +24,9 @@ from typing import Callable, Sequence
 import numpy as np
 
 from ..errors import McioError
-from .isfc_link import IsfcLink, _link_from_order, straight_layout, striped_layout
+from .isfc_link import IsfcLink, _link_from_order, check_room, check_systems, straight_layout, striped_layout
 from .isfc_params import DEFAULT_PARAMS, IsfcParams
-from .isfc_rules import check_pair, first_member, format_chpid, format_devno, parse_chpid, parse_devno, \
-    reserved_per_side, write_order
+from .isfc_rules import first_member, format_chpid, parse_chpid, parse_devno, reserved_per_side, write_order
 from .isfc_sim import _channel_model, _engine, _per_channel, ci95, simulate_link
 
 
@@ -162,9 +161,7 @@ def plan(chpids: Sequence, n_devices: int, systems: Sequence[str], sender: str |
     direction. ``shared``: as in :meth:`IsfcLink.build`. ``top``: how many distinct searched
     layouts to keep. ``verify``: also simulate the best layout as a whole link.
     """
-    if not isinstance(systems, (list, tuple)) or len(systems) != 2:
-        raise McioError("systems", systems, "give the two z/VM members' system names")
-    pair = check_pair(*systems)
+    pair = check_systems(systems)
     if isinstance(chpids, (str, bytes)) or not isinstance(chpids, Sequence) or not chpids:
         raise McioError("chpids", chpids, "must be a non-empty list of CHPIDs, e.g. ['3C', '3D']")
     b0 = parse_devno(base, "base")
@@ -172,8 +169,7 @@ def plan(chpids: Sequence, n_devices: int, systems: Sequence[str], sender: str |
     if isinstance(n_devices, bool) or not isinstance(n_devices, int):
         raise McioError("devices", n_devices, "the number of FCTC devices must be an integer")
     k = reserved_per_side(n_devices)                         # raises for < 1 or > 16
-    if b0 + n_devices - 1 > 0xFFFF:
-        raise McioError("base", format_devno(b0), f"no room for {n_devices} device numbers above it")
+    check_room(b0, n_devices)
     chs = list(probe.chpids)
     C = len(chs)
     if sender is None:

@@ -25,6 +25,7 @@ letter-versus-digit position, e.g. SYSA < SYS1 in EBCDIC but not in ASCII.
 """
 from __future__ import annotations
 
+import math
 import re
 from typing import Iterable
 
@@ -116,6 +117,11 @@ def format_devno_ranges(devnos: Iterable[int]) -> str:
     return ", ".join(format_devno(a) if a == b else f"{format_devno(a)}-{format_devno(b)}" for a, b in runs)
 
 
+def is_real(v) -> bool:
+    """A finite int or float (not a bool): what numeric ISFC inputs must be."""
+    return isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v)
+
+
 def check_system_name(name, field: str = "system") -> str:
     """A z/VM system name: 1-8 characters A-Z, 0-9, @, #, $ (upper-cased)."""
     if not isinstance(name, str) or not _NAME_RE.match(name.strip().upper()):
@@ -202,4 +208,4 @@ def used_positions(n_devices: int, first: bool) -> range:
 __all__ = ["MAX_DEVICES", "parse_devno", "parse_chpid", "format_devno", "format_chpid",
            "parse_devno_ranges", "format_devno_ranges", "check_system_name", "check_pair",
            "name_key", "first_member", "reserved_per_side", "write_order", "writers",
-           "used_positions"]
+           "used_positions", "is_real"]

@@ -18,7 +18,7 @@ from ..errors import McioError
 from ..model import Model
 from .isfc_link import IsfcLink, direction_shares, parse_senders
 from .isfc_params import DEFAULT_PARAMS, IsfcParams
-from .isfc_rules import first_member, format_chpid, format_devno, writers
+from .isfc_rules import format_chpid, format_devno, writers
 
 # ---- model building --------------------------------------------------------------------------
 
@@ -85,9 +85,6 @@ def simulate_link(link: IsfcLink, senders="auto", params: IsfcParams = DEFAULT_P
     sorts second (the seed's LPAR2 and BOER3740). ``ios_per_device`` I/Os are simulated per used
     device and replication (after the engine's warm-up).
     """
-    if senders == "auto":
-        a, b = link.systems
-        senders = b if first_member(a, b) == a else a
     shares = parse_senders(link, senders)
     frac = direction_shares(link, shares)                   # (device, member)
     used = frac.sum(axis=1) > 0
