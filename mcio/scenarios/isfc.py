@@ -41,7 +41,7 @@ from ..model import Model
 from .isfc_link import IsfcLink, direction_shares, parse_senders, straight_layout, striped_layout
 from .isfc_params import DEFAULT_PARAMS, SEED_000, IsfcParams, channel_throughput_mva, fit_to_seed
 from .isfc_plan import Plan, PlanEntry, channel_table, plan
-from .isfc_sim import _channel_model, assemble, ci95, simulate_link, summary
+from .isfc_sim import BUSY_DEFINITIONS, _channel_model, assemble, ci95, simulate_link, summary
 
 
 def build_isfc(layout: Mapping | None = None, systems: Sequence[str] = ("LPAR1", "LPAR2"),
@@ -69,4 +69,5 @@ def build_isfc(layout: Mapping | None = None, systems: Sequence[str] = ("LPAR1",
 
 __all__ = ["IsfcParams", "DEFAULT_PARAMS", "SEED_000", "fit_to_seed", "IsfcLink", "simulate_link", "build_isfc",
            "assemble", "summary", "straight_layout", "striped_layout", "channel_throughput_mva",
-           "parse_senders", "direction_shares", "ci95", "plan", "Plan", "PlanEntry", "channel_table"]
+           "parse_senders", "direction_shares", "ci95", "plan", "Plan", "PlanEntry", "channel_table",
+           "BUSY_DEFINITIONS"]

@@ -73,6 +73,11 @@ def ci95(a: np.ndarray, axis: int = 0) -> np.ndarray:
     return _t95(r) * a.std(axis=axis, ddof=1) / math.sqrt(r) if r > 1 else np.full(np.delete(a.shape, axis), np.nan)
 
 
+# Device busy, as RMF and z/VM define it (the engine's device_busy and device_busy_zvm)
+BUSY_DEFINITIONS = {"RMF": "(disconnect + connect) / interval",
+                    "z/VM": "(pend + disconnect + connect) / interval"}
+
+
 # ---- simulation of one link ----------------------------------------------------------------
 
 
@@ -84,6 +89,13 @@ def simulate_link(link: IsfcLink, senders="auto", params: IsfcParams = DEFAULT_P
     ``senders``: the sending member's name, or {member: share}; "auto" = the member whose name
     sorts second (the seed's LPAR2 and BOER3740). ``ios_per_device`` I/Os are simulated per used
     device and replication (after the engine's warm-up).
+
+    Device busy comes in both definitions (see :data:`BUSY_DEFINITIONS`): ``connection_busy``
+    (RMF) is the engine's per-device figure. ``connection_busy_zvm`` (z/VM, the seed's "device busy
+    ~100 %") is SSCH/s x (pend + disconnect + connect) per connection; the engine measures it
+    per model, not per device, but here every used device holds exactly one I/O at all times (one
+    write outstanding, no think time, so no IOSQ), so it is the same for each used connection of a
+    model: the model's z/VM busy over its used devices, 1 up to the measurement window's edges.
     """
     shares = parse_senders(link, senders)
     frac = direction_shares(link, shares)                   # (device, member)
@@ -95,6 +107,7 @@ def simulate_link(link: IsfcLink, senders="auto", params: IsfcParams = DEFAULT_P
     ch_vars = {k: np.zeros((R, n_ch)) for k in ("channel_ssch_iops", "channel_mb_s", "channel_busy", "link_busy")}
     dev_x = np.zeros((R, n_dev))
     dev_busy = np.zeros((R, n_dev))
+    dev_busy_zvm = np.zeros((R, n_dev))
     tomls = []
     for g, kind in enumerate((True, False)):                # shared channels, then non-shared
         chs = [i for i, c in enumerate(link.chpids) if (c in link.shared) == kind]
@@ -105,22 +118,27 @@ def simulate_link(link: IsfcLink, senders="auto", params: IsfcParams = DEFAULT_P
         model = _channel_model(_per_channel([len(ds) for ds in devs]), [bool(used[j]) for j in flat],
                                len(chs), kind, params)
         tomls.append(model.to_toml())
-        ds = simulate(model, ios=ios_per_device * int(used[flat].sum()), replications=R, seed=seed,
-                      point=g, per_device=True)
+        n_used = int(used[flat].sum())
+        ds = simulate(model, ios=ios_per_device * n_used, replications=R, seed=seed, point=g, per_device=True)
         if int(ds["unstable"]) if "unstable" in ds else 0:
             raise McioError("isfc", "simulation", "the engine flagged the run unstable")
         for k in ch_vars:
             ch_vars[k][:, chs] = ds[k].values
         dev_x[:, flat] = ds["device_ssch_iops"].values
         dev_busy[:, flat] = ds["device_busy_by_device"].values
+        zvm = ds["device_busy_zvm"].values * len(flat) / n_used if "device_busy_zvm" in ds else np.full(R, np.nan)
+        dev_busy_zvm[:, flat] = zvm[:, None] * used[flat]
     return assemble(link, shares, frac, ch_vars, dev_x, dev_busy, params,
                     attrs={"seed": seed, "replications": R, "ios_per_device": ios_per_device,
-                           "model_toml": "\n# ----\n".join(tomls)})
+                           "model_toml": "\n# ----\n".join(tomls)}, dev_busy_zvm=dev_busy_zvm)
 
 
 def assemble(link: IsfcLink, shares: Mapping[str, float], frac: np.ndarray, ch_vars: Mapping,
-             dev_x: np.ndarray, dev_busy: np.ndarray, params: IsfcParams, attrs: dict) -> xr.Dataset:
-    """Label per-replication channel and device arrays as the ISFC results dataset."""
+             dev_x: np.ndarray, dev_busy: np.ndarray, params: IsfcParams, attrs: dict, *,
+             dev_busy_zvm: np.ndarray | None = None) -> xr.Dataset:
+    """Label per-replication channel and device arrays as the ISFC results dataset.
+
+    ``dev_busy`` is device busy by the RMF definition, ``dev_busy_zvm`` (optional) by z/VM's."""
     R = dev_x.shape[0]
     mb_per_io = params.kb_per_io / 1000.0
     link_x = dev_x.sum(axis=1)
@@ -131,10 +149,15 @@ def assemble(link: IsfcLink, shares: Mapping[str, float], frac: np.ndarray, ch_v
     conn = ("replication", "connection")
     chan = ("replication", "channel")
     u = lambda units, ln: {"units": units, "long_name": ln}
+    busy = lambda d: {**u("1", f"device busy per FCTC connection, {d} definition: {BUSY_DEFINITIONS[d]}"),
+                      "definition": d}
+    busies = {"connection_busy": ("RMF", dev_busy)}
+    if dev_busy_zvm is not None:
+        busies["connection_busy_zvm"] = ("z/VM", dev_busy_zvm)
     ds = xr.Dataset(
         {
             "connection_ssch_iops": (conn, dev_x, u("s-1", "I/O rate per FCTC connection (SSCH/s)")),
-            "connection_busy": (conn, dev_busy, u("1", "device busy per FCTC connection (connect + disconnect)")),
+            **{v: (conn, a, busy(d)) for v, (d, a) in busies.items()},
             "connection_ssch_ci95_iops": (("connection",), ci95(dev_x), u("s-1", "95% CI half-width of connection I/O rate")),
             "channel_ssch_iops": (chan, ch_vars["channel_ssch_iops"], u("s-1", "channel I/O rate (SSCH/s)")),
             "channel_mb_s": (chan, ch_vars["channel_mb_s"], u("MB s-1", "channel relocation data rate")),
@@ -163,22 +186,25 @@ def assemble(link: IsfcLink, shares: Mapping[str, float], frac: np.ndarray, ch_v
             "sender_share": ("system", [float(shares[s]) for s in link.systems], u("1", "relative share of sending")),
         },
         attrs={"Conventions": "CF-1.8", "title": "ISFC logical link over FICON CTC (mcio scenario isfc, seed 000)",
-               "layout": link.describe(), "params": repr(asdict(params)), **attrs},
+               "layout": link.describe(), "params": repr(asdict(params)),
+               "device_busy_definition": "; ".join(f"{v}: {d}, {BUSY_DEFINITIONS[d]}"
+                                                   for v, (d, _) in busies.items()),
+               **attrs},
     )
     return ds
 
 
 def summary(ds: xr.Dataset) -> dict:
-    """Means over replications: {'connection': {devno: SSCH/s}, 'channel': {...}, 'link_*': ...}."""
+    """Means over replications: {'connection_*': {devno: mean}, 'channel_*': {CHPID: mean}, 'link_*': ...}."""
     m = lambda v: ds[v].mean("replication").values
+    per = lambda dim, v: dict(zip(ds[dim].values.tolist(), m(v).tolist()))
+    names = ["connection_ssch_iops", "connection_busy", "connection_busy_zvm"]
     return {
-        "connection_ssch_iops": dict(zip(ds.connection.values.tolist(), m("connection_ssch_iops").tolist())),
-        "connection_busy": dict(zip(ds.connection.values.tolist(), m("connection_busy").tolist())),
-        "channel_ssch_iops": dict(zip(ds.channel.values.tolist(), m("channel_ssch_iops").tolist())),
-        "channel_mb_s": dict(zip(ds.channel.values.tolist(), m("channel_mb_s").tolist())),
+        **{v: per("connection", v) for v in names if v in ds},
+        **{v: per("channel", v) for v in ("channel_ssch_iops", "channel_mb_s")},
         "link_ssch_iops": float(m("link_ssch_iops")), "link_ssch_ci95_iops": float(ds.link_ssch_ci95_iops),
         "link_mb_s": float(m("link_mb_s")), "link_mb_s_ci95": float(ds.link_mb_s_ci95),
     }
 
 
-__all__ = ["simulate_link", "assemble", "summary", "ci95"]
+__all__ = ["simulate_link", "assemble", "summary", "ci95", "BUSY_DEFINITIONS"]
