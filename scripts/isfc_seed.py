@@ -49,7 +49,8 @@ def compare(name: str, ds) -> list[str]:
     out = [f"== {name}: {ds.attrs['layout']}"]
     for d, x in s["connection_ssch_iops"].items():
         ref = seed.get("connection_ssch_iops", {}).get(d)
-        out.append(f"  {d} ({ds.connection_chpid.sel(connection=d).item()}): {x:7.1f} SSCH/s"
+        out.append(f"  {d} ({ds.connection_chpid.sel(connection=d).item()}): {x:7.1f} SSCH/s, busy "
+                   f"{100 * s['connection_busy'][d]:5.1f} % RMF {100 * s['connection_busy_zvm'][d]:5.1f} % z/VM"
                    + (f"   seed {ref:5.0f}" if ref is not None else ""))
     for c, x in s["channel_ssch_iops"].items():
         ref = seed.get("channel_ssch_iops", {}).get(c)

@@ -7,9 +7,11 @@ outstanding, no think time, so no IOSQ): z/VM busy is 1 up to the measurement wi
 while RMF busy leaves out the pend (channel-MP queue and work) and is well under 1.
 """
 import pytest
+from click.testing import CliRunner
 
 from mcio.engine import simulate
 from mcio.scenarios.isfc import BUSY_DEFINITIONS, DEFAULT_PARAMS, IsfcLink, simulate_link, straight_layout, summary
+from mcio.scenarios.isfc_cli import isfc_group
 
 SYSTEMS = ("LPAR1", "LPAR2")
 RUN = dict(ios_per_device=5_000, replications=3)
@@ -90,3 +92,11 @@ def test_busy_definitions_are_labelled(runs, tmp_path):
     s = summary(ds)
     assert s["connection_busy_zvm"]["D002"] == pytest.approx(1.0, abs=1e-3)
 
+
+def test_cli_run_shows_both_busy_definitions():
+    r = CliRunner().invoke(isfc_group, ["run", "--systems", "LPAR1,LPAR2", "--layout", "3C=D050-D051",
+                                        "--ios-per-device", "2000", "--replications", "3"])
+    assert r.exit_code == 0, r.output
+    assert "RMF" in r.output and "z/VM" in r.output
+    row = next(line for line in r.output.splitlines() if line.startswith("D051"))
+    assert row.split()[-1] == "100.0"

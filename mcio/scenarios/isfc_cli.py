@@ -100,7 +100,7 @@ def plan_cmd(chpids, n_devices, systems, sender, base, shared, top, verify, ios_
 @_with(_sim_options)
 def run_cmd(systems, layout, sender, shared, output, ios_per_device, replications, seed):
     """Simulate one link layout: SSCH/s per connection, per channel and for the link."""
-    from .isfc import IsfcLink, simulate_link, summary
+    from .isfc import BUSY_DEFINITIONS, IsfcLink, simulate_link, summary
     names = _systems(systems)
     ranges = {}
     for item in layout:
@@ -123,9 +123,11 @@ def run_cmd(systems, layout, sender, shared, output, ios_per_device, replication
     ds = simulate_link(link, sender, ios_per_device=ios_per_device, replications=replications, seed=seed)
     s = summary(ds)
     click.echo(f"ISFC link {link.systems[0]} <-> {link.systems[1]}: {link.describe()}")
-    click.echo(f"{'device':<8}{'CHPID':<7}{'writers':<20}{'SSCH/s':>9}{'busy %':>8}")
+    click.echo(f"{'device':<8}{'CHPID':<7}{'writers':<20}{'SSCH/s':>9}{'busy % RMF':>12}{'z/VM':>7}")
     for d, chp, w in zip(ds.connection.values, ds.connection_chpid.values, ds.connection_writers.values):
-        click.echo(f"{d:<8}{chp:<7}{w:<20}{s['connection_ssch_iops'][d]:>9.1f}{100 * s['connection_busy'][d]:>8.1f}")
+        click.echo(f"{d:<8}{chp:<7}{w:<20}{s['connection_ssch_iops'][d]:>9.1f}{100 * s['connection_busy'][d]:>12.1f}"
+                   f"{100 * s['connection_busy_zvm'][d]:>7.1f}")
+    click.echo("device busy: " + ", ".join(f"{k} = {v}" for k, v in BUSY_DEFINITIONS.items()))
     for c in ds.channel.values:
         click.echo(f"CHPID {c}: {s['channel_ssch_iops'][c]:.1f} SSCH/s, {s['channel_mb_s'][c]:.1f} MB/s")
     click.echo(f"link: {s['link_ssch_iops']:.1f} ±{s['link_ssch_ci95_iops']:.1f} SSCH/s, "
