@@ -105,27 +105,38 @@ def set_threads(n: int | None) -> None:
 @click.argument("spec", required=False)
 @click.option("-o", "--out", default="mcio-sweep.h5", show_default=True, help="HDF5 results file.")
 @click.option("--resume", is_flag=True, help="Continue an interrupted sweep into OUT.")
-@click.option("--threads", type=int, default=None, help="Numba threads (default: all cores).")
+@click.option("--threads", type=int, default=None,
+              help="Numba threads (default: all cores); with --dask, per point on a worker.")
+@click.option("--dask", "dask", metavar="ADDRESS", default=None,
+              help="Run the points on a Dask cluster: a scheduler address (tcp://host:8786), or 'local' / "
+                   "'local:N' for N local worker processes. Needs: pip install 'mcio[dask]'.")
 @click.option("-q", "--quiet", is_flag=True, help="No progress bar or summary.")
-def sweep_cmd(spec, out, resume, threads, quiet):
+def sweep_cmd(spec, out, resume, threads, dask, quiet):
     """Run the sweep in SPEC (TOML; default: the built-in FICON knee example) into OUT."""
     from .store import check_writable
     from .sweep import load_spec, sweep
 
     spec_path = Path(spec) if spec else builtin_example()
+    if dask is not None:
+        from .distributed import import_distributed, parse_address
+        parse_address(dask)
+        import_distributed(dask)
     s = load_spec(spec_path)
     check_writable(out)
-    set_threads(threads)
+    if dask is None:
+        set_threads(threads)
+    elif threads is not None and threads < 1:
+        raise McioError("--threads", threads, "must be an integer >= 1")
     bar = _Bar(quiet)
     t0 = time.perf_counter()
     try:
-        ds = sweep(s, out=out, resume=resume, progress=bar)
+        ds = sweep(s, out=out, resume=resume, progress=bar, dask=dask, worker_threads=threads if dask else None)
     finally:
         bar.close()
     if not quiet:
         dims = " x ".join(f"{d}={ds.sizes[d]}" for d in s.dims) or "1 point"
         click.echo(f"mcio: wrote {out} ({dims}, {s.run['replications']} replications x {s.run['ios']} I/Os) "
-                   f"in {time.perf_counter() - t0:.1f} s", err=True)
+                   f"in {time.perf_counter() - t0:.1f} s{' on Dask ' + dask if dask else ''}", err=True)
 
 
 # ---- run: one point, an RMF-like report ------------------------------------------------------

@@ -3,13 +3,17 @@
 A sweep writing ``OUT.h5`` keeps each finished point as ``OUT.h5.parts/p000012.nc`` (written to a
 temporary name, then renamed, so a part is whole or absent), with the spec text beside them in
 ``OUT.h5.parts/spec.toml``. When every point is done the combined file is written to
-``OUT.h5.tmp`` and renamed to ``OUT.h5``: a file under the final name is always complete.
+``OUT.h5.tmp`` and renamed to ``OUT.h5``: a file under the final name is always complete. On Dask a
+worker encodes its point's part (:func:`netcdf_bytes`) and this process stores it the same way.
 """
 from __future__ import annotations
 
+import contextlib
 import datetime as _dt
+import io
 import os
 import shutil
+import sys
 from pathlib import Path
 from typing import Callable
 
@@ -101,17 +105,34 @@ def encoding_for(ds) -> dict:
     return enc
 
 
-def write_netcdf(ds, path) -> None:
-    """Write ``ds`` to ``path`` atomically (temporary name in the same directory, then rename)."""
-    path = Path(path)
-    tmp = path.with_name(path.name + f".{os.getpid()}.tmp") if path.suffix != ".tmp" else path
+def _local_locks():
+    """xarray guards HDF5 writes with a lock of the active Dask scheduler: on a Dask worker, or in a
+    client with a default ``distributed.Client``, that is a cluster-wide lock named after the file
+    (or a BytesIO's repr), which fails. These in-memory Datasets need only a thread lock."""
+    if "dask" not in sys.modules:
+        return contextlib.nullcontext()
+    import dask
+    return dask.config.set(scheduler="synchronous")
+
+
+def _for_writing(ds):
+    """A shallow copy of ``ds`` with netCDF-safe attributes and no inherited encodings."""
     ds = ds.copy()
     ds.attrs = {k: _attr_value(v) for k, v in ds.attrs.items()}
     for v in ds.variables.values():
         v.attrs = {k: _attr_value(x) for k, x in v.attrs.items()}
         v.encoding = {}
+    return ds
+
+
+def write_netcdf(ds, path) -> None:
+    """Write ``ds`` to ``path`` atomically (temporary name in the same directory, then rename)."""
+    path = Path(path)
+    tmp = path.with_name(path.name + f".{os.getpid()}.tmp") if path.suffix != ".tmp" else path
+    ds = _for_writing(ds)
     try:
-        ds.to_netcdf(tmp, engine="h5netcdf", encoding=encoding_for(ds))
+        with _local_locks():
+            ds.to_netcdf(tmp, engine="h5netcdf", encoding=encoding_for(ds))
     except OSError as e:
         tmp.unlink(missing_ok=True)
         raise McioError("output", str(path), f"cannot be written ({e})") from None
@@ -119,6 +140,43 @@ def write_netcdf(ds, path) -> None:
         tmp.unlink(missing_ok=True)
         raise
     os.replace(tmp, path)
+
+
+def netcdf_bytes(ds) -> bytes:
+    """The content :func:`write_netcdf` would store for ``ds``, as bytes (a Dask worker computes a
+    point's part file this way; the client, which may not share its file system, writes it)."""
+    ds = _for_writing(ds)
+    buf = io.BytesIO()
+    with _local_locks():
+        ds.to_netcdf(buf, engine="h5netcdf", encoding=encoding_for(ds))
+    return buf.getvalue()
+
+
+def write_bytes(data: bytes, path) -> None:
+    """Store ``data`` at ``path`` atomically (temporary name in the same directory, then rename)."""
+    path = Path(path)
+    tmp = path.with_name(path.name + f".{os.getpid()}.tmp")
+    try:
+        with open(tmp, "wb") as f:
+            f.write(data)
+    except OSError as e:
+        tmp.unlink(missing_ok=True)
+        raise McioError("output", str(path), f"cannot be written ({e})") from None
+    except BaseException:
+        tmp.unlink(missing_ok=True)
+        raise
+    os.replace(tmp, path)
+
+
+def dataset_from_bytes(data: bytes, what: str = "<bytes>"):
+    """The in-memory Dataset a part file's content holds (as :func:`open_results` reads it)."""
+    import xarray as xr
+    try:
+        with _local_locks(), xr.open_dataset(io.BytesIO(data), engine="h5netcdf", decode_timedelta=False) as ds:
+            return ds.load()
+    except (OSError, ValueError, KeyError, TypeError) as e:
+        msg = str(e).splitlines()[0] if str(e) else type(e).__name__
+        raise McioError("part", what, f"is not a readable HDF5/netCDF part ({msg})") from None
 
 
 def write_results(ds, out) -> Path:
@@ -139,7 +197,7 @@ def open_results(path):
     if p.is_dir():
         raise McioError("file", str(p), "is a directory, not an HDF5 results file")
     try:
-        with xr.open_dataset(p, engine="h5netcdf", decode_timedelta=False) as ds:
+        with _local_locks(), xr.open_dataset(p, engine="h5netcdf", decode_timedelta=False) as ds:
             return ds.load()
     except (OSError, ValueError, KeyError, TypeError) as e:
         msg = str(e).splitlines()[0] if str(e) else type(e).__name__
@@ -192,6 +250,10 @@ class PartStore:
     def write(self, p: int, ds) -> None:
         write_netcdf(ds, self.path(p))
 
+    def write_bytes(self, p: int, data: bytes) -> None:
+        """Store a part whose content was made elsewhere (:func:`netcdf_bytes` on a Dask worker)."""
+        write_bytes(data, self.path(p))
+
     def read(self, p: int):
         return open_results(self.path(p))
 
@@ -199,5 +261,5 @@ class PartStore:
         shutil.rmtree(self.dir, ignore_errors=True)
 
 
-__all__ = ["open_results", "write_results", "write_netcdf", "check_writable", "parts_dir", "tmp_path",
-           "global_attrs", "PartStore"]
+__all__ = ["open_results", "write_results", "write_netcdf", "netcdf_bytes", "write_bytes", "dataset_from_bytes",
+           "check_writable", "parts_dir", "tmp_path", "global_attrs", "PartStore"]

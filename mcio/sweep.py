@@ -19,6 +19,8 @@ named scenario (``scenario = "mm1-demo"`` plus ``[scenario_params]``), the sweep
     seed = 1
 
 Point ``p`` (0..P-1, C order over the grid) is simulated with ``point=p``: its own random stream.
+Points run in this process, or with ``dask=...`` one task each on a Dask cluster
+(:mod:`mcio.distributed`); either way they are assembled by index, so the results are the same.
 """
 from __future__ import annotations
 
@@ -26,6 +28,7 @@ import math
 import sys
 import tomllib
 import types
+from contextlib import closing
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Iterator
@@ -342,7 +345,8 @@ def run_point(spec: SweepSpec, p: int):
     return ds
 
 
-def sweep(spec_or_path, out=None, resume: bool = False, progress: Callable | None = None):
+def sweep(spec_or_path, out=None, resume: bool = False, progress: Callable | None = None, dask=None,
+          worker_threads: int | None = None):
     """Run every point of a sweep spec and return the assembled :class:`xarray.Dataset`.
 
     ``out``: an HDF5 path. Finished points are kept in ``OUT.parts/`` as they complete; the final
@@ -350,19 +354,31 @@ def sweep(spec_or_path, out=None, resume: bool = False, progress: Callable | Non
     continues an interrupted sweep into the same ``out`` without recomputing finished points.
     ``progress(done, total, ios)`` is called once before the first new point (``ios = 0``) and
     after each point, with the I/Os that point simulated.
+
+    ``dask``: run the points on a Dask cluster instead of in this process: a scheduler address
+    (``"tcp://host:8786"``), ``"local"`` or ``"local:N"`` (a LocalCluster of N single-thread worker
+    processes, closed on return) or a ``distributed.Client``. Results are identical to the
+    in-process run (see :mod:`mcio.distributed`). ``worker_threads``: Numba threads per point on a
+    worker (default: the cores divided among the workers of ``"local:N"``, else the workers' own).
     """
     from . import store
 
     spec = load_spec(spec_or_path)
     total = spec.n_points
+    if dask is not None:  # a bad address or a missing package fails before anything is written
+        from .distributed import import_distributed, parse_address
+        if isinstance(dask, str):
+            parse_address(dask)
+        import_distributed(dask)
     if out is None:
-        parts = []
+        parts = [None] * total
         if progress:
             progress(0, total, 0)
-        for p in range(total):
-            parts.append(run_point(spec, p))
-            if progress:
-                progress(p + 1, total, _ios_simulated(parts[-1]))
+        with closing(_compute(spec, range(total), dask, worker_threads)) as results:
+            for i, (p, ds, ios) in enumerate(results, 1):
+                parts[p] = ds
+                if progress:
+                    progress(i, total, ios)
         return assemble(spec, parts)
 
     out = Path(out)
@@ -379,19 +395,46 @@ def sweep(spec_or_path, out=None, resume: bool = False, progress: Callable | Non
     if progress:
         progress(len(done), total, 0)
     fresh = {}  # points computed here stay in memory: reading a part back costs as much as writing it
-    for p in range(total):
-        if p in done:
-            continue
-        fresh[p] = run_point(spec, p)
-        run.write(p, fresh[p])
-        done.add(p)
-        if progress:
-            progress(len(done), total, _ios_simulated(fresh[p]))
+    todo = [p for p in range(total) if p not in done]
+    try:
+        with closing(_compute(spec, todo, dask, worker_threads, store=run)) as results:
+            for p, ds, ios in results:  # a Dask cluster is shut down (if started here) on leaving
+                fresh[p] = ds
+                done.add(p)
+                if progress:
+                    progress(len(done), total, ios)
+    except BaseException:
+        if not done:
+            run.remove()  # nothing finished (e.g. no scheduler there): leave nothing behind
+        raise
     parts = [fresh[p] if p in fresh else run.read(p) for p in range(total)]
     ds = assemble(spec, parts)
     store.write_results(ds, out)
     run.remove()
     return ds
+
+
+def _compute(spec: SweepSpec, points, dask=None, worker_threads=None, store=None):
+    """Yield ``(point, Dataset, I/Os simulated)`` for ``points``, each stored in ``store`` (a
+    PartStore) first if given: in point order in-process, in completion order on Dask."""
+    if dask is None:
+        for p in points:
+            ds = run_point(spec, p)
+            if store is not None:
+                store.write(p, ds)
+            yield p, ds, _ios_simulated(ds)
+        return
+    from .distributed import Cluster
+    from .store import dataset_from_bytes
+
+    points = list(points)
+    if not points:
+        return
+    with Cluster(dask, worker_threads) as cluster, closing(cluster.run(spec, points)) as results:
+        for p, data, ios in results:
+            if store is not None:
+                store.write_bytes(p, data)  # the worker's file, byte for byte: no re-encoding here
+            yield p, dataset_from_bytes(data, f"point {p}"), ios
 
 
 def _ios_simulated(ds) -> int:

@@ -1,0 +1,192 @@
+"""Sweeps on a Dask cluster: the file is identical to the in-process run's, a partial Dask run resumes
+without recomputing finished points, and without the optional dependency ``--dask`` is one error line.
+
+Kept small (2 cores): one LocalCluster of two single-thread worker processes for the module; the
+in-process reference run comes first, so the workers load the kernels from Numba's on-disk cache."""
+import importlib
+import sys
+
+import numpy as np
+import pytest
+import xarray as xr
+from click.testing import CliRunner
+
+from mcio.cli import main
+from mcio.errors import McioError
+from mcio.store import PartStore, open_results, parts_dir
+from mcio.sweep import sweep
+from sweep_specs import FICON_GRID, write
+
+sweep_mod = importlib.import_module("mcio.sweep")
+dist_mod = importlib.import_module("mcio.distributed")
+
+# 4 points (population x channel count, so the channel padding of assemble is exercised too)
+SPEC = FICON_GRID.replace('"workload.population" = [2, 8, 32]', '"workload.population" = [2, 8]') \
+                 .replace("ios = 3000", "ios = 2000").replace("warmup = 500", "warmup = 300")
+TIME_ATTRS = ("date_created", "history")
+
+
+def assert_same_results(a, b):
+    """All variables (values, dtypes, attrs) and the global attrs but the timestamps."""
+    a, b = a.copy(), b.copy()
+    for k in TIME_ATTRS:
+        assert a.attrs.pop(k) and b.attrs.pop(k)
+    xr.testing.assert_identical(a, b)
+    for name in a.variables:
+        assert a[name].dtype == b[name].dtype, name
+
+
+# ---- without a cluster (these run first) -----------------------------------------------------
+
+
+@pytest.mark.parametrize("bad", ["local:0", "local:two", ""])
+def test_bad_local_address(bad, tmp_path):
+    r = CliRunner().invoke(main, ["sweep", str(write(tmp_path, SPEC)), "-o", str(tmp_path / "x.h5"), "--dask", bad])
+    assert r.exit_code == 2 and r.stderr.startswith("mcio: error: --dask = "), r.stderr
+    assert len(r.stderr.strip().splitlines()) == 1
+
+
+def test_without_distributed_dask_is_one_error_line(tmp_path, monkeypatch):
+    """Runs with or without the optional dependency: its import is made to fail here (before this
+    module's cluster starts, so no background thread of it can trip over the hidden package)."""
+    monkeypatch.setitem(sys.modules, "distributed", None)  # `import distributed` raises ImportError
+    spec = write(tmp_path, SPEC)
+    out = tmp_path / "x.h5"
+    monkeypatch.setattr(sweep_mod, "_simulate", lambda *a, **k: pytest.fail("simulated"))
+    r = CliRunner().invoke(main, ["sweep", str(spec), "-o", str(out), "--dask", "local:2"])
+    assert r.exit_code == 2
+    assert r.stderr.splitlines() == ["mcio: error: --dask = 'local:2': needs the missing package 'distributed': "
+                                     "pip install 'mcio[dask]' (dask[distributed])"], r.stderr
+    with pytest.raises(McioError, match="needs the missing package 'distributed'"):
+        sweep(spec, out=out, dask="tcp://127.0.0.1:8786")
+    assert not out.exists() and not parts_dir(out).exists()
+
+
+# ---- on a LocalCluster ---------------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def reference(tmp_path_factory):
+    """The in-process run (it also fills Numba's on-disk cache for the workers)."""
+    d = tmp_path_factory.mktemp("ref")
+    spec = write(d, SPEC)
+    out = d / "ref.h5"
+    sweep(spec, out=out)
+    return spec, open_results(out)
+
+
+@pytest.fixture(scope="module")
+def client(reference):
+    distributed = pytest.importorskip("distributed")
+    cluster = distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, host="127.0.0.1",
+                                       dashboard_address=None)
+    c = distributed.Client(cluster)
+    yield c
+    c.close()
+    cluster.close()
+
+
+def _parts(out):
+    return sorted(parts_dir(out).glob("p*.nc"))
+
+
+def test_dask_file_is_identical_to_the_in_process_one(reference, client, tmp_path):
+    spec, ref = reference
+    out = tmp_path / "dask.h5"
+    calls = []
+    ds = sweep(spec, out=out, dask=client, progress=lambda *a: calls.append(a))
+    back = open_results(out)
+    assert_same_results(back, ref)
+    xr.testing.assert_identical(ds, back)
+    assert not parts_dir(out).exists()
+    # progress: once before, then once per point, counting up, with the I/Os each point simulated
+    assert [c[:2] for c in calls] == [(i, 4) for i in range(5)]
+    assert calls[0][2] == 0 and all(c[2] == 2 * (2000 + 300) for c in calls[1:])
+    assert client.status == "running"  # a Client the caller passed stays the caller's
+    # no output file: the Dataset alone, assembled by point index
+    assert_same_results(sweep(spec, dask=client).assign_attrs(date_created="x", history="x"),
+                        ref.assign_attrs(date_created="y", history="y"))
+
+
+def test_partial_dask_run_resumes_without_recomputing_finished_points(reference, client, tmp_path, monkeypatch):
+    spec, ref = reference
+    out = tmp_path / "partial.h5"
+
+    class Stop(Exception):
+        pass
+
+    def stop_after_two(done, total, ios):
+        if done == 2:
+            raise Stop
+
+    with pytest.raises(Stop):
+        sweep(spec, out=out, dask=client, progress=stop_after_two)
+    finished = {int(p.stem[1:]) for p in _parts(out)}
+    assert len(finished) == 2 and not out.exists()
+    stamps = {p.name: p.stat().st_mtime_ns for p in _parts(out)}
+
+    submitted, written = [], []
+    real_run, real_write = dist_mod.Cluster.run, PartStore.write_bytes
+
+    def run_spy(self, spec_, points):
+        points = list(points)
+        submitted.extend(points)
+        return real_run(self, spec_, points)
+
+    def write_spy(self, p, data):
+        written.append(p)
+        assert {q.name: q.stat().st_mtime_ns for q in _parts(out) if q.name in stamps} == stamps
+        return real_write(self, p, data)
+
+    monkeypatch.setattr(dist_mod.Cluster, "run", run_spy)
+    monkeypatch.setattr(PartStore, "write_bytes", write_spy)
+    monkeypatch.setattr(sweep_mod, "_simulate", lambda *a, **k: pytest.fail("simulated in-process"))
+    with pytest.raises(McioError, match="--resume"):
+        sweep(spec, out=out, dask=client)  # leftovers are not silently thrown away
+    sweep(spec, out=out, resume=True, dask=client)
+    todo = sorted(set(range(4)) - finished)
+    assert sorted(submitted) == todo and sorted(written) == todo
+    assert_same_results(open_results(out), ref)
+    assert not parts_dir(out).exists()
+
+
+def test_cli_dask_scheduler_address(reference, client, tmp_path):
+    spec, ref = reference
+    out = tmp_path / "cli.h5"
+    r = CliRunner().invoke(main, ["sweep", str(spec), "-o", str(out), "--dask", client.scheduler.address,
+                                  "--threads", "1"])
+    assert r.exit_code == 0, r.output + r.stderr
+    assert "on Dask tcp://" in r.stderr and "4/4" in r.stderr  # the summary and the progress bar
+    assert_same_results(open_results(out), ref)
+    assert client.status == "running"
+
+
+def test_unreachable_scheduler_is_one_error_line_and_leaves_nothing(tmp_path, monkeypatch):
+    pytest.importorskip("distributed")
+    monkeypatch.setattr(dist_mod, "CONNECT_TIMEOUT_S", 1)
+    spec = write(tmp_path, SPEC)
+    out = tmp_path / "x.h5"
+    r = CliRunner().invoke(main, ["sweep", str(spec), "-o", str(out), "--dask", "tcp://127.0.0.1:9"])
+    assert r.exit_code == 2
+    lines = r.stderr.strip().splitlines()
+    assert lines[-1].startswith("mcio: error: --dask = 'tcp://127.0.0.1:9': cannot connect"), r.stderr
+    assert not out.exists() and not parts_dir(out).exists()
+
+
+def test_results_do_not_depend_on_completion_order(reference, monkeypatch):
+    """Points arriving in reverse order (as from a cluster) still land at their own index."""
+    spec, ref = reference
+    from mcio.store import netcdf_bytes
+
+    def reversed_compute(spec_, points, dask=None, worker_threads=None, store=None):
+        from mcio.store import dataset_from_bytes
+        for p in reversed(list(points)):
+            data = netcdf_bytes(sweep_mod.run_point(spec_, p))
+            if store is not None:
+                store.write_bytes(p, data)
+            yield p, dataset_from_bytes(data), 0
+
+    monkeypatch.setattr(sweep_mod, "_compute", reversed_compute)
+    ds = sweep(spec)
+    assert_same_results(ds.assign_attrs(date_created="x", history="x"), ref.assign_attrs(date_created="y", history="y"))
+    assert np.isfinite(ds["response_ms"]).all()
