@@ -18,7 +18,7 @@ from llvmlite import ir
 from numba import types
 from numba.extending import intrinsic
 
-from .rng import JIT_LEAF, _gamma_st, _normal_st, _uniform_st, exponential
+from .rng import JIT_LEAF, _gamma_st, _normal_st, _std_exponential_st, _uniform_st, exponential
 
 DETERMINISTIC, EXPONENTIAL, GAMMA, LOGNORMAL, EMPIRICAL = 0, 1, 2, 3, 4
 
@@ -78,3 +78,19 @@ def sample(s, dp, i, ev, ec):
     x, s[0], s[1], s[2], s[3] = _other_st(s[0], s[1], s[2], s[3], int(kind), dp[i, 3], dp[i, 4],
                                           _addr(ev), _addr(ec))
     return x
+
+
+@nb.njit(**JIT_LEAF)
+def sample_st(a, b, c, d, dp, i, ev, ec):
+    """``sample`` on a stream state held in four scalars: returns (value, a, b, c, d).
+
+    For kernels that keep their stream in registers (load ``s[0..3]`` once, store them back at
+    the end) instead of reading and writing ``s`` at every draw; the draws are the same.
+    """
+    kind = dp[i, 0]
+    if kind == EXPONENTIAL:
+        x, a, b, c, d = _std_exponential_st(a, b, c, d)
+        return dp[i, 1] * x, a, b, c, d
+    if kind == DETERMINISTIC:
+        return dp[i, 1], a, b, c, d
+    return _other_st(a, b, c, d, int(kind), dp[i, 3], dp[i, 4], _addr(ev), _addr(ec))

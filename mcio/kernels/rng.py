@@ -133,6 +133,9 @@ def _uniform_st(a, b, c, d):
     return (float(r >> np.uint64(11)) + 0.5) * _TWO53, a, b, c, d
 
 
+uniform_st = _uniform_st      # public: a uniform on a state held in scalars, (u, a, b, c, d)
+
+
 @nb.njit(**JIT_LEAF)
 def uniform(s):
     """A uniform double in the open interval (0, 1)."""
