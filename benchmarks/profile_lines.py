@@ -1,0 +1,151 @@
+"""Where a kernel spends its time, per source line: Linux ``perf`` on the compiled code.
+
+    python benchmarks/profile_lines.py event            # the FICON model on the event engine
+    python benchmarks/profile_lines.py fast --ios 2e7   # M/M/1 on the fast path
+    python benchmarks/profile_lines.py event --top 50
+
+Runs itself under ``perf record`` with ``NUMBA_DEBUGINFO=1`` and an empty Numba cache, so the
+machine code carries line numbers. The child runs one replication by calling the kernel itself
+(``run_one`` / ``fast_one``, one thread: the ``prange`` wrappers are swapped for a plain loop),
+saves the compiled object and its load address; the parent maps every sample that fell in it to
+the source line ``objdump -dl`` names and prints the hottest lines. Lines of code LLVM inlined
+(samplers, heap, histogram) appear under their own files. Samples outside that object (libm's log
+and cos, Python, other compiled functions) are counted apart. Needs ``perf`` and ``objdump``
+(Debian: linux-perf, binutils). Debug info changes the code a little: use this for proportions,
+``throughput.py`` for rates.
+"""
+from __future__ import annotations
+
+import argparse
+import bisect
+import collections
+import json
+import os
+import re
+import subprocess
+import sys
+import tempfile
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(HERE)
+sys.path.insert(0, ROOT)
+
+
+def _child(kind: str, ios: int, out: str) -> None:
+    import numba
+    import numpy as np
+    from mcio.engine import run_kernels
+    from mcio.kernels import fastpath, iopath
+    from benchmarks.models import ficon_model, mmc_model
+
+    kernel = iopath.run_one if kind == "event" else fastpath.fast_one
+    model = ficon_model()[0] if kind == "event" else mmc_model(1)
+
+    def serial(*args):
+        """The prange wrapper's job done in a plain loop: per-replication arrays follow ``states``."""
+        k = next(i for i, a in enumerate(args)
+                 if isinstance(a, np.ndarray) and a.dtype == np.uint64 and a.ndim == 2)
+        for r in range(args[k].shape[0]):
+            kernel(*args[:k], *(a[r] for a in args[k:]))
+
+    iopath.run_replications = serial
+    fastpath.fast_replications = serial
+    numba.set_num_threads(1)
+    run_kernels(model, 1_000, 1, 1, 100, 0, kind == "fast")          # compile
+    t = time.perf_counter()
+    run_kernels(model, ios, 1, 1, 1_000, 0, kind == "fast")
+    dt = time.perf_counter() - t
+    cres = kernel.overloads[kernel.signatures[0]]
+    lib = cres.library
+    with open(os.path.join(out, "kernel.o"), "wb") as f:
+        f.write(lib._get_compiled_object())
+    json.dump({"name": cres.fndesc.llvm_func_name,
+               "addr": lib.get_pointer_to_function(cres.fndesc.llvm_func_name),
+               "rate": (ios + 1_000) / dt}, open(os.path.join(out, "kernel.json"), "w"))
+
+
+def _parse_objdump(path: str):
+    """(offsets, [(function, (file, line))]) of every instruction in ``objdump -dl`` order."""
+    dis = subprocess.run(["objdump", "-dl", "--no-show-raw-insn", path], capture_output=True,
+                         text=True, check=True).stdout
+    offs, where, funcs = [], [], {}
+    func, src = None, None
+    for line in dis.splitlines():
+        m = re.match(r"^([0-9a-f]+) <(.*)>:", line)
+        if m:
+            func = m.group(2)
+            funcs[func] = int(m.group(1), 16)
+            src = None
+            continue
+        m = re.match(r"^(/\S+\.py):(\d+)", line.strip())
+        if m:
+            src = (m.group(1), int(m.group(2)))
+            continue
+        m = re.match(r"^\s+([0-9a-f]+):\s", line)
+        if m:
+            offs.append(int(m.group(1), 16))
+            where.append((func, src))
+    return offs, where, funcs
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("kind", choices=("event", "fast"))
+    ap.add_argument("--ios", type=float, default=None, help="measured I/Os (default 5e6 event, 3e7 fast)")
+    ap.add_argument("--top", type=int, default=30)
+    ap.add_argument("--child", help=argparse.SUPPRESS)
+    a = ap.parse_args(argv)
+    ios = int(a.ios or (5e6 if a.kind == "event" else 3e7))
+    if a.child:
+        _child(a.kind, ios, a.child)
+        return 0
+    with tempfile.TemporaryDirectory(prefix="mcio-prof-") as d:
+        env = {**os.environ, "NUMBA_DEBUGINFO": "1", "NUMBA_CACHE_DIR": os.path.join(d, "cache")}
+        subprocess.run(["perf", "record", "-q", "-o", os.path.join(d, "perf.data"), sys.executable,
+                        __file__, a.kind, "--ios", str(ios), "--child", d], env=env, check=True)
+        info = json.load(open(os.path.join(d, "kernel.json")))
+        offs, where, funcs = _parse_objdump(os.path.join(d, "kernel.o"))
+        script = subprocess.run(["perf", "script", "-i", os.path.join(d, "perf.data"), "-F", "ip,dso"],
+                                capture_output=True, text=True).stdout
+    base = info["addr"] - funcs.get(info["name"], 0)
+    end = offs[-1] + 16 if offs else 0
+    per_line, per_dso = collections.Counter(), collections.Counter()
+    inside = 0
+    for line in script.splitlines():
+        parts = line.split()
+        if len(parts) < 2:
+            continue
+        ip, dso = int(parts[0], 16), parts[1].strip("()")
+        off = ip - base
+        if 0 <= off < end:
+            i = bisect.bisect_right(offs, off) - 1
+            per_line[where[i][1]] += 1
+            inside += 1
+        else:
+            per_dso["JIT, other compiled code" if "perf-" in dso else os.path.basename(dso)] += 1
+    total = inside + sum(per_dso.values())
+    print(f"{a.kind}: {info['rate'] / 1e6:.2f} M I/O/s under perf with debug info; "
+          f"{total} samples, {inside} ({100 * inside / max(total, 1):.0f} %) in the kernel")
+    print(f"\n{'share':>6}  {'file:line':28s} source   (share of the kernel's samples)")
+    texts: dict = {}
+    for (src, n) in per_line.most_common(a.top):
+        if src is None:
+            print(f"{100 * n / inside:5.1f}%  {'(no line)':28s}")
+            continue
+        path, ln = src
+        if path not in texts:
+            try:
+                texts[path] = open(path).read().splitlines()
+            except OSError:
+                texts[path] = []
+        text = texts[path][ln - 1].strip() if ln <= len(texts[path]) else ""
+        print(f"{100 * n / inside:5.1f}%  {os.path.basename(path) + ':' + str(ln):28s} {text[:90]}")
+    print("\noutside the kernel (share of all samples; includes start-up and compiling):")
+    for k, n in per_dso.most_common(8):
+        print(f"{100 * n / total:5.1f}%  {k}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
