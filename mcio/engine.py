@@ -6,6 +6,7 @@ their inputs); kernels run in ms and KB; outputs are labelled in RMF's vocabular
 from __future__ import annotations
 
 import math
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from datetime import datetime, timezone
 
@@ -230,28 +231,42 @@ def _check_run_args(ios, replications, warmup, seed, point):
 
 def run_kernels(model: Model, ios: int, replications: int, seed: int, warmup: int, point: int,
                 fast_path: bool):
-    """Run the kernels; return raw accumulators (acc, chs, devs, hist)."""
-    from .kernels.fastpath import fast_replications
-    from .kernels.iopath import run_replications
+    """Run the replications on up to ``numba.get_num_threads()`` threads; return the raw
+    accumulators (acc, chs, devs, hist, bat), stacked by replication.
+
+    The kernels release the GIL, so a plain thread pool runs them in parallel. Each replication
+    writes its own, separately allocated arrays: rows of one shared array would put two
+    threads' hot counters on one cache line. The result cannot depend on the thread count:
+    replication r always uses stream r and its own outputs.
+    """
+    from .kernels.fastpath import fast_one
+    from .kernels.iopath import run_one
     pk = pack(model, ios, warmup)
     R = replications
     C = model.channels["count"]
     D = model.devices["count"]
-    acc = np.zeros((R, L.N_ACC))
-    chs = np.zeros((R, C, L.N_CH))
-    devs = np.zeros((R, D, L.N_DEV))
-    hist = np.zeros((R, HIST_BUCKETS), np.int64)
-    bat = np.zeros((R, MSER_BATCHES))
     states = stream_states(seed, point, R)
-    if fast_path:
-        fast_replications(pk.fp, pk.ip, pk.dp, pk.ev, pk.ec, pk.cls_cum, pk.cls_kb, pk.cls_miss,
-                          pk.cls_mp, pk.cls_proto, pk.trace, states, acc, chs, devs, hist, bat)
+    outs = [(np.zeros(L.N_ACC), np.zeros((C, L.N_CH)), np.zeros((D, L.N_DEV)),
+             np.zeros(HIST_BUCKETS, np.int64), np.zeros(MSER_BATCHES)) for _ in range(R)]
+
+    def one(r: int) -> None:
+        st = states[r].copy()
+        if fast_path:
+            fast_one(pk.fp, pk.ip, pk.dp, pk.ev, pk.ec, pk.cls_cum, pk.cls_kb, pk.cls_miss,
+                     pk.cls_mp, pk.cls_proto, pk.trace, st, *outs[r])
+        else:
+            run_one(pk.fp, pk.ip, pk.dp, pk.ev, pk.ec, pk.cls_cum, pk.cls_kb, pk.cls_miss,
+                    pk.cls_mp, pk.cls_proto, pk.al_prob, pk.al_idx, pk.dev_grp, pk.bound_dev,
+                    pk.grp_ptr, pk.grp_ch, pk.chg_ptr, pk.chg, pk.trace, st, *outs[r])
+
+    workers = max(1, min(R, numba.get_num_threads()))
+    if workers == 1:
+        for r in range(R):
+            one(r)
     else:
-        run_replications(pk.fp, pk.ip, pk.dp, pk.ev, pk.ec, pk.cls_cum, pk.cls_kb, pk.cls_miss,
-                         pk.cls_mp, pk.cls_proto, pk.al_prob, pk.al_idx, pk.dev_grp, pk.bound_dev,
-                         pk.grp_ptr, pk.grp_ch, pk.chg_ptr, pk.chg, pk.trace, states, acc, chs,
-                         devs, hist, bat)
-    return acc, chs, devs, hist, bat
+        with ThreadPoolExecutor(max_workers=workers, thread_name_prefix="mcio") as pool:
+            list(pool.map(one, range(R)))
+    return tuple(np.stack([o[i] for o in outs]) for i in range(5))
 
 
 def simulate(model: Model, ios: int = 200_000, replications: int = 4, seed: int = 0,

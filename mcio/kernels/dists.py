@@ -18,7 +18,8 @@ from llvmlite import ir
 from numba import types
 from numba.extending import intrinsic
 
-from .rng import JIT_LEAF, _gamma_st, _normal_st, _std_exponential_st, _uniform_st, exponential
+from .options import JIT_LEAF
+from .rng import _gamma_st, _normal_st, _std_exponential_st, _uniform_st, exponential
 
 DETERMINISTIC, EXPONENTIAL, GAMMA, LOGNORMAL, EMPIRICAL = 0, 1, 2, 3, 4
 

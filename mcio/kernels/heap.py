@@ -5,7 +5,7 @@ Sifting moves a hole instead of swapping pairs: one write per level instead of f
 """
 import numba as nb
 
-from .rng import JIT_LEAF
+from .options import JIT_LEAF
 
 
 @nb.njit(**JIT_LEAF)

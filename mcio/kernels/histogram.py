@@ -16,7 +16,7 @@ from llvmlite import ir
 from numba import types
 from numba.extending import intrinsic
 
-from .rng import JIT_LEAF
+from .options import JIT_LEAF
 
 HIST_SUB_BITS = 7                      # 128 linear buckets per octave
 HIST_LO_MS = 2.0 ** -14                # ~0.061 us: below any I/O component worth reporting

@@ -32,7 +32,7 @@ from .layout import (A_DEV_BUSY_ZVM_MS, A_AREA_BE, A_AREA_HA, A_AREA_IOSQ, A_ARE
                      IP_CLASSES, IP_DEVICES, IP_EXPOSURES, IP_GROUPS, IP_HA_SERVERS, IP_MEASURE,
                      IP_OE_CAP, IP_OPEN, IP_SELECTION, IP_SLOTS, IP_TRACE, IP_WARMUP, V_BUSY_MS,
                      V_SSCH)
-from .options import JIT, JIT_PARALLEL
+from .options import JIT
 from .rng import uniform
 
 ARRIVE, GETCH, MPSTART, HA, AFTER_HA, BE, CONN, XFER, MPEND, DONE = range(10)
@@ -547,14 +547,3 @@ def run_one(fp, ip, dp, ev, ec, cls_cum, cls_kb, cls_miss, cls_mp, cls_proto,
             rs_n += 1
 
     acc[A_TIME_MS] = t - t0
-
-
-@nb.njit(**JIT_PARALLEL)
-def run_replications(fp, ip, dp, ev, ec, cls_cum, cls_kb, cls_miss, cls_mp, cls_proto,
-                     al_prob, al_idx, dev_grp, bound_dev, grp_ptr, grp_ch, chg_ptr, chg, trace,
-                     states, acc, chs, devs, hist, bat):
-    """Run replications r = 0..R-1 in parallel, each with its own stream states[r]."""
-    for r in nb.prange(states.shape[0]):
-        run_one(fp, ip, dp, ev, ec, cls_cum, cls_kb, cls_miss, cls_mp, cls_proto,
-                al_prob, al_idx, dev_grp, bound_dev, grp_ptr, grp_ch, chg_ptr, chg, trace,
-                states[r], acc[r], chs[r], devs[r], hist[r], bat[r])

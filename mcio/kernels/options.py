@@ -5,4 +5,9 @@ module, the CLI) does not recompile; ``nogil`` lets Dask or threads run kernels 
 No ``fastmath``: it would let LLVM reorder sums and break bit-identical results.
 """
 JIT = dict(nogil=True, cache=True)
-JIT_PARALLEL = dict(nogil=True, cache=True, parallel=True)
+# Leaf kernels that allocate nothing: compiled without reference counting (Numba's own ``_nrt``
+# flag), which is what lets LLVM inline them without atomic increments at every call.
+JIT_LEAF = dict(JIT, _nrt=False)
+# Replications run on a Python thread pool over these GIL-free kernels (mcio/engine.py), not with
+# ``prange``: no threading-layer limits on concurrent callers (Dask workers, user threads), and
+# no parallel-accelerator compile pass.

@@ -23,13 +23,12 @@ import math
 import numba as nb
 import numpy as np
 
-from .options import JIT
+from .options import JIT, JIT_LEAF
 
 #: Options for leaf kernels that allocate nothing: compiled without Numba's reference counting.
 #: With it, a function that has branches and array arguments keeps an atomic NRT_incref and
 #: NRT_decref per array (out-of-line calls) on every call even after LLVM inlines it: that alone
 #: halved the fast path's speed. (``_nrt`` is Numba's own flag for code that needs no runtime.)
-JIT_LEAF = dict(JIT, _nrt=False)
 
 _TWO53 = 1.0 / 9007199254740992.0
 
