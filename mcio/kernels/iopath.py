@@ -19,7 +19,7 @@ import math
 import numba as nb
 import numpy as np
 
-from .dists import sample
+from .dists import sample_st
 from .heap import heap_pop, heap_push
 from .histogram import hist_add
 from .layout import (A_DEV_BUSY_ZVM_MS, A_AREA_BE, A_AREA_HA, A_AREA_IOSQ, A_AREA_MPQ, A_AREA_SYS, A_DEFERRED,
@@ -32,20 +32,20 @@ from .layout import (A_DEV_BUSY_ZVM_MS, A_AREA_BE, A_AREA_HA, A_AREA_IOSQ, A_ARE
                      IP_CLASSES, IP_DEVICES, IP_EXPOSURES, IP_GROUPS, IP_HA_SERVERS, IP_MEASURE,
                      IP_OE_CAP, IP_OPEN, IP_SELECTION, IP_SLOTS, IP_TRACE, IP_WARMUP, V_BUSY_MS,
                      V_SSCH)
-from .options import JIT
-from .rng import uniform
+from .options import JIT, JIT_LEAF
+from .rng import uniform_st
 
 ARRIVE, GETCH, MPSTART, HA, AFTER_HA, BE, CONN, XFER, MPEND, DONE = range(10)
 EV_ARRIVE, EV_MP, EV_HA, EV_BE, EV_PROTO = range(5)
 INF = np.inf
 
 
-@nb.njit(**JIT)
+@nb.njit(**JIT_LEAF)
 def _is_zero(dp, row):
     return dp[row, 0] == 0.0 and dp[row, 1] == 0.0
 
 
-@nb.njit(**JIT)
+@nb.njit(**JIT_LEAF)
 def _enqueue(head, tail, nxt, q, slot):
     nxt[slot] = -1
     if head[q] < 0:
@@ -55,7 +55,7 @@ def _enqueue(head, tail, nxt, q, slot):
     tail[q] = slot
 
 
-@nb.njit(**JIT)
+@nb.njit(**JIT_LEAF)
 def _dequeue(head, tail, nxt, q):
     slot = head[q]
     head[q] = nxt[slot]
@@ -64,7 +64,7 @@ def _dequeue(head, tail, nxt, q):
     return slot
 
 
-@nb.njit(**JIT)
+@nb.njit(**JIT_LEAF)
 def _ps_advance(c, now, bw, ps_n, ps_v, ps_tl):
     """Move channel c's virtual time (KB served per active transfer) forward to ``now``."""
     if ps_n[c] > 0:
@@ -72,7 +72,7 @@ def _ps_advance(c, now, bw, ps_n, ps_v, ps_tl):
     ps_tl[c] = now
 
 
-@nb.njit(**JIT)
+@nb.njit(**JIT_LEAF)
 def _ps_next(c, now, bw, ps_n, ps_v, ps_list, s_tag, ps_next_t, ps_next_slot):
     """Recompute when channel c's next transfer ends (processor sharing)."""
     n = ps_n[c]
@@ -121,6 +121,11 @@ def run_one(fp, ip, dp, ev, ec, cls_cum, cls_kb, cls_miss, cls_mp, cls_proto,
     bw = fp[FP_LINK_KB_PER_MS]
     zshare = fp[FP_ZHPF_SHARE]
     NB = bat.shape[0]
+    # the stream state lives in registers for the whole run (written back at the end)
+    s0 = s[0]
+    s1 = s[1]
+    s2 = s[2]
+    s3 = s[3]
     ha_zero = _is_zero(dp, D_HA)
     be_zero = _is_zero(dp, D_BACKEND)
     think_zero = _is_zero(dp, D_THINK)
@@ -193,14 +198,15 @@ def run_one(fp, ip, dp, ev, ec, cls_cum, cls_kb, cls_miss, cls_mp, cls_proto,
     stop = False
     trace_i = 0
     if TRACE:
-        trace_i = int(uniform(s) * trace.shape[0]) % trace.shape[0]
+        u, s0, s1, s2, s3 = uniform_st(s0, s1, s2, s3)
+        trace_i = int(u * trace.shape[0]) % trace.shape[0]
     next_arr = INF
     if is_open:
         if TRACE:
             next_arr = trace[trace_i]
             trace_i = (trace_i + 1) % trace.shape[0]
         else:
-            next_arr = sample(s, dp, D_INTERARRIVAL, ev, ec)
+            next_arr, s0, s1, s2, s3 = sample_st(s0, s1, s2, s3, dp, D_INTERARRIVAL, ev, ec)
     else:
         for i in range(P):
             if think_zero:
@@ -208,7 +214,8 @@ def run_one(fp, ip, dp, ev, ec, cls_cum, cls_kb, cls_miss, cls_mp, cls_proto,
                 rs_stage[rs_n] = ARRIVE
                 rs_n += 1
             else:
-                heap_push(h_t, h_c, h_n, sample(s, dp, D_THINK, ev, ec), i * 8 + EV_ARRIVE)
+                dx, s0, s1, s2, s3 = sample_st(s0, s1, s2, s3, dp, D_THINK, ev, ec)
+                heap_push(h_t, h_c, h_n, dx, i * 8 + EV_ARRIVE)
 
     while True:
         # ---- run every stage that can finish at time t ----
@@ -222,25 +229,34 @@ def run_one(fp, ip, dp, ev, ec, cls_cum, cls_kb, cls_miss, cls_mp, cls_proto,
                     s_t_arr[x] = t
                     k = 0
                     if NCLS > 1:
-                        u = uniform(s)
+                        u, s0, s1, s2, s3 = uniform_st(s0, s1, s2, s3)
                         while k < NCLS - 1 and u > cls_cum[k]:
                             k += 1
                     s_cls[x] = k
                     mode = 0
                     if zshare > 0.0:
-                        if zshare >= 1.0 or uniform(s) < zshare:
+                        if zshare >= 1.0:
                             mode = 1
+                        else:
+                            u, s0, s1, s2, s3 = uniform_st(s0, s1, s2, s3)
+                            if u < zshare:
+                                mode = 1
                     s_mode[x] = mode
                     miss = False
                     if cls_miss[k] > 0.0:
-                        miss = cls_miss[k] >= 1.0 or uniform(s) < cls_miss[k]
+                        if cls_miss[k] >= 1.0:
+                            miss = True
+                        else:
+                            u, s0, s1, s2, s3 = uniform_st(s0, s1, s2, s3)
+                            miss = u < cls_miss[k]
                     s_miss[x] = miss
                     if BIND:
                         d = bound_dev[x]
                     elif D == 1:
                         d = 0
                     else:
-                        ud = uniform(s) * D
+                        u, s0, s1, s2, s3 = uniform_st(s0, s1, s2, s3)
+                        ud = u * D
                         d = int(ud)
                         if d >= D:
                             d = D - 1
@@ -289,7 +305,8 @@ def run_one(fp, ip, dp, ev, ec, cls_cum, cls_kb, cls_miss, cls_mp, cls_proto,
                 elif stage == MPSTART:
                     w = cls_mp[s_cls[x], s_mode[x]]
                     if not mp_det and w > 0.0:
-                        w *= sample(s, dp, D_MP_SHAPE, ev, ec)
+                        dx, s0, s1, s2, s3 = sample_st(s0, s1, s2, s3, dp, D_MP_SHAPE, ev, ec)
+                        w *= dx
                     s_w_start[x] = w * start_frac
                     s_w_end[x] = w - s_w_start[x]
                     if s_w_start[x] > 0.0:
@@ -310,7 +327,8 @@ def run_one(fp, ip, dp, ev, ec, cls_cum, cls_kb, cls_miss, cls_mp, cls_proto,
                         stage = AFTER_HA
                     elif ha_busy < HAS:
                         ha_busy += 1
-                        heap_push(h_t, h_c, h_n, t + sample(s, dp, D_HA, ev, ec), x * 8 + EV_HA)
+                        dx, s0, s1, s2, s3 = sample_st(s0, s1, s2, s3, dp, D_HA, ev, ec)
+                        heap_push(h_t, h_c, h_n, t + dx, x * 8 + EV_HA)
                         stage = -1
                     else:
                         _enqueue(ha_h, ha_t, nxt, 0, x)
@@ -326,7 +344,8 @@ def run_one(fp, ip, dp, ev, ec, cls_cum, cls_kb, cls_miss, cls_mp, cls_proto,
                         stage = CONN
                     elif be_busy < BES:
                         be_busy += 1
-                        heap_push(h_t, h_c, h_n, t + sample(s, dp, D_BACKEND, ev, ec), x * 8 + EV_BE)
+                        dx, s0, s1, s2, s3 = sample_st(s0, s1, s2, s3, dp, D_BACKEND, ev, ec)
+                        heap_push(h_t, h_c, h_n, t + dx, x * 8 + EV_BE)
                         stage = -1
                     else:
                         _enqueue(be_h, be_t, nxt, 0, x)
@@ -437,7 +456,8 @@ def run_one(fp, ip, dp, ev, ec, cls_cum, cls_kb, cls_miss, cls_mp, cls_proto,
                     elif think_zero:
                         stage = ARRIVE
                     else:
-                        heap_push(h_t, h_c, h_n, t + sample(s, dp, D_THINK, ev, ec), x * 8 + EV_ARRIVE)
+                        dx, s0, s1, s2, s3 = sample_st(s0, s1, s2, s3, dp, D_THINK, ev, ec)
+                        heap_push(h_t, h_c, h_n, t + dx, x * 8 + EV_ARRIVE)
                         stage = -1
                     if stop:
                         stage = -1
@@ -490,7 +510,8 @@ def run_one(fp, ip, dp, ev, ec, cls_cum, cls_kb, cls_miss, cls_mp, cls_proto,
                 next_arr = t + trace[trace_i]
                 trace_i = (trace_i + 1) % trace.shape[0]
             else:
-                next_arr = t + sample(s, dp, D_INTERARRIVAL, ev, ec)
+                dx, s0, s1, s2, s3 = sample_st(s0, s1, s2, s3, dp, D_INTERARRIVAL, ev, ec)
+                next_arr = t + dx
         elif src == 1:
             c = cmin
             y = ps_next_slot[c]
@@ -531,7 +552,8 @@ def run_one(fp, ip, dp, ev, ec, cls_cum, cls_kb, cls_miss, cls_mp, cls_proto,
                 if ha_h[0] >= 0:
                     z = _dequeue(ha_h, ha_t, nxt, 0)
                     ha_busy += 1
-                    heap_push(h_t, h_c, h_n, t + sample(s, dp, D_HA, ev, ec), z * 8 + EV_HA)
+                    dx, s0, s1, s2, s3 = sample_st(s0, s1, s2, s3, dp, D_HA, ev, ec)
+                    heap_push(h_t, h_c, h_n, t + dx, z * 8 + EV_HA)
             elif et == EV_BE:
                 be_busy -= 1
                 s_disc[y] = t - s_t_mark[y]
@@ -539,7 +561,8 @@ def run_one(fp, ip, dp, ev, ec, cls_cum, cls_kb, cls_miss, cls_mp, cls_proto,
                 if be_h[0] >= 0:
                     z = _dequeue(be_h, be_t, nxt, 0)
                     be_busy += 1
-                    heap_push(h_t, h_c, h_n, t + sample(s, dp, D_BACKEND, ev, ec), z * 8 + EV_BE)
+                    dx, s0, s1, s2, s3 = sample_st(s0, s1, s2, s3, dp, D_BACKEND, ev, ec)
+                    heap_push(h_t, h_c, h_n, t + dx, z * 8 + EV_BE)
             else:
                 nstage = XFER
             rs_slot[rs_n] = y
@@ -547,3 +570,7 @@ def run_one(fp, ip, dp, ev, ec, cls_cum, cls_kb, cls_miss, cls_mp, cls_proto,
             rs_n += 1
 
     acc[A_TIME_MS] = t - t0
+    s[0] = s0
+    s[1] = s1
+    s[2] = s2
+    s[3] = s3
