@@ -4,10 +4,29 @@ from scipy import stats
 from mcio import Model
 
 
+FAMILY_ALPHA = 0.05
+
+
+def se_multiplier(replications: int, checks: int) -> float:
+    """How many standard errors a mean may miss its oracle by.
+
+    A module making ``checks`` comparisons, each at 3 SE, would fail by chance on about
+    checks x 0.3-0.9 % of random streams (any kernel change re-draws them). Bonferroni keeps
+    the chance that any check of the module fails falsely under FAMILY_ALPHA: each check gets
+    the two-sided t quantile at FAMILY_ALPHA / checks (about 4.2 SE for 100 checks, 24
+    replications). A real bias still shows: these SEs are 0.1-0.5 % of the means.
+    """
+    return float(stats.t.ppf(1.0 - FAMILY_ALPHA / (2 * checks), replications - 1))
+
+
+def se_from_ci(ci95, ds):
+    """Standard error recovered from a 95 % CI half-width over ds's replications."""
+    return ci95 / stats.t.ppf(0.975, ds.sizes["replication"] - 1)
+
+
 def tolerance_se(ds, comp: str) -> float:
-    """Standard error of a replication-mean component, recovered from its 95 % CI half-width."""
-    r = ds.sizes["replication"]
-    return float(ds[f"{comp}_ci95_ms"]) / stats.t.ppf(0.975, r - 1)
+    """Standard error of a replication-mean component (ms)."""
+    return float(se_from_ci(float(ds[f"{comp}_ci95_ms"]), ds))
 
 
 def single_server_open(rate_iops: float, service: dict, servers: int = 1, aliases: int = 0) -> Model:
