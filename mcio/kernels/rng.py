@@ -34,12 +34,10 @@ _TWO53 = 1.0 / 9007199254740992.0
 
 #: Ziggurat exponential and normal variates instead of -log(U) and Box-Muller: measured +20 % on
 #: the fast path (M/M/1: 37 -> 45 M I/O/s per core), +5-15 % on the event path, gamma 1.5x.
-#: Either is exact in distribution, but the streams differ, so every result moves within its
-#: confidence interval (not bit for bit): off until the tests whose tolerances were tuned on the
-#: current streams are made stream-independent. After changing it, delete
-#: mcio/kernels/__pycache__/*.nbi and *.nbc: Numba's cache does not notice that a callee in
-#: another module changed.
-ZIGGURAT = False
+#: Both are exact in distribution (tests/test_distributions.py checks each sampler by KS); the
+#: streams differ, so switching moves results within their confidence intervals, not bit for bit.
+#: (mcio/kernels/__init__.py clears Numba's cache when any kernel source changes.)
+ZIGGURAT = True
 
 
 # ---------------------------------------------------------------------------- ziggurat tables
