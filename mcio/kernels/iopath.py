@@ -191,6 +191,7 @@ def run_one(fp, ip, dp, ev, ec, cls_cum, cls_kb, cls_miss, cls_mp, cls_proto,
 
     t = 0.0
     t_last = 0.0
+    a_sys = a_iosq = a_ha = a_be = a_mpq = n_events = 0.0
     t0 = 0.0
     n_sys = 0
     n_iosq = 0
@@ -417,6 +418,7 @@ def run_one(fp, ip, dp, ev, ec, cls_cum, cls_kb, cls_miss, cls_mp, cls_proto,
                     if done == WARM:
                         # warm-up over: measurement starts now, from the current state
                         acc[:] = 0.0
+                        a_sys = a_iosq = a_ha = a_be = a_mpq = n_events = 0.0
                         chs[:, :] = 0.0
                         devs[:, :] = 0.0
                         hist[:] = 0
@@ -483,20 +485,21 @@ def run_one(fp, ip, dp, ev, ec, cls_cum, cls_kb, cls_miss, cls_mp, cls_proto,
             break
         dt = tn - t_last
         if dt > 0.0:
-            acc[A_AREA_SYS] += n_sys * dt
-            acc[A_AREA_IOSQ] += n_iosq * dt
-            acc[A_AREA_HA] += ha_busy * dt
-            acc[A_AREA_BE] += be_busy * dt
+            # time-weighted sums in locals: a store to ``acc`` could not stay in a register
+            a_sys += n_sys * dt
+            a_iosq += n_iosq * dt
+            a_ha += ha_busy * dt
+            a_be += be_busy * dt
             for cc in range(C):
                 chs[cc, C_AREA_OE] += oe[cc] * dt
                 if mp_busy[cc]:
                     chs[cc, C_MP_BUSY_MS] += dt
-                    acc[A_AREA_MPQ] += mq_n[cc] * dt
+                    a_mpq += mq_n[cc] * dt
                 if ps_n[cc] > 0:
                     chs[cc, C_LINK_BUSY_MS] += dt
         t = tn
         t_last = tn
-        acc[A_EVENTS] += 1.0
+        n_events += 1.0
         if src == 2:
             if n_free == 0:
                 acc[A_UNSTABLE] = 1.0     # the pool is exhausted: the queue is growing without bound
@@ -570,6 +573,12 @@ def run_one(fp, ip, dp, ev, ec, cls_cum, cls_kb, cls_miss, cls_mp, cls_proto,
             rs_n += 1
 
     acc[A_TIME_MS] = t - t0
+    acc[A_AREA_SYS] += a_sys
+    acc[A_AREA_IOSQ] += a_iosq
+    acc[A_AREA_HA] += a_ha
+    acc[A_AREA_BE] += a_be
+    acc[A_AREA_MPQ] += a_mpq
+    acc[A_EVENTS] += n_events
     s[0] = s0
     s[1] = s1
     s[2] = s2
