@@ -11,6 +11,7 @@ import numpy as np
 
 from .dists import sample_st
 from .histogram import hist_add
+from .ioclass import draw_io
 from .layout import (A_DEV_BUSY_ZVM_MS, A_AREA_BE, A_AREA_HA, A_AREA_SYS, A_DEV_BUSY_MS, A_EVENTS, A_N, A_SQ_CMR,
                      A_SQ_CONN, A_SQ_DISC, A_SQ_IOSQ, A_SQ_PEND, A_SQ_RESP, A_SUM_CMR,
                      A_SUM_CONN, A_SUM_DISC, A_SUM_IOSQ, A_SUM_PEND, A_SUM_RESP, A_TIME_MS,
@@ -19,7 +20,7 @@ from .layout import (A_DEV_BUSY_ZVM_MS, A_AREA_BE, A_AREA_HA, A_AREA_SYS, A_DEV_
                      FP_LINK_KB_PER_MS, FP_MP_START_FRACTION, FP_ZHPF_SHARE, IP_CLASSES,
                      IP_EXPOSURES, IP_MEASURE, IP_SLOTS, IP_TRACE, IP_WARMUP, V_BUSY_MS, V_SSCH)
 from .options import JIT
-from .rng import uniform, uniform_st
+from .rng import uniform
 
 
 @nb.njit(**JIT)
@@ -75,26 +76,7 @@ def fast_one(fp, ip, dp, ev, ec, cls_cum, cls_kb, cls_miss, cls_mp, cls_proto, t
         else:
             x, s0, s1, s2, s3 = sample_st(s0, s1, s2, s3, dp, D_INTERARRIVAL, ev, ec)
             t += x
-        k = 0
-        if NCLS > 1:
-            u, s0, s1, s2, s3 = uniform_st(s0, s1, s2, s3)
-            while k < NCLS - 1 and u > cls_cum[k]:
-                k += 1
-        mode = 0
-        if zshare > 0.0:
-            if zshare >= 1.0:
-                mode = 1
-            else:
-                u, s0, s1, s2, s3 = uniform_st(s0, s1, s2, s3)
-                if u < zshare:
-                    mode = 1
-        miss = False
-        if cls_miss[k] > 0.0:
-            if cls_miss[k] >= 1.0:
-                miss = True
-            else:
-                u, s0, s1, s2, s3 = uniform_st(s0, s1, s2, s3)
-                miss = u < cls_miss[k]
+        k, mode, miss, s0, s1, s2, s3 = draw_io(s0, s1, s2, s3, cls_cum, NCLS, zshare, cls_miss)
         w = cls_mp[k, mode]
         if not mp_det and w > 0.0:
             x, s0, s1, s2, s3 = sample_st(s0, s1, s2, s3, dp, D_MP_SHAPE, ev, ec)

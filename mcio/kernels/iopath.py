@@ -21,6 +21,7 @@ import numpy as np
 
 from .dists import sample_st
 from .heap import heap_pop, heap_push
+from .ioclass import draw_io
 from .histogram import hist_add
 from .layout import (A_DEV_BUSY_ZVM_MS, A_AREA_BE, A_AREA_HA, A_AREA_IOSQ, A_AREA_MPQ, A_AREA_SYS, A_DEFERRED,
                      A_DEV_BUSY_MS, A_EVENTS, A_N, A_SQ_CONN, A_SQ_DISC, A_SQ_IOSQ,
@@ -228,28 +229,9 @@ def run_one(fp, ip, dp, ev, ec, cls_cum, cls_kb, cls_miss, cls_mp, cls_proto,
                 if stage == ARRIVE:
                     n_sys += 1
                     s_t_arr[x] = t
-                    k = 0
-                    if NCLS > 1:
-                        u, s0, s1, s2, s3 = uniform_st(s0, s1, s2, s3)
-                        while k < NCLS - 1 and u > cls_cum[k]:
-                            k += 1
+                    k, mode, miss, s0, s1, s2, s3 = draw_io(s0, s1, s2, s3, cls_cum, NCLS, zshare, cls_miss)
                     s_cls[x] = k
-                    mode = 0
-                    if zshare > 0.0:
-                        if zshare >= 1.0:
-                            mode = 1
-                        else:
-                            u, s0, s1, s2, s3 = uniform_st(s0, s1, s2, s3)
-                            if u < zshare:
-                                mode = 1
                     s_mode[x] = mode
-                    miss = False
-                    if cls_miss[k] > 0.0:
-                        if cls_miss[k] >= 1.0:
-                            miss = True
-                        else:
-                            u, s0, s1, s2, s3 = uniform_st(s0, s1, s2, s3)
-                            miss = u < cls_miss[k]
                     s_miss[x] = miss
                     if BIND:
                         d = bound_dev[x]
