@@ -186,6 +186,7 @@ def pack(model: Model, ios: int, warmup: int) -> Packed:
     ip[L.IP_CLASSES] = n_cls
     ip[L.IP_TRACE] = int(is_open and w["arrival_trace_ms"] is not None)
     ip[L.IP_GROUPS] = len(groups)
+    ip[L.IP_HYPERPAV] = int(d["alias_mode"] == "hyperpav")
     fp = np.zeros(L.N_FP)
     fp[L.FP_MP_START_FRACTION] = c["mp_start_fraction"]
     fp[L.FP_LINK_KB_PER_MS] = c["link_mb_s"]         # 1 MB/s = 1 KB/ms

@@ -30,7 +30,7 @@ from .layout import (A_DEV_BUSY_ZVM_MS, A_AREA_BE, A_AREA_HA, A_AREA_IOSQ, A_ARE
                      C_DEFERRED, C_KB, C_LINK_BUSY_MS, C_MP_BUSY_MS, C_OE_MAX, C_SSCH, D_BACKEND,
                      D_HA, D_INTERARRIVAL, D_MP_SHAPE, D_THINK, FP_LINK_KB_PER_MS,
                      FP_MP_START_FRACTION, FP_ZHPF_SHARE, IP_BE_SERVERS, IP_BIND, IP_CHANNELS,
-                     IP_CLASSES, IP_DEVICES, IP_EXPOSURES, IP_GROUPS, IP_HA_SERVERS, IP_MEASURE,
+                     IP_CLASSES, IP_DEVICES, IP_EXPOSURES, IP_GROUPS, IP_HYPERPAV, IP_HA_SERVERS, IP_MEASURE,
                      IP_OE_CAP, IP_OPEN, IP_SELECTION, IP_SLOTS, IP_TRACE, IP_WARMUP, V_BUSY_MS,
                      V_SSCH)
 from .options import JIT, JIT_LEAF
@@ -107,6 +107,10 @@ def run_one(fp, ip, dp, ev, ec, cls_cum, cls_kb, cls_miss, cls_mp, cls_proto,
     P = ip[IP_SLOTS]
     D = ip[IP_DEVICES]
     EXPO = ip[IP_EXPOSURES]
+    # HyperPAV: each device has its base; the aliases (EXPO - 1) are one pool shared by all
+    # devices, and a freed alias goes to the oldest I/O queued on any device.
+    HPAV = ip[IP_HYPERPAV] == 1
+    pool = EXPO - 1
     C = ip[IP_CHANNELS]
     OECAP = ip[IP_OE_CAP]
     SEL = ip[IP_SELECTION]
@@ -156,6 +160,12 @@ def run_one(fp, ip, dp, ev, ec, cls_cum, cls_kb, cls_miss, cls_mp, cls_proto,
     dev_busy = np.zeros(D, np.int64)
     dq_h = np.full(D, -1, np.int64)
     dq_t = np.full(D, -1, np.int64)
+    s_alias = np.zeros(P, np.bool_)         # HyperPAV: the I/O holds a pool alias
+    base_busy = np.zeros(D, np.bool_)       # HyperPAV: the device's base exposure is in use
+    g_prev = np.full(P, -1, np.int64)       # HyperPAV: all queued I/Os in arrival order
+    g_next = np.full(P, -1, np.int64)
+    g_head = -1
+    g_tail = -1
     gq_h = np.full(G, -1, np.int64)
     gq_t = np.full(G, -1, np.int64)
     rotor = np.zeros(G, np.int64)
@@ -247,7 +257,27 @@ def run_one(fp, ip, dp, ev, ec, cls_cum, cls_kb, cls_miss, cls_mp, cls_proto,
                             d = al_idx[d]
                     s_dev[x] = d
                     s_def[x] = 0
-                    if dev_busy[d] < EXPO:
+                    if HPAV:
+                        if not base_busy[d] or pool > 0:
+                            s_alias[x] = base_busy[d]
+                            if s_alias[x]:
+                                pool -= 1
+                            else:
+                                base_busy[d] = True
+                            dev_busy[d] += 1
+                            stage = GETCH
+                        else:
+                            _enqueue(dq_h, dq_t, nxt, d, x)
+                            g_prev[x] = g_tail
+                            g_next[x] = -1
+                            if g_tail >= 0:
+                                g_next[g_tail] = x
+                            else:
+                                g_head = x
+                            g_tail = x
+                            n_iosq += 1
+                            stage = -1
+                    elif dev_busy[d] < EXPO:
                         dev_busy[d] += 1
                         stage = GETCH
                     else:
@@ -425,7 +455,36 @@ def run_one(fp, ip, dp, ev, ec, cls_cum, cls_kb, cls_miss, cls_mp, cls_proto,
                         rs_n += 1
                     # free the device; its next queued I/O starts
                     dev_busy[d] -= 1
-                    if dq_h[d] >= 0:
+                    y = -1
+                    if HPAV:
+                        if s_alias[x]:
+                            pool += 1
+                            y = g_head          # the oldest queued I/O heads its device's queue
+                            if y >= 0:
+                                _dequeue(dq_h, dq_t, nxt, s_dev[y])
+                                pool -= 1
+                                s_alias[y] = True
+                        elif dq_h[d] >= 0:
+                            y = _dequeue(dq_h, dq_t, nxt, d)      # the base passes to the next
+                            s_alias[y] = False
+                        else:
+                            base_busy[d] = False
+                        if y >= 0:
+                            # unlink y from the arrival-order list
+                            if g_prev[y] >= 0:
+                                g_next[g_prev[y]] = g_next[y]
+                            else:
+                                g_head = g_next[y]
+                            if g_next[y] >= 0:
+                                g_prev[g_next[y]] = g_prev[y]
+                            else:
+                                g_tail = g_prev[y]
+                            n_iosq -= 1
+                            dev_busy[s_dev[y]] += 1
+                            rs_slot[rs_n] = y
+                            rs_stage[rs_n] = GETCH
+                            rs_n += 1
+                    elif dq_h[d] >= 0:
                         y = _dequeue(dq_h, dq_t, nxt, d)
                         n_iosq -= 1
                         dev_busy[d] += 1

@@ -121,7 +121,8 @@ SECTIONS: dict[str, dict[str, tuple[Callable, Any]]] = {
     },
     "devices": {
         "count": (integer(1, 1_000_000), 1),
-        "aliases": (integer(0, 255), 0),                           # PAV aliases per base device
+        "aliases": (integer(0, 255), 0),                           # PAV: per device; HyperPAV: pool
+        "alias_mode": (choice("static", "hyperpav"), "static"),    # static PAV or a HyperPAV pool
         "skew": (choice("uniform", "zipf", "hotset", "weights"), "uniform"),
         "zipf_s": (num(), 1.0),
         "hot_fraction": (num(lo=0.0, lo_open=True, hi=1.0), 0.2),
@@ -336,6 +337,8 @@ class Model:
             "back end": rate_per_ms * dem["backend"] / cu["backend_servers"],
             "hottest device": rate_per_ms * hottest * service / (1 + d["aliases"]),
         }
+        if d["alias_mode"] == "hyperpav":   # the pool serves every device: bases + aliases in all
+            util["devices and alias pool"] = rate_per_ms * service / (d["count"] + d["aliases"])
         name, u = max(util.items(), key=lambda kv: kv[1])
         return name, u, rate_per_ms * 1000.0
 
