@@ -1,4 +1,5 @@
-"""Thread scaling: replications run in parallel (``prange``) on 1 versus 2 Numba threads.
+"""Thread scaling: replications run in parallel (a thread pool over the GIL-free kernels, sized by
+``numba.get_num_threads()``) on 1 versus 2 threads.
 
 Target (issue 6): 1 -> 2 threads >= 1.9x. Each run: the FICON model, 4 replications of 1e6
 I/Os (2 per thread at 2 threads), and the fast-path M/M/1 with 4 replications of 5e6.

@@ -6,7 +6,7 @@
 
 Runs itself under ``perf record`` with ``NUMBA_DEBUGINFO=1`` and an empty Numba cache, so the
 machine code carries line numbers. The child runs one replication by calling the kernel itself
-(``run_one`` / ``fast_one``, one thread: the ``prange`` wrappers are swapped for a plain loop),
+(``run_one`` / ``fast_one``, one thread: ``run_kernels`` calls them in the calling thread),
 saves the compiled object and its load address; the parent maps every sample that fell in it to
 the source line ``objdump -dl`` names and prints the hottest lines. Lines of code LLVM inlined
 (samplers, heap, histogram) appear under their own files. Samples outside that object (libm's log
@@ -42,16 +42,7 @@ def _child(kind: str, ios: int, out: str) -> None:
     kernel = iopath.run_one if kind == "event" else fastpath.fast_one
     model = ficon_model()[0] if kind == "event" else mmc_model(1)
 
-    def serial(*args):
-        """The prange wrapper's job done in a plain loop: per-replication arrays follow ``states``."""
-        k = next(i for i, a in enumerate(args)
-                 if isinstance(a, np.ndarray) and a.dtype == np.uint64 and a.ndim == 2)
-        for r in range(args[k].shape[0]):
-            kernel(*args[:k], *(a[r] for a in args[k:]))
-
-    iopath.run_replications = serial
-    fastpath.fast_replications = serial
-    numba.set_num_threads(1)
+    numba.set_num_threads(1)          # run_kernels then calls the kernel in this thread
     run_kernels(model, 1_000, 1, 1, 100, 0, kind == "fast")          # compile
     t = time.perf_counter()
     run_kernels(model, ios, 1, 1, 1_000, 0, kind == "fast")

@@ -73,7 +73,7 @@ def main(argv=None) -> int:
         print(f"{name:44s} {value:>10} {unit:8s} {target:22s} {mark}", flush=True)
 
     print(f"mcio headline figures; {os.cpu_count()} CPUs, Numba {numba.__version__} "
-          f"(threading layer after first run below), load average {os.getloadavg()[0]:.2f}")
+          f"(replications on a thread pool), load average {os.getloadavg()[0]:.2f}")
     print(f"{'figure':44s} {'value':>10} {'unit':8s} {'target (issue 6)':22s}")
     print("-" * 92)
 
@@ -94,7 +94,6 @@ def main(argv=None) -> int:
     t1 = best_time(mm1, 20_000_000 // scale, 1)
     t2 = best_time(mm1, 20_000_000 // scale, 2)
     row("1 -> 2 threads, fast path, 4 replications", f"{t1 / t2:.2f}", "x", ">= 1.9", t1 / t2 >= 1.9)
-    print(f"  (Numba threading layer: {numba.threading_layer()})")
 
     small = child("mem-fast", 1_000_000)
     big = child("mem-fast", 100_000_000 // scale)

@@ -203,6 +203,8 @@ def run_one(fp, ip, dp, ev, ec, cls_cum, cls_kb, cls_miss, cls_mp, cls_proto,
     t = 0.0
     t_last = 0.0
     a_sys = a_iosq = a_ha = a_be = a_mpq = n_events = 0.0
+    b_cur = 0
+    b_next = (STOP + NB - 1) // NB
     t0 = 0.0
     n_sys = 0
     n_iosq = 0
@@ -399,7 +401,11 @@ def run_one(fp, ip, dp, ev, ec, cls_cum, cls_kb, cls_miss, cls_mp, cls_proto,
                 else:  # DONE
                     c = s_ch[x]
                     d = s_dev[x]
-                    bat[(done * NB) // STOP] += t - s_t_arr[x]
+                    # completion ``done`` belongs to MSER batch done * NB // STOP (no division)
+                    while done >= b_next:
+                        b_cur += 1
+                        b_next = ((b_cur + 1) * STOP + NB - 1) // NB
+                    bat[b_cur] += t - s_t_arr[x]
                     done += 1
                     if done > WARM:
                         resp = t - s_t_arr[x]
