@@ -37,7 +37,7 @@ from .options import JIT, JIT_LEAF
 from .rng import uniform_st
 
 ARRIVE, GETCH, MPSTART, HA, AFTER_HA, BE, CONN, XFER, MPEND, DONE = range(10)
-EV_ARRIVE, EV_MP, EV_HA, EV_BE, EV_PROTO = range(5)
+EV_ARRIVE, EV_MP, EV_HA, EV_BE, EV_PROTO = range(5)   # EV_BE = EV_HA + 1: control-unit station index
 INF = np.inf
 
 
@@ -114,8 +114,6 @@ def run_one(fp, ip, dp, ev, ec, cls_cum, cls_kb, cls_miss, cls_mp, cls_proto,
     C = ip[IP_CHANNELS]
     OECAP = ip[IP_OE_CAP]
     SEL = ip[IP_SELECTION]
-    HAS = ip[IP_HA_SERVERS]
-    BES = ip[IP_BE_SERVERS]
     WARM = ip[IP_WARMUP]
     STOP = ip[IP_WARMUP] + ip[IP_MEASURE]
     BIND = ip[IP_BIND] == 1
@@ -131,8 +129,6 @@ def run_one(fp, ip, dp, ev, ec, cls_cum, cls_kb, cls_miss, cls_mp, cls_proto,
     s1 = s[1]
     s2 = s[2]
     s3 = s[3]
-    ha_zero = _is_zero(dp, D_HA)
-    be_zero = _is_zero(dp, D_BACKEND)
     think_zero = _is_zero(dp, D_THINK)
     mp_det = dp[D_MP_SHAPE, 0] == 0.0
 
@@ -176,12 +172,13 @@ def run_one(fp, ip, dp, ev, ec, cls_cum, cls_kb, cls_miss, cls_mp, cls_proto,
     mq_n = np.zeros(C, np.int64)
     me_h = np.full(C, -1, np.int64)        # MP end-work FIFO (served first)
     me_t = np.full(C, -1, np.int64)
-    ha_h = np.full(1, -1, np.int64)
-    ha_t = np.full(1, -1, np.int64)
-    be_h = np.full(1, -1, np.int64)
-    be_t = np.full(1, -1, np.int64)
-    ha_busy = 0
-    be_busy = 0
+    # the control unit's two multi-server FIFO stations: 0 = host adapter (CMR), 1 = back end
+    cu_servers = np.array([ip[IP_HA_SERVERS], ip[IP_BE_SERVERS]], np.int64)
+    cu_row = np.array([D_HA, D_BACKEND], np.int64)
+    cu_zero = np.array([_is_zero(dp, D_HA), _is_zero(dp, D_BACKEND)])
+    cu_busy = np.zeros(2, np.int64)
+    cu_h = np.full(2, -1, np.int64)
+    cu_t = np.full(2, -1, np.int64)
     L = min(OECAP, P)
     ps_list = np.zeros((C, L), np.int64)
     ps_n = np.zeros(C, np.int64)
@@ -336,35 +333,24 @@ def run_one(fp, ip, dp, ev, ec, cls_cum, cls_kb, cls_miss, cls_mp, cls_proto,
                         stage = -1
                     else:
                         stage = HA
-                elif stage == HA:
+                elif stage == HA or stage == BE:
+                    st = 0 if stage == HA else 1
                     s_t_mark[x] = t
-                    if ha_zero:
-                        stage = AFTER_HA
-                    elif ha_busy < HAS:
-                        ha_busy += 1
-                        dx, s0, s1, s2, s3 = sample_st(s0, s1, s2, s3, dp, D_HA, ev, ec)
-                        heap_push(h_t, h_c, h_n, t + dx, x * 8 + EV_HA)
+                    if cu_zero[st]:
+                        stage = AFTER_HA if st == 0 else CONN
+                    elif cu_busy[st] < cu_servers[st]:
+                        cu_busy[st] += 1
+                        dx, s0, s1, s2, s3 = sample_st(s0, s1, s2, s3, dp, cu_row[st], ev, ec)
+                        heap_push(h_t, h_c, h_n, t + dx, x * 8 + EV_HA + st)
                         stage = -1
                     else:
-                        _enqueue(ha_h, ha_t, nxt, 0, x)
+                        _enqueue(cu_h, cu_t, nxt, st, x)
                         stage = -1
                 elif stage == AFTER_HA:
                     s_cmr[x] = t - s_t_mark[x]
                     s_pend[x] = t - s_t_start[x]
                     s_disc[x] = 0.0
                     stage = BE if s_miss[x] else CONN
-                elif stage == BE:
-                    s_t_mark[x] = t
-                    if be_zero:
-                        stage = CONN
-                    elif be_busy < BES:
-                        be_busy += 1
-                        dx, s0, s1, s2, s3 = sample_st(s0, s1, s2, s3, dp, D_BACKEND, ev, ec)
-                        heap_push(h_t, h_c, h_n, t + dx, x * 8 + EV_BE)
-                        stage = -1
-                    else:
-                        _enqueue(be_h, be_t, nxt, 0, x)
-                        stage = -1
                 elif stage == CONN:
                     s_t_mark[x] = t
                     pr = cls_proto[s_cls[x], s_mode[x]]
@@ -535,8 +521,8 @@ def run_one(fp, ip, dp, ev, ec, cls_cum, cls_kb, cls_miss, cls_mp, cls_proto,
             # time-weighted sums in locals: a store to ``acc`` could not stay in a register
             a_sys += n_sys * dt
             a_iosq += n_iosq * dt
-            a_ha += ha_busy * dt
-            a_be += be_busy * dt
+            a_ha += cu_busy[0] * dt
+            a_be += cu_busy[1] * dt
             for cc in range(C):
                 chs[cc, C_AREA_OE] += oe[cc] * dt
                 if mp_busy[cc]:
@@ -596,23 +582,20 @@ def run_one(fp, ip, dp, ev, ec, cls_cum, cls_kb, cls_miss, cls_mp, cls_proto,
                     mq_n[c] -= 1
                     mp_busy[c] = 1
                     heap_push(h_t, h_c, h_n, t + s_w_start[z], z * 8 + EV_MP)
-            elif et == EV_HA:
-                ha_busy -= 1
-                nstage = AFTER_HA
-                if ha_h[0] >= 0:
-                    z = _dequeue(ha_h, ha_t, nxt, 0)
-                    ha_busy += 1
-                    dx, s0, s1, s2, s3 = sample_st(s0, s1, s2, s3, dp, D_HA, ev, ec)
-                    heap_push(h_t, h_c, h_n, t + dx, z * 8 + EV_HA)
-            elif et == EV_BE:
-                be_busy -= 1
-                s_disc[y] = t - s_t_mark[y]
-                nstage = CONN
-                if be_h[0] >= 0:
-                    z = _dequeue(be_h, be_t, nxt, 0)
-                    be_busy += 1
-                    dx, s0, s1, s2, s3 = sample_st(s0, s1, s2, s3, dp, D_BACKEND, ev, ec)
-                    heap_push(h_t, h_c, h_n, t + dx, z * 8 + EV_BE)
+            elif et == EV_HA or et == EV_BE:
+                st = et - EV_HA
+                cu_busy[st] -= 1
+                if st == 0:
+                    nstage = AFTER_HA
+                else:
+                    s_disc[y] = t - s_t_mark[y]
+                    nstage = CONN
+                # the station's next queued I/O starts service
+                if cu_h[st] >= 0:
+                    z = _dequeue(cu_h, cu_t, nxt, st)
+                    cu_busy[st] += 1
+                    dx, s0, s1, s2, s3 = sample_st(s0, s1, s2, s3, dp, cu_row[st], ev, ec)
+                    heap_push(h_t, h_c, h_n, t + dx, z * 8 + EV_HA + st)
             else:
                 nstage = XFER
             rs_slot[rs_n] = y
