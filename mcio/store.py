@@ -130,16 +130,9 @@ def write_netcdf(ds, path) -> None:
     path = Path(path)
     tmp = path.with_name(path.name + f".{os.getpid()}.tmp") if path.suffix != ".tmp" else path
     ds = _for_writing(ds)
-    try:
+    with _atomic(path, tmp):
         with _local_locks():
             ds.to_netcdf(tmp, engine="h5netcdf", encoding=encoding_for(ds))
-    except OSError as e:
-        tmp.unlink(missing_ok=True)
-        raise McioError("output", str(path), f"cannot be written ({e})") from None
-    except BaseException:
-        tmp.unlink(missing_ok=True)
-        raise
-    os.replace(tmp, path)
 
 
 def netcdf_bytes(ds) -> bytes:
@@ -156,16 +149,25 @@ def write_bytes(data: bytes, path) -> None:
     """Store ``data`` at ``path`` atomically (temporary name in the same directory, then rename)."""
     path = Path(path)
     tmp = path.with_name(path.name + f".{os.getpid()}.tmp")
-    try:
+    with _atomic(path, tmp):
         with open(tmp, "wb") as f:
             f.write(data)
+
+
+@contextlib.contextmanager
+def _atomic(path: Path, tmp: Path):
+    """Write to ``tmp`` inside the block, then rename it to ``path``; on failure remove ``tmp``
+    (an OSError becomes one McioError naming the output)."""
+    try:
+        yield
     except OSError as e:
         tmp.unlink(missing_ok=True)
         raise McioError("output", str(path), f"cannot be written ({e})") from None
     except BaseException:
         tmp.unlink(missing_ok=True)
         raise
-    os.replace(tmp, path)
+    if tmp != path:
+        os.replace(tmp, path)
 
 
 def dataset_from_bytes(data: bytes, what: str = "<bytes>"):
