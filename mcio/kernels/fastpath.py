@@ -5,13 +5,16 @@ exposures (base + aliases) are the only place an I/O can wait. Each I/O's servic
 the same component draws the event engine makes (MP start work, host adapter, back end on a miss,
 protocol, transfer at full link rate, MP end work), so the component breakdown stays exact.
 Server free times sit in a small binary min-heap; no per-I/O arrays.
+
+Variates come in blocks of BLOCK I/Os (``blockrng``: eight SIMD lanes, exponentials by a
+vectorised logarithm), then the recursion walks the block: the loop itself draws nothing, calls
+nothing, and keeps only the sums it cannot derive afterwards.
 """
 import numba as nb
 import numpy as np
 
-from .dists import sample_st
+from .blockrng import LANES, fill_dist, fill_uniform, make_lanes
 from .histogram import hist_add
-from .ioclass import draw_io
 from .layout import (A_DEV_BUSY_ZVM_MS, A_AREA_BE, A_AREA_HA, A_AREA_SYS, A_DEV_BUSY_MS, A_EVENTS, A_N, A_SQ_CMR,
                      A_SQ_CONN, A_SQ_DISC, A_SQ_IOSQ, A_SQ_PEND, A_SQ_RESP, A_SUM_CMR,
                      A_SUM_CONN, A_SUM_DISC, A_SUM_IOSQ, A_SUM_PEND, A_SUM_RESP, A_TIME_MS,
@@ -21,6 +24,8 @@ from .layout import (A_DEV_BUSY_ZVM_MS, A_AREA_BE, A_AREA_HA, A_AREA_SYS, A_DEV_
                      IP_EXPOSURES, IP_MEASURE, IP_SLOTS, IP_TRACE, IP_WARMUP, V_BUSY_MS, V_SSCH)
 from .options import JIT
 from .rng import uniform
+
+BLOCK = 256                       # I/Os per block of variates (a multiple of LANES)
 
 
 @nb.njit(**JIT)
@@ -49,47 +54,95 @@ def fast_one(fp, ip, dp, ev, ec, cls_cum, cls_kb, cls_miss, cls_mp, cls_proto, t
     trace_i = 0
     if TRACE:
         trace_i = int(uniform(s) * trace.shape[0]) % trace.shape[0]
+    # Inter-arrival, MP, host-adapter and back-end variates come in blocks of BLOCK from the
+    # vector lanes (exponentials) or the scalar stream (other kinds): see ``blockrng``.
+    lanes = np.empty((4, LANES), np.uint64)
+    make_lanes(s, lanes)
+    ia_blk = np.empty(BLOCK)
+    mp_blk = np.empty(BLOCK)
+    ha_blk = np.zeros(BLOCK)
+    be_blk = np.zeros(BLOCK)
+    # uniforms for the I/O's attributes, drawn only where a draw can change one; else 0.5, for
+    # which u < p is p's own truth when p is 0 or >= 1
+    cls_xfer = cls_kb / bw        # transfer time at full link rate, ms, per class
+    resp_blk = np.empty(BLOCK)
+    n_resp = 0
+    ucls_blk = np.full(BLOCK, 0.5)
+    umode_blk = np.full(BLOCK, 0.5)
+    umiss_blk = np.full(BLOCK, 0.5)
+    miss_draw = False
+    for kk in range(NCLS):
+        if 0.0 < cls_miss[kk] < 1.0:
+            miss_draw = True
+    mp_draw = not mp_det and cls_mp.max() > 0.0
+    be_draw = not be_zero and cls_miss.max() > 0.0
     # The stream state lives in registers for the whole loop (written back at the end) and the
     # statistics in local sums (added to acc/chs/devs once): a store to an output array inside
     # the loop can't be kept in a register, and the replications' rows share cache lines, so
-    # the threads would fight over them. Results are bit for bit those of the per-I/O stores.
+    # the threads would fight over them.
     s0 = s[0]
     s1 = s[1]
     s2 = s[2]
     s3 = s[3]
     t = 0.0
     t0 = 0.0
-    last_end = 0.0
     free1 = 0.0                   # c == 1: the one server's free time
-    n_meas = 0.0
-    sm_resp = sm_iosq = sm_pend = sm_cmr = sm_disc = sm_conn = 0.0
+    # Sums the loop need not keep: response = IOSQ + pend + disconnect + connect, so its sum
+    # and those of service and device busy follow from the component sums; KB and transfer
+    # time from the count of I/Os per class.
+    sm_iosq = sm_pend = sm_cmr = sm_disc = sm_conn = sm_w = 0.0
     sq_resp = sq_iosq = sq_pend = sq_cmr = sq_disc = sq_conn = 0.0
-    sm_kb = sm_w = sm_xfer = sm_svc = sm_busy = 0.0
+    n_cls = np.zeros(NCLS)
+    n_done = N                    # I/Os whose statistics the loop took
     unstable = False
     b = 0                         # MSER batch of I/O i: (i * NB) // N, kept without a division
     b_next = (N + NB - 1) // NB   # first i of batch b + 1
     b_sum = 0.0
+    jb = BLOCK
     for i in range(N):
-        if TRACE:
-            t += trace[trace_i]
-            trace_i = (trace_i + 1) % trace.shape[0]
-        else:
-            x, s0, s1, s2, s3 = sample_st(s0, s1, s2, s3, dp, D_INTERARRIVAL, ev, ec)
-            t += x
-        k, mode, miss, s0, s1, s2, s3 = draw_io(s0, s1, s2, s3, cls_cum, NCLS, zshare, cls_miss)
+        if jb == BLOCK:
+            jb = 0
+            for jj in range(n_resp):
+                hist_add(hist, resp_blk[jj])
+            n_resp = 0
+            if TRACE:
+                for jj in range(BLOCK):
+                    ia_blk[jj] = trace[trace_i]
+                    trace_i = (trace_i + 1) % trace.shape[0]
+            else:
+                s0, s1, s2, s3 = fill_dist(lanes, s0, s1, s2, s3, dp, D_INTERARRIVAL, ev, ec,
+                                           ia_blk, BLOCK)
+            if NCLS > 1:
+                fill_uniform(lanes, ucls_blk, BLOCK)
+            if 0.0 < zshare < 1.0:
+                fill_uniform(lanes, umode_blk, BLOCK)
+            if miss_draw:
+                fill_uniform(lanes, umiss_blk, BLOCK)
+            if mp_draw:
+                s0, s1, s2, s3 = fill_dist(lanes, s0, s1, s2, s3, dp, D_MP_SHAPE, ev, ec,
+                                           mp_blk, BLOCK)
+            if not ha_zero:
+                s0, s1, s2, s3 = fill_dist(lanes, s0, s1, s2, s3, dp, D_HA, ev, ec, ha_blk, BLOCK)
+            if be_draw:
+                s0, s1, s2, s3 = fill_dist(lanes, s0, s1, s2, s3, dp, D_BACKEND, ev, ec,
+                                           be_blk, BLOCK)
+        t += ia_blk[jb]
+        # the I/O's class, transport mode (0 CCW, 1 z/HPF) and cache miss, as ``draw_io`` does
+        k = 0
+        if NCLS > 1:
+            while k < NCLS - 1 and ucls_blk[jb] > cls_cum[k]:
+                k += 1
+        mode = 1 if umode_blk[jb] < zshare else 0
+        miss = umiss_blk[jb] < cls_miss[k]
         w = cls_mp[k, mode]
-        if not mp_det and w > 0.0:
-            x, s0, s1, s2, s3 = sample_st(s0, s1, s2, s3, dp, D_MP_SHAPE, ev, ec)
-            w *= x
+        if mp_draw:
+            w *= mp_blk[jb]
         w_start = w * start_frac
         w_end = w - w_start
-        ha = 0.0
-        if not ha_zero:
-            ha, s0, s1, s2, s3 = sample_st(s0, s1, s2, s3, dp, D_HA, ev, ec)
-        be = 0.0
-        if miss and not be_zero:
-            be, s0, s1, s2, s3 = sample_st(s0, s1, s2, s3, dp, D_BACKEND, ev, ec)
-        xfer = cls_kb[k] / bw
+        ha = ha_blk[jb]
+        be = be_blk[jb] if miss else 0.0
+        jb += 1
+        xfer = cls_xfer[k]
         conn = cls_proto[k, mode] + xfer + w_end
         svc = w_start + ha + be + conn
         if c == 1:
@@ -117,6 +170,7 @@ def fast_one(fp, ip, dp, ev, ec, cls_cum, cls_kb, cls_miss, cls_mp, cls_proto, t
         iosq = start - t
         if iosq > wait_limit:
             unstable = True
+            n_done = i
             break
         while i >= b_next:
             bat[b] += b_sum
@@ -129,8 +183,6 @@ def fast_one(fp, ip, dp, ev, ec, cls_cum, cls_kb, cls_miss, cls_mp, cls_proto, t
         if i >= WARM:
             resp = iosq + svc
             pend = w_start + ha
-            n_meas += 1.0
-            sm_resp += resp
             sm_iosq += iosq
             sm_pend += pend
             sm_cmr += ha
@@ -142,14 +194,13 @@ def fast_one(fp, ip, dp, ev, ec, cls_cum, cls_kb, cls_miss, cls_mp, cls_proto, t
             sq_cmr += ha * ha
             sq_disc += be * be
             sq_conn += conn * conn
-            sm_kb += cls_kb[k]
             sm_w += w
-            sm_xfer += xfer
-            sm_svc += svc
-            sm_busy += be + conn
-            hist_add(hist, resp)
-            if end > last_end:
-                last_end = end
+            if NCLS > 1:
+                n_cls[k] += 1.0
+            resp_blk[n_resp] = resp        # into the histogram once per block: kept off the
+            n_resp += 1                    # recursion's critical path
+    for jj in range(n_resp):
+        hist_add(hist, resp_blk[jj])
     if b < NB:
         bat[b] += b_sum
     s[0] = s0
@@ -158,6 +209,16 @@ def fast_one(fp, ip, dp, ev, ec, cls_cum, cls_kb, cls_miss, cls_mp, cls_proto, t
     s[3] = s3
     if unstable:
         acc[A_UNSTABLE] = 1.0
+    n_meas = float(max(0, n_done - WARM))
+    if NCLS == 1:
+        n_cls[0] = n_meas
+    sm_kb = sm_xfer = 0.0
+    for kk in range(NCLS):
+        sm_kb += n_cls[kk] * cls_kb[kk]
+        sm_xfer += n_cls[kk] * cls_xfer[kk]
+    sm_svc = sm_pend + sm_disc + sm_conn
+    sm_resp = sm_iosq + sm_svc
+    sm_busy = sm_disc + sm_conn
     acc[A_N] += n_meas
     acc[A_SUM_RESP] += sm_resp
     acc[A_SUM_IOSQ] += sm_iosq

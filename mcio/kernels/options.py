@@ -11,3 +11,6 @@ JIT_LEAF = dict(JIT, _nrt=False)
 # Replications run on a Python thread pool over these GIL-free kernels (mcio/engine.py), not with
 # ``prange``: no threading-layer limits on concurrent callers (Dask workers, user threads), and
 # no parallel-accelerator compile pass.
+# Loops meant to vectorise: NumPy's error model drops the ZeroDivisionError check a division
+# carries, a branch that stops LLVM's loop vectoriser (a division by zero gives inf, as in C).
+JIT_VEC = dict(JIT_LEAF, error_model="numpy")
