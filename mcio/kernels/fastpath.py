@@ -94,6 +94,8 @@ def fast_one(fp, ip, dp, ev, ec, cls_cum, cls_kb, cls_miss, cls_mp, cls_proto, t
     sq_resp = sq_iosq = sq_pend = sq_cmr = sq_disc = sq_conn = 0.0
     n_cls = np.zeros(NCLS)
     n_done = N                    # I/Os whose statistics the loop took
+    has_pend = cls_mp.max() > 0.0 or not ha_zero
+    has_conn = cls_mp.max() > 0.0 or cls_kb.max() > 0.0 or cls_proto.max() > 0.0
     unstable = False
     b = 0                         # MSER batch of I/O i: (i * NB) // N, kept without a division
     b_next = (N + NB - 1) // NB   # first i of batch b + 1
@@ -182,19 +184,23 @@ def fast_one(fp, ip, dp, ev, ec, cls_cum, cls_kb, cls_miss, cls_mp, cls_proto, t
             t0 = t
         if i >= WARM:
             resp = iosq + svc
-            pend = w_start + ha
             sm_iosq += iosq
-            sm_pend += pend
-            sm_cmr += ha
-            sm_disc += be
-            sm_conn += conn
             sq_resp += resp * resp
             sq_iosq += iosq * iosq
-            sq_pend += pend * pend
-            sq_cmr += ha * ha
-            sq_disc += be * be
-            sq_conn += conn * conn
-            sm_w += w
+            # components the model makes zero for every I/O are skipped (their sums stay 0)
+            if has_pend:
+                pend = w_start + ha
+                sm_pend += pend
+                sq_pend += pend * pend
+                sm_cmr += ha
+                sq_cmr += ha * ha
+                sm_w += w
+            if be_draw:
+                sm_disc += be
+                sq_disc += be * be
+            if has_conn:
+                sm_conn += conn
+                sq_conn += conn * conn
             if NCLS > 1:
                 n_cls[k] += 1.0
             resp_blk[n_resp] = resp        # into the histogram once per block: kept off the
