@@ -91,3 +91,17 @@ def test_arrival_trace_is_replayed():
         m.replace("workload.arrival_trace_ms", [0.0, 2.0, 1.0])
     with pytest.raises(McioError, match="arrival_trace_ms"):
         simulate(m.replace("workload.arrival_trace_ms", [0.0, 0.5, 1.0]), ios=100, replications=2)
+
+
+@pytest.mark.parametrize("fast", [True, False])
+def test_histogram_and_sums_hold_only_measured_ios(fast):
+    # a warm-up of several variate blocks: none of its I/Os may reach the histogram or the sums
+    from mcio.engine import run_kernels
+    from mcio.kernels import layout as L
+    from oracle_models import single_server_open
+    m = single_server_open(700.0, {"dist": "exponential", "mean": 1.0})
+    ios, warm = 3_001, 1_337
+    acc, chs, devs, hist, bat = run_kernels(m, ios, 2, seed=5, warmup=warm, point=0, fast_path=fast)
+    assert np.all(acc[:, L.A_N] == ios)
+    assert np.all(hist.sum(axis=1) == ios)
+    assert np.all(chs[:, 0, L.C_SSCH] == ios)

@@ -181,30 +181,35 @@ def fast_one(fp, ip, dp, ev, ec, cls_cum, cls_kb, cls_miss, cls_mp, cls_proto, t
             b_next = ((b + 1) * N + NB - 1) // NB
         b_sum += iosq + svc
         if i == WARM:
+            # warm-up over: the sums start again from here (cheaper than a test per I/O)
             t0 = t
-        if i >= WARM:
-            resp = iosq + svc
-            sm_iosq += iosq
-            sq_resp += resp * resp
-            sq_iosq += iosq * iosq
-            # components the model makes zero for every I/O are skipped (their sums stay 0)
-            if has_pend:
-                pend = w_start + ha
-                sm_pend += pend
-                sq_pend += pend * pend
-                sm_cmr += ha
-                sq_cmr += ha * ha
-                sm_w += w
-            if be_draw:
-                sm_disc += be
-                sq_disc += be * be
-            if has_conn:
-                sm_conn += conn
-                sq_conn += conn * conn
-            if NCLS > 1:
-                n_cls[k] += 1.0
-            resp_blk[n_resp] = resp        # into the histogram once per block: kept off the
-            n_resp += 1                    # recursion's critical path
+            sm_iosq = sm_pend = sm_cmr = sm_disc = sm_conn = sm_w = 0.0
+            sq_resp = sq_iosq = sq_pend = sq_cmr = sq_disc = sq_conn = 0.0
+            n_cls[:] = 0.0
+            n_resp = 0
+            hist[:] = 0                # earlier blocks' warm-up responses are in it already
+        resp = iosq + svc
+        sm_iosq += iosq
+        sq_resp += resp * resp
+        sq_iosq += iosq * iosq
+        # components the model makes zero for every I/O are skipped (their sums stay 0)
+        if has_pend:
+            pend = w_start + ha
+            sm_pend += pend
+            sq_pend += pend * pend
+            sm_cmr += ha
+            sq_cmr += ha * ha
+            sm_w += w
+        if be_draw:
+            sm_disc += be
+            sq_disc += be * be
+        if has_conn:
+            sm_conn += conn
+            sq_conn += conn * conn
+        if NCLS > 1:
+            n_cls[k] += 1.0
+        resp_blk[n_resp] = resp        # into the histogram once per block: kept off the
+        n_resp += 1                    # recursion's critical path
     for jj in range(n_resp):
         hist_add(hist, resp_blk[jj])
     if b < NB:
