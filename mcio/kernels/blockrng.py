@@ -180,3 +180,29 @@ def fill_dist(lanes, a, b, c, d, dp, row, ev, ec, out, n):
         for i in range(n):
             out[i], a, b, c, d = sample_st(a, b, c, d, dp, row, ev, ec)
     return a, b, c, d
+
+
+@nb.njit(**JIT_LEAF)
+def _refill(vb, row, lanes, a, b, c, d, dp, ev, ec):
+    if row == dp.shape[0]:
+        fill_uniform(lanes, vb[row], vb.shape[1])
+    else:
+        a, b, c, d = fill_dist(lanes, a, b, c, d, dp, row, ev, ec, vb[row], vb.shape[1])
+    return a, b, c, d
+
+
+@nb.njit(**JIT_LEAF)
+def next_from(vb, vpos, row, lanes, a, b, c, d, dp, ev, ec):
+    """The next variate of buffer row ``row``: (value, a, b, c, d).
+
+    ``vb[row]`` holds a block of draws of distribution row ``row`` of ``dp`` (row ==
+    ``dp.shape[0]``: uniforms), ``vpos[row]`` the next unused one; an exhausted block is
+    refilled from the lanes and the scalar state (a, b, c, d), which is returned. Start with
+    ``vpos[:] = vb.shape[1]`` (every block empty).
+    """
+    p = vpos[row]
+    if p == vb.shape[1]:
+        a, b, c, d = _refill(vb, row, lanes, a, b, c, d, dp, ev, ec)
+        p = 0
+    vpos[row] = p + 1
+    return vb[row, p], a, b, c, d

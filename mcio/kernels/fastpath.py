@@ -15,6 +15,7 @@ import numpy as np
 
 from .blockrng import LANES, fill_dist, fill_uniform, make_lanes
 from .histogram import hist_add
+from .ioclass import attr_draws, io_attrs
 from .layout import (A_DEV_BUSY_ZVM_MS, A_AREA_BE, A_AREA_HA, A_AREA_SYS, A_DEV_BUSY_MS, A_EVENTS, A_N, A_SQ_CMR,
                      A_SQ_CONN, A_SQ_DISC, A_SQ_IOSQ, A_SQ_PEND, A_SQ_RESP, A_SUM_CMR,
                      A_SUM_CONN, A_SUM_DISC, A_SUM_IOSQ, A_SUM_PEND, A_SUM_RESP, A_TIME_MS,
@@ -70,10 +71,7 @@ def fast_one(fp, ip, dp, ev, ec, cls_cum, cls_kb, cls_miss, cls_mp, cls_proto, t
     ucls_blk = np.full(BLOCK, 0.5)
     umode_blk = np.full(BLOCK, 0.5)
     umiss_blk = np.full(BLOCK, 0.5)
-    miss_draw = False
-    for kk in range(NCLS):
-        if 0.0 < cls_miss[kk] < 1.0:
-            miss_draw = True
+    cls_draw, mode_draw, miss_draw = attr_draws(NCLS, zshare, cls_miss)
     mp_draw = not mp_det and cls_mp.max() > 0.0
     be_draw = not be_zero and cls_miss.max() > 0.0
     # The stream state lives in registers for the whole loop (written back at the end) and the
@@ -114,9 +112,9 @@ def fast_one(fp, ip, dp, ev, ec, cls_cum, cls_kb, cls_miss, cls_mp, cls_proto, t
             else:
                 s0, s1, s2, s3 = fill_dist(lanes, s0, s1, s2, s3, dp, D_INTERARRIVAL, ev, ec,
                                            ia_blk, BLOCK)
-            if NCLS > 1:
+            if cls_draw:
                 fill_uniform(lanes, ucls_blk, BLOCK)
-            if 0.0 < zshare < 1.0:
+            if mode_draw:
                 fill_uniform(lanes, umode_blk, BLOCK)
             if miss_draw:
                 fill_uniform(lanes, umiss_blk, BLOCK)
@@ -129,13 +127,9 @@ def fast_one(fp, ip, dp, ev, ec, cls_cum, cls_kb, cls_miss, cls_mp, cls_proto, t
                 s0, s1, s2, s3 = fill_dist(lanes, s0, s1, s2, s3, dp, D_BACKEND, ev, ec,
                                            be_blk, BLOCK)
         t += ia_blk[jb]
-        # the I/O's class, transport mode (0 CCW, 1 z/HPF) and cache miss, as ``draw_io`` does
-        k = 0
-        if NCLS > 1:
-            while k < NCLS - 1 and ucls_blk[jb] > cls_cum[k]:
-                k += 1
-        mode = 1 if umode_blk[jb] < zshare else 0
-        miss = umiss_blk[jb] < cls_miss[k]
+        # the I/O's class, transport mode (0 CCW, 1 z/HPF) and cache miss
+        k, mode, miss = io_attrs(ucls_blk[jb], umode_blk[jb], umiss_blk[jb], cls_cum, NCLS, zshare,
+                                 cls_miss)
         w = cls_mp[k, mode]
         if mp_draw:
             w *= mp_blk[jb]

@@ -19,9 +19,9 @@ import math
 import numba as nb
 import numpy as np
 
-from .dists import sample_st
+from .blockrng import LANES, make_lanes, next_from
 from .heap import heap_pop, heap_push
-from .ioclass import draw_io
+from .ioclass import attr_draws, io_attrs
 from .histogram import hist_add
 from .layout import (A_DEV_BUSY_ZVM_MS, A_AREA_BE, A_AREA_HA, A_AREA_IOSQ, A_AREA_MPQ, A_AREA_SYS, A_DEFERRED,
                      A_DEV_BUSY_MS, A_EVENTS, A_N, A_SQ_CONN, A_SQ_DISC, A_SQ_IOSQ,
@@ -39,6 +39,7 @@ from .rng import uniform_st
 ARRIVE, GETCH, MPSTART, HA, AFTER_HA, BE, CONN, XFER, MPEND, DONE = range(10)
 EV_ARRIVE, EV_MP, EV_HA, EV_BE, EV_PROTO = range(5)   # EV_BE = EV_HA + 1: control-unit station index
 INF = np.inf
+VBLOCK = 128                     # variates per refill of a distribution's block
 
 
 @nb.njit(**JIT_LEAF)
@@ -73,7 +74,7 @@ def _ps_advance(c, now, bw, ps_n, ps_v, ps_tl):
     ps_tl[c] = now
 
 
-@nb.njit(**JIT_LEAF)
+@nb.njit(**JIT_LEAF, inline="always")
 def _ps_next(c, now, bw, ps_n, ps_v, ps_list, s_tag, ps_next_t, ps_next_slot):
     """Recompute when channel c's next transfer ends (processor sharing)."""
     n = ps_n[c]
@@ -130,6 +131,14 @@ def run_one(fp, ip, dp, ev, ec, cls_cum, cls_kb, cls_miss, cls_mp, cls_proto,
     s2 = s[2]
     s3 = s[3]
     think_zero = _is_zero(dp, D_THINK)
+    # Variates come from per-distribution blocks (``blockrng``): exponentials and uniforms from
+    # eight SIMD lanes, other kinds from the scalar stream; row UROW holds uniforms.
+    lanes = np.empty((4, LANES), np.uint64)
+    make_lanes(s, lanes)
+    UROW = dp.shape[0]
+    vb = np.empty((UROW + 1, VBLOCK))
+    vpos = np.full(UROW + 1, VBLOCK, np.int64)
+    cls_draw, mode_draw, miss_draw = attr_draws(NCLS, zshare, cls_miss)
     mp_det = dp[D_MP_SHAPE, 0] == 0.0
 
     # ---- slot state ----
@@ -217,7 +226,7 @@ def run_one(fp, ip, dp, ev, ec, cls_cum, cls_kb, cls_miss, cls_mp, cls_proto,
             next_arr = trace[trace_i]
             trace_i = (trace_i + 1) % trace.shape[0]
         else:
-            next_arr, s0, s1, s2, s3 = sample_st(s0, s1, s2, s3, dp, D_INTERARRIVAL, ev, ec)
+            next_arr, s0, s1, s2, s3 = next_from(vb, vpos, D_INTERARRIVAL, lanes, s0, s1, s2, s3, dp, ev, ec)
     else:
         for i in range(P):
             if think_zero:
@@ -225,7 +234,7 @@ def run_one(fp, ip, dp, ev, ec, cls_cum, cls_kb, cls_miss, cls_mp, cls_proto,
                 rs_stage[rs_n] = ARRIVE
                 rs_n += 1
             else:
-                dx, s0, s1, s2, s3 = sample_st(s0, s1, s2, s3, dp, D_THINK, ev, ec)
+                dx, s0, s1, s2, s3 = next_from(vb, vpos, D_THINK, lanes, s0, s1, s2, s3, dp, ev, ec)
                 heap_push(h_t, h_c, h_n, dx, i * 8 + EV_ARRIVE)
 
     while True:
@@ -238,7 +247,14 @@ def run_one(fp, ip, dp, ev, ec, cls_cum, cls_kb, cls_miss, cls_mp, cls_proto,
                 if stage == ARRIVE:
                     n_sys += 1
                     s_t_arr[x] = t
-                    k, mode, miss, s0, s1, s2, s3 = draw_io(s0, s1, s2, s3, cls_cum, NCLS, zshare, cls_miss)
+                    u_cls = u_mode = u_miss = 0.5
+                    if cls_draw:
+                        u_cls, s0, s1, s2, s3 = next_from(vb, vpos, UROW, lanes, s0, s1, s2, s3, dp, ev, ec)
+                    if mode_draw:
+                        u_mode, s0, s1, s2, s3 = next_from(vb, vpos, UROW, lanes, s0, s1, s2, s3, dp, ev, ec)
+                    if miss_draw:
+                        u_miss, s0, s1, s2, s3 = next_from(vb, vpos, UROW, lanes, s0, s1, s2, s3, dp, ev, ec)
+                    k, mode, miss = io_attrs(u_cls, u_mode, u_miss, cls_cum, NCLS, zshare, cls_miss)
                     s_cls[x] = k
                     s_mode[x] = mode
                     s_miss[x] = miss
@@ -247,7 +263,7 @@ def run_one(fp, ip, dp, ev, ec, cls_cum, cls_kb, cls_miss, cls_mp, cls_proto,
                     elif D == 1:
                         d = 0
                     else:
-                        u, s0, s1, s2, s3 = uniform_st(s0, s1, s2, s3)
+                        u, s0, s1, s2, s3 = next_from(vb, vpos, UROW, lanes, s0, s1, s2, s3, dp, ev, ec)
                         ud = u * D
                         d = int(ud)
                         if d >= D:
@@ -317,7 +333,7 @@ def run_one(fp, ip, dp, ev, ec, cls_cum, cls_kb, cls_miss, cls_mp, cls_proto,
                 elif stage == MPSTART:
                     w = cls_mp[s_cls[x], s_mode[x]]
                     if not mp_det and w > 0.0:
-                        dx, s0, s1, s2, s3 = sample_st(s0, s1, s2, s3, dp, D_MP_SHAPE, ev, ec)
+                        dx, s0, s1, s2, s3 = next_from(vb, vpos, D_MP_SHAPE, lanes, s0, s1, s2, s3, dp, ev, ec)
                         w *= dx
                     s_w_start[x] = w * start_frac
                     s_w_end[x] = w - s_w_start[x]
@@ -340,7 +356,7 @@ def run_one(fp, ip, dp, ev, ec, cls_cum, cls_kb, cls_miss, cls_mp, cls_proto,
                         stage = AFTER_HA if st == 0 else CONN
                     elif cu_busy[st] < cu_servers[st]:
                         cu_busy[st] += 1
-                        dx, s0, s1, s2, s3 = sample_st(s0, s1, s2, s3, dp, cu_row[st], ev, ec)
+                        dx, s0, s1, s2, s3 = next_from(vb, vpos, cu_row[st], lanes, s0, s1, s2, s3, dp, ev, ec)
                         heap_push(h_t, h_c, h_n, t + dx, x * 8 + EV_HA + st)
                         stage = -1
                     else:
@@ -491,7 +507,7 @@ def run_one(fp, ip, dp, ev, ec, cls_cum, cls_kb, cls_miss, cls_mp, cls_proto,
                     elif think_zero:
                         stage = ARRIVE
                     else:
-                        dx, s0, s1, s2, s3 = sample_st(s0, s1, s2, s3, dp, D_THINK, ev, ec)
+                        dx, s0, s1, s2, s3 = next_from(vb, vpos, D_THINK, lanes, s0, s1, s2, s3, dp, ev, ec)
                         heap_push(h_t, h_c, h_n, t + dx, x * 8 + EV_ARRIVE)
                         stage = -1
                     if stop:
@@ -546,7 +562,7 @@ def run_one(fp, ip, dp, ev, ec, cls_cum, cls_kb, cls_miss, cls_mp, cls_proto,
                 next_arr = t + trace[trace_i]
                 trace_i = (trace_i + 1) % trace.shape[0]
             else:
-                dx, s0, s1, s2, s3 = sample_st(s0, s1, s2, s3, dp, D_INTERARRIVAL, ev, ec)
+                dx, s0, s1, s2, s3 = next_from(vb, vpos, D_INTERARRIVAL, lanes, s0, s1, s2, s3, dp, ev, ec)
                 next_arr = t + dx
         elif src == 1:
             c = cmin
@@ -594,7 +610,7 @@ def run_one(fp, ip, dp, ev, ec, cls_cum, cls_kb, cls_miss, cls_mp, cls_proto,
                 if cu_h[st] >= 0:
                     z = _dequeue(cu_h, cu_t, nxt, st)
                     cu_busy[st] += 1
-                    dx, s0, s1, s2, s3 = sample_st(s0, s1, s2, s3, dp, cu_row[st], ev, ec)
+                    dx, s0, s1, s2, s3 = next_from(vb, vpos, cu_row[st], lanes, s0, s1, s2, s3, dp, ev, ec)
                     heap_push(h_t, h_c, h_n, t + dx, z * 8 + EV_HA + st)
             else:
                 nstage = XFER
