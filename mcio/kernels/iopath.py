@@ -39,6 +39,12 @@ from .rng import uniform_st
 ARRIVE, GETCH, MPSTART, HA, AFTER_HA, BE, CONN, XFER, MPEND, DONE = range(10)
 EV_ARRIVE, EV_MP, EV_HA, EV_BE, EV_PROTO = range(5)   # EV_BE = EV_HA + 1: control-unit station index
 INF = np.inf
+
+# slot state columns: sf[slot, SF_*] (ms), si[slot, SI_*]
+(SF_T_ARR, SF_T_START, SF_T_MARK, SF_PEND, SF_CMR, SF_DISC, SF_W_START, SF_W_END, SF_TAG) = range(9)
+N_SF = 9
+(SI_DEV, SI_CLS, SI_MODE, SI_CH, SI_DEF, SI_MPSTAGE, SI_POS, SI_NXT, SI_G_PREV, SI_G_NEXT, SI_MISS, SI_ALIAS) = range(12)
+N_SI = 12
 VBLOCK = 128                     # variates per refill of a distribution's block
 
 
@@ -48,19 +54,19 @@ def _is_zero(dp, row):
 
 
 @nb.njit(**JIT_LEAF)
-def _enqueue(head, tail, nxt, q, slot):
-    nxt[slot] = -1
+def _enqueue(head, tail, si, q, slot):
+    si[slot, SI_NXT] = -1
     if head[q] < 0:
         head[q] = slot
     else:
-        nxt[tail[q]] = slot
+        si[tail[q], SI_NXT] = slot
     tail[q] = slot
 
 
 @nb.njit(**JIT_LEAF)
-def _dequeue(head, tail, nxt, q):
+def _dequeue(head, tail, si, q):
     slot = head[q]
-    head[q] = nxt[slot]
+    head[q] = si[slot, SI_NXT]
     if head[q] < 0:
         tail[q] = -1
     return slot
@@ -75,7 +81,7 @@ def _ps_advance(c, now, bw, ps_n, ps_v, ps_tl):
 
 
 @nb.njit(**JIT_LEAF, inline="always")
-def _ps_next(c, now, bw, ps_n, ps_v, ps_list, s_tag, ps_next_t, ps_next_slot):
+def _ps_next(c, now, bw, ps_n, ps_v, ps_list, sf, ps_next_t, ps_next_slot):
     """Recompute when channel c's next transfer ends (processor sharing)."""
     n = ps_n[c]
     if n == 0:
@@ -85,9 +91,9 @@ def _ps_next(c, now, bw, ps_n, ps_v, ps_list, s_tag, ps_next_t, ps_next_slot):
     best = ps_list[c, 0]
     for j in range(1, n):
         x = ps_list[c, j]
-        if s_tag[x] < s_tag[best] or (s_tag[x] == s_tag[best] and x < best):
+        if sf[x, SF_TAG] < sf[best, SF_TAG] or (sf[x, SF_TAG] == sf[best, SF_TAG] and x < best):
             best = x
-    rem = s_tag[best] - ps_v[c]
+    rem = sf[best, SF_TAG] - ps_v[c]
     if rem < 0.0:
         rem = 0.0
     ps_next_t[c] = now + rem * n / bw
@@ -141,34 +147,18 @@ def run_one(fp, ip, dp, ev, ec, cls_cum, cls_kb, cls_miss, cls_mp, cls_proto,
     cls_draw, mode_draw, miss_draw = attr_draws(NCLS, zshare, cls_miss)
     mp_det = dp[D_MP_SHAPE, 0] == 0.0
 
-    # ---- slot state ----
-    s_dev = np.zeros(P, np.int64)
-    s_cls = np.zeros(P, np.int64)
-    s_mode = np.zeros(P, np.int64)
-    s_ch = np.zeros(P, np.int64)
-    s_miss = np.zeros(P, np.bool_)
-    s_def = np.zeros(P, np.int64)
-    s_mpstage = np.zeros(P, np.int64)
-    nxt = np.full(P, -1, np.int64)
-    s_t_arr = np.zeros(P)
-    s_t_start = np.zeros(P)
-    s_t_mark = np.zeros(P)
-    s_pend = np.zeros(P)
-    s_cmr = np.zeros(P)
-    s_disc = np.zeros(P)
-    s_w_start = np.zeros(P)
-    s_w_end = np.zeros(P)
-    s_tag = np.zeros(P)
-    s_pos = np.zeros(P, np.int64)
+    # ---- slot state: one row per slot (few base pointers: less register pressure) ----
+    sf = np.zeros((P, N_SF))
+    si = np.zeros((P, N_SI), np.int64)
+    si[:, SI_NXT] = -1
+    si[:, SI_G_PREV] = -1
+    si[:, SI_G_NEXT] = -1
 
     # ---- queues and resources ----
     dev_busy = np.zeros(D, np.int64)
     dq_h = np.full(D, -1, np.int64)
     dq_t = np.full(D, -1, np.int64)
-    s_alias = np.zeros(P, np.bool_)         # HyperPAV: the I/O holds a pool alias
     base_busy = np.zeros(D, np.bool_)       # HyperPAV: the device's base exposure is in use
-    g_prev = np.full(P, -1, np.int64)       # HyperPAV: all queued I/Os in arrival order
-    g_next = np.full(P, -1, np.int64)
     g_head = -1
     g_tail = -1
     gq_h = np.full(G, -1, np.int64)
@@ -246,7 +236,7 @@ def run_one(fp, ip, dp, ev, ec, cls_cum, cls_kb, cls_miss, cls_mp, cls_proto,
             while stage >= 0:
                 if stage == ARRIVE:
                     n_sys += 1
-                    s_t_arr[x] = t
+                    sf[x, SF_T_ARR] = t
                     u_cls = u_mode = u_miss = 0.5
                     if cls_draw:
                         u_cls, s0, s1, s2, s3 = next_from(vb, vpos, UROW, lanes, s0, s1, s2, s3, dp, ev, ec)
@@ -255,9 +245,9 @@ def run_one(fp, ip, dp, ev, ec, cls_cum, cls_kb, cls_miss, cls_mp, cls_proto,
                     if miss_draw:
                         u_miss, s0, s1, s2, s3 = next_from(vb, vpos, UROW, lanes, s0, s1, s2, s3, dp, ev, ec)
                     k, mode, miss = io_attrs(u_cls, u_mode, u_miss, cls_cum, NCLS, zshare, cls_miss)
-                    s_cls[x] = k
-                    s_mode[x] = mode
-                    s_miss[x] = miss
+                    si[x, SI_CLS] = k
+                    si[x, SI_MODE] = mode
+                    si[x, SI_MISS] = miss
                     if BIND:
                         d = bound_dev[x]
                     elif D == 1:
@@ -270,23 +260,23 @@ def run_one(fp, ip, dp, ev, ec, cls_cum, cls_kb, cls_miss, cls_mp, cls_proto,
                             d = D - 1
                         if ud - d >= al_prob[d]:
                             d = al_idx[d]
-                    s_dev[x] = d
-                    s_def[x] = 0
+                    si[x, SI_DEV] = d
+                    si[x, SI_DEF] = 0
                     if HPAV:
                         if not base_busy[d] or pool > 0:
-                            s_alias[x] = base_busy[d]
-                            if s_alias[x]:
+                            si[x, SI_ALIAS] = base_busy[d]
+                            if si[x, SI_ALIAS]:
                                 pool -= 1
                             else:
                                 base_busy[d] = True
                             dev_busy[d] += 1
                             stage = GETCH
                         else:
-                            _enqueue(dq_h, dq_t, nxt, d, x)
-                            g_prev[x] = g_tail
-                            g_next[x] = -1
+                            _enqueue(dq_h, dq_t, si, d, x)
+                            si[x, SI_G_PREV] = g_tail
+                            si[x, SI_G_NEXT] = -1
                             if g_tail >= 0:
-                                g_next[g_tail] = x
+                                si[g_tail, SI_G_NEXT] = x
                             else:
                                 g_head = x
                             g_tail = x
@@ -296,12 +286,12 @@ def run_one(fp, ip, dp, ev, ec, cls_cum, cls_kb, cls_miss, cls_mp, cls_proto,
                         dev_busy[d] += 1
                         stage = GETCH
                     else:
-                        _enqueue(dq_h, dq_t, nxt, d, x)
+                        _enqueue(dq_h, dq_t, si, d, x)
                         n_iosq += 1
                         stage = -1
                 elif stage == GETCH:
-                    s_t_start[x] = t
-                    g = dev_grp[s_dev[x]]
+                    sf[x, SF_T_START] = t
+                    g = dev_grp[si[x, SI_DEV]]
                     a = grp_ptr[g]
                     m = grp_ptr[g + 1] - a
                     c = -1
@@ -324,34 +314,34 @@ def run_one(fp, ip, dp, ev, ec, cls_cum, cls_kb, cls_miss, cls_mp, cls_proto,
                         oe[c] += 1
                         if oe[c] > chs[c, C_OE_MAX]:
                             chs[c, C_OE_MAX] = oe[c]
-                        s_ch[x] = c
+                        si[x, SI_CH] = c
                         stage = MPSTART
                     else:
-                        s_def[x] = 1
-                        _enqueue(gq_h, gq_t, nxt, g, x)
+                        si[x, SI_DEF] = 1
+                        _enqueue(gq_h, gq_t, si, g, x)
                         stage = -1
                 elif stage == MPSTART:
-                    w = cls_mp[s_cls[x], s_mode[x]]
+                    w = cls_mp[si[x, SI_CLS], si[x, SI_MODE]]
                     if not mp_det and w > 0.0:
                         dx, s0, s1, s2, s3 = next_from(vb, vpos, D_MP_SHAPE, lanes, s0, s1, s2, s3, dp, ev, ec)
                         w *= dx
-                    s_w_start[x] = w * start_frac
-                    s_w_end[x] = w - s_w_start[x]
-                    if s_w_start[x] > 0.0:
-                        c = s_ch[x]
-                        s_mpstage[x] = 0
+                    sf[x, SF_W_START] = w * start_frac
+                    sf[x, SF_W_END] = w - sf[x, SF_W_START]
+                    if sf[x, SF_W_START] > 0.0:
+                        c = si[x, SI_CH]
+                        si[x, SI_MPSTAGE] = 0
                         if mp_busy[c] == 0:
                             mp_busy[c] = 1
-                            heap_push(h_t, h_c, h_n, t + s_w_start[x], x * 8 + EV_MP)
+                            heap_push(h_t, h_c, h_n, t + sf[x, SF_W_START], x * 8 + EV_MP)
                         else:
-                            _enqueue(mq_h, mq_t, nxt, c, x)
+                            _enqueue(mq_h, mq_t, si, c, x)
                             mq_n[c] += 1
                         stage = -1
                     else:
                         stage = HA
                 elif stage == HA or stage == BE:
                     st = 0 if stage == HA else 1
-                    s_t_mark[x] = t
+                    sf[x, SF_T_MARK] = t
                     if cu_zero[st]:
                         stage = AFTER_HA if st == 0 else CONN
                     elif cu_busy[st] < cu_servers[st]:
@@ -360,81 +350,81 @@ def run_one(fp, ip, dp, ev, ec, cls_cum, cls_kb, cls_miss, cls_mp, cls_proto,
                         heap_push(h_t, h_c, h_n, t + dx, x * 8 + EV_HA + st)
                         stage = -1
                     else:
-                        _enqueue(cu_h, cu_t, nxt, st, x)
+                        _enqueue(cu_h, cu_t, si, st, x)
                         stage = -1
                 elif stage == AFTER_HA:
-                    s_cmr[x] = t - s_t_mark[x]
-                    s_pend[x] = t - s_t_start[x]
-                    s_disc[x] = 0.0
-                    stage = BE if s_miss[x] else CONN
+                    sf[x, SF_CMR] = t - sf[x, SF_T_MARK]
+                    sf[x, SF_PEND] = t - sf[x, SF_T_START]
+                    sf[x, SF_DISC] = 0.0
+                    stage = BE if si[x, SI_MISS] else CONN
                 elif stage == CONN:
-                    s_t_mark[x] = t
-                    pr = cls_proto[s_cls[x], s_mode[x]]
+                    sf[x, SF_T_MARK] = t
+                    pr = cls_proto[si[x, SI_CLS], si[x, SI_MODE]]
                     if pr > 0.0:
                         heap_push(h_t, h_c, h_n, t + pr, x * 8 + EV_PROTO)
                         stage = -1
                     else:
                         stage = XFER
                 elif stage == XFER:
-                    kb = cls_kb[s_cls[x]]
+                    kb = cls_kb[si[x, SI_CLS]]
                     if kb > 0.0:
-                        c = s_ch[x]
+                        c = si[x, SI_CH]
                         _ps_advance(c, t, bw, ps_n, ps_v, ps_tl)
-                        s_tag[x] = ps_v[c] + kb
-                        s_pos[x] = ps_n[c]
+                        sf[x, SF_TAG] = ps_v[c] + kb
+                        si[x, SI_POS] = ps_n[c]
                         ps_list[c, ps_n[c]] = x
                         ps_n[c] += 1
-                        _ps_next(c, t, bw, ps_n, ps_v, ps_list, s_tag, ps_next_t, ps_next_slot)
+                        _ps_next(c, t, bw, ps_n, ps_v, ps_list, sf, ps_next_t, ps_next_slot)
                         stage = -1
                     else:
                         stage = MPEND
                 elif stage == MPEND:
-                    if s_w_end[x] > 0.0:
-                        c = s_ch[x]
-                        s_mpstage[x] = 1
+                    if sf[x, SF_W_END] > 0.0:
+                        c = si[x, SI_CH]
+                        si[x, SI_MPSTAGE] = 1
                         if mp_busy[c] == 0:
                             mp_busy[c] = 1
-                            heap_push(h_t, h_c, h_n, t + s_w_end[x], x * 8 + EV_MP)
+                            heap_push(h_t, h_c, h_n, t + sf[x, SF_W_END], x * 8 + EV_MP)
                         else:
-                            _enqueue(me_h, me_t, nxt, c, x)
+                            _enqueue(me_h, me_t, si, c, x)
                         stage = -1
                     else:
                         stage = DONE
                 else:  # DONE
-                    c = s_ch[x]
-                    d = s_dev[x]
+                    c = si[x, SI_CH]
+                    d = si[x, SI_DEV]
                     # completion ``done`` belongs to MSER batch done * NB // STOP (no division)
                     while done >= b_next:
                         b_cur += 1
                         b_next = ((b_cur + 1) * STOP + NB - 1) // NB
-                    bat[b_cur] += t - s_t_arr[x]
+                    bat[b_cur] += t - sf[x, SF_T_ARR]
                     done += 1
                     if done > WARM:
-                        resp = t - s_t_arr[x]
-                        iosq = s_t_start[x] - s_t_arr[x]
-                        conn = t - s_t_mark[x]
+                        resp = t - sf[x, SF_T_ARR]
+                        iosq = sf[x, SF_T_START] - sf[x, SF_T_ARR]
+                        conn = t - sf[x, SF_T_MARK]
                         acc[A_N] += 1.0
                         acc[A_SUM_RESP] += resp
                         acc[A_SUM_IOSQ] += iosq
-                        acc[A_SUM_PEND] += s_pend[x]
-                        acc[A_SUM_CMR] += s_cmr[x]
-                        acc[A_SUM_DISC] += s_disc[x]
+                        acc[A_SUM_PEND] += sf[x, SF_PEND]
+                        acc[A_SUM_CMR] += sf[x, SF_CMR]
+                        acc[A_SUM_DISC] += sf[x, SF_DISC]
                         acc[A_SUM_CONN] += conn
                         acc[A_SQ_RESP] += resp * resp
                         acc[A_SQ_IOSQ] += iosq * iosq
-                        acc[A_SQ_PEND] += s_pend[x] * s_pend[x]
-                        acc[A_SQ_CMR] += s_cmr[x] * s_cmr[x]
-                        acc[A_SQ_DISC] += s_disc[x] * s_disc[x]
+                        acc[A_SQ_PEND] += sf[x, SF_PEND] * sf[x, SF_PEND]
+                        acc[A_SQ_CMR] += sf[x, SF_CMR] * sf[x, SF_CMR]
+                        acc[A_SQ_DISC] += sf[x, SF_DISC] * sf[x, SF_DISC]
                         acc[A_SQ_CONN] += conn * conn
-                        acc[A_DEV_BUSY_MS] += s_disc[x] + conn
-                        acc[A_DEV_BUSY_ZVM_MS] += t - s_t_start[x]
-                        acc[A_DEFERRED] += s_def[x]
+                        acc[A_DEV_BUSY_MS] += sf[x, SF_DISC] + conn
+                        acc[A_DEV_BUSY_ZVM_MS] += t - sf[x, SF_T_START]
+                        acc[A_DEFERRED] += si[x, SI_DEF]
                         hist_add(hist, resp)
                         chs[c, C_SSCH] += 1.0
-                        chs[c, C_KB] += cls_kb[s_cls[x]]
-                        chs[c, C_DEFERRED] += s_def[x]
+                        chs[c, C_KB] += cls_kb[si[x, SI_CLS]]
+                        chs[c, C_DEFERRED] += si[x, SI_DEF]
                         devs[d, V_SSCH] += 1.0
-                        devs[d, V_BUSY_MS] += s_disc[x] + conn
+                        devs[d, V_BUSY_MS] += sf[x, SF_DISC] + conn
                     if done == WARM:
                         # warm-up over: measurement starts now, from the current state
                         acc[:] = 0.0
@@ -452,12 +442,12 @@ def run_one(fp, ip, dp, ev, ec, cls_cum, cls_kb, cls_miss, cls_mp, cls_proto,
                     best_g = -1
                     for j in range(chg_ptr[c], chg_ptr[c + 1]):
                         gg = chg[j]
-                        if gq_h[gg] >= 0 and (best_g < 0 or s_t_start[gq_h[gg]] < s_t_start[gq_h[best_g]]):
+                        if gq_h[gg] >= 0 and (best_g < 0 or sf[gq_h[gg], SF_T_START] < sf[gq_h[best_g], SF_T_START]):
                             best_g = gg
                     if best_g >= 0:
-                        y = _dequeue(gq_h, gq_t, nxt, best_g)
+                        y = _dequeue(gq_h, gq_t, si, best_g)
                         oe[c] += 1
-                        s_ch[y] = c
+                        si[y, SI_CH] = c
                         rs_slot[rs_n] = y
                         rs_stage[rs_n] = MPSTART
                         rs_n += 1
@@ -465,35 +455,35 @@ def run_one(fp, ip, dp, ev, ec, cls_cum, cls_kb, cls_miss, cls_mp, cls_proto,
                     dev_busy[d] -= 1
                     y = -1
                     if HPAV:
-                        if s_alias[x]:
+                        if si[x, SI_ALIAS]:
                             pool += 1
                             y = g_head          # the oldest queued I/O heads its device's queue
                             if y >= 0:
-                                _dequeue(dq_h, dq_t, nxt, s_dev[y])
+                                _dequeue(dq_h, dq_t, si, si[y, SI_DEV])
                                 pool -= 1
-                                s_alias[y] = True
+                                si[y, SI_ALIAS] = True
                         elif dq_h[d] >= 0:
-                            y = _dequeue(dq_h, dq_t, nxt, d)      # the base passes to the next
-                            s_alias[y] = False
+                            y = _dequeue(dq_h, dq_t, si, d)      # the base passes to the next
+                            si[y, SI_ALIAS] = False
                         else:
                             base_busy[d] = False
                         if y >= 0:
                             # unlink y from the arrival-order list
-                            if g_prev[y] >= 0:
-                                g_next[g_prev[y]] = g_next[y]
+                            if si[y, SI_G_PREV] >= 0:
+                                si[si[y, SI_G_PREV], SI_G_NEXT] = si[y, SI_G_NEXT]
                             else:
-                                g_head = g_next[y]
-                            if g_next[y] >= 0:
-                                g_prev[g_next[y]] = g_prev[y]
+                                g_head = si[y, SI_G_NEXT]
+                            if si[y, SI_G_NEXT] >= 0:
+                                si[si[y, SI_G_NEXT], SI_G_PREV] = si[y, SI_G_PREV]
                             else:
-                                g_tail = g_prev[y]
+                                g_tail = si[y, SI_G_PREV]
                             n_iosq -= 1
-                            dev_busy[s_dev[y]] += 1
+                            dev_busy[si[y, SI_DEV]] += 1
                             rs_slot[rs_n] = y
                             rs_stage[rs_n] = GETCH
                             rs_n += 1
                     elif dq_h[d] >= 0:
-                        y = _dequeue(dq_h, dq_t, nxt, d)
+                        y = _dequeue(dq_h, dq_t, si, d)
                         n_iosq -= 1
                         dev_busy[d] += 1
                         rs_slot[rs_n] = y
@@ -569,10 +559,10 @@ def run_one(fp, ip, dp, ev, ec, cls_cum, cls_kb, cls_miss, cls_mp, cls_proto,
             y = ps_next_slot[c]
             _ps_advance(c, t, bw, ps_n, ps_v, ps_tl)
             last = ps_list[c, ps_n[c] - 1]
-            ps_list[c, s_pos[y]] = last
-            s_pos[last] = s_pos[y]
+            ps_list[c, si[y, SI_POS]] = last
+            si[last, SI_POS] = si[y, SI_POS]
             ps_n[c] -= 1
-            _ps_next(c, t, bw, ps_n, ps_v, ps_list, s_tag, ps_next_t, ps_next_slot)
+            _ps_next(c, t, bw, ps_n, ps_v, ps_list, sf, ps_next_t, ps_next_slot)
             rs_slot[rs_n] = y
             rs_stage[rs_n] = MPEND
             rs_n += 1
@@ -585,30 +575,30 @@ def run_one(fp, ip, dp, ev, ec, cls_cum, cls_kb, cls_miss, cls_mp, cls_proto,
             if et == EV_ARRIVE:
                 nstage = ARRIVE
             elif et == EV_MP:
-                c = s_ch[y]
+                c = si[y, SI_CH]
                 mp_busy[c] = 0
-                nstage = HA if s_mpstage[y] == 0 else DONE
+                nstage = HA if si[y, SI_MPSTAGE] == 0 else DONE
                 # the MP takes end work before new starts: exchanges close promptly
                 if me_h[c] >= 0:
-                    z = _dequeue(me_h, me_t, nxt, c)
+                    z = _dequeue(me_h, me_t, si, c)
                     mp_busy[c] = 1
-                    heap_push(h_t, h_c, h_n, t + s_w_end[z], z * 8 + EV_MP)
+                    heap_push(h_t, h_c, h_n, t + sf[z, SF_W_END], z * 8 + EV_MP)
                 elif mq_h[c] >= 0:
-                    z = _dequeue(mq_h, mq_t, nxt, c)
+                    z = _dequeue(mq_h, mq_t, si, c)
                     mq_n[c] -= 1
                     mp_busy[c] = 1
-                    heap_push(h_t, h_c, h_n, t + s_w_start[z], z * 8 + EV_MP)
+                    heap_push(h_t, h_c, h_n, t + sf[z, SF_W_START], z * 8 + EV_MP)
             elif et == EV_HA or et == EV_BE:
                 st = et - EV_HA
                 cu_busy[st] -= 1
                 if st == 0:
                     nstage = AFTER_HA
                 else:
-                    s_disc[y] = t - s_t_mark[y]
+                    sf[y, SF_DISC] = t - sf[y, SF_T_MARK]
                     nstage = CONN
                 # the station's next queued I/O starts service
                 if cu_h[st] >= 0:
-                    z = _dequeue(cu_h, cu_t, nxt, st)
+                    z = _dequeue(cu_h, cu_t, si, st)
                     cu_busy[st] += 1
                     dx, s0, s1, s2, s3 = next_from(vb, vpos, cu_row[st], lanes, s0, s1, s2, s3, dp, ev, ec)
                     heap_push(h_t, h_c, h_n, t + dx, z * 8 + EV_HA + st)
