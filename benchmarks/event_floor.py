@@ -1,0 +1,133 @@
+"""How fast can an event-by-event simulation go on this machine? A floor for the FICON path.
+
+    python benchmarks/event_floor.py
+
+Times a deliberately minimal event engine — a closed network of 26 customers cycling through a
+one-server FIFO queue, a 12-server FIFO queue and a delay (three timed events per cycle, the
+same binary heap and block-drawn exponentials as mcio's kernels, one running sum, nothing else)
+— and mcio's full FICON path (``benchmarks.models.ficon_model``). Prints each one's ns per event,
+its events per I/O and I/Os per second, and what the FICON path would reach at the minimal
+engine's cost per event: the throughput ceiling of any design that keeps one event per station
+visit.
+"""
+from __future__ import annotations
+
+import os
+import sys
+import time
+
+import numba as nb
+import numpy as np
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, ROOT)
+
+from mcio.kernels.blockrng import LANES, fill_exponential, make_lanes  # noqa: E402
+from mcio.kernels.heap import heap_pop, heap_push  # noqa: E402
+
+BLOCK = 256
+
+
+@nb.njit(nogil=True, cache=True)
+def closed_network(n_cust, n_events, means, servers, lanes):
+    """Closed network: station 0 (servers[0] FIFO), 1 (servers[1] FIFO), 2 (delay), in a cycle.
+    Returns (mean cycle time, events)."""
+    h_t = np.zeros(n_cust + 1)
+    h_c = np.zeros(n_cust + 1, np.int64)
+    h_n = np.zeros(1, np.int64)
+    q = np.zeros((2, n_cust), np.int64)          # FIFO ring buffers of stations 0 and 1
+    q_head = np.zeros(2, np.int64)
+    q_len = np.zeros(2, np.int64)
+    busy = np.zeros(2, np.int64)
+    t_cycle = np.zeros(n_cust)
+    buf = np.empty((3, BLOCK))
+    pos = np.full(3, BLOCK, np.int64)
+    sum_cycle = 0.0
+    n_cycle = 0
+    t = 0.0
+    for x in range(n_cust):                      # everybody starts at the delay station
+        if pos[2] == BLOCK:
+            fill_exponential(lanes, buf[2], BLOCK, means[2])
+            pos[2] = 0
+        heap_push(h_t, h_c, h_n, buf[2, pos[2]], x * 4 + 2)
+        pos[2] += 1
+    for _ in range(n_events):
+        t = h_t[0]
+        code = h_c[0]
+        heap_pop(h_t, h_c, h_n)
+        x = code >> 2
+        st = code & 3
+        if st < 2:                               # a FIFO station's service ends: next in line
+            if q_len[st] > 0:
+                y = q[st, q_head[st]]
+                q_head[st] = q_head[st] + 1 if q_head[st] + 1 < n_cust else 0
+                q_len[st] -= 1
+                if pos[st] == BLOCK:
+                    fill_exponential(lanes, buf[st], BLOCK, means[st])
+                    pos[st] = 0
+                heap_push(h_t, h_c, h_n, t + buf[st, pos[st]], y * 4 + st)
+                pos[st] += 1
+            else:
+                busy[st] -= 1
+        nst = st + 1 if st < 2 else 0
+        if nst == 0:
+            sum_cycle += t - t_cycle[x]
+            n_cycle += 1
+            t_cycle[x] = t
+        if nst < 2 and busy[nst] == servers[nst]:
+            tail = q_head[nst] + q_len[nst]
+            q[nst, tail - n_cust if tail >= n_cust else tail] = x
+            q_len[nst] += 1
+        else:
+            if nst < 2:
+                busy[nst] += 1
+            if pos[nst] == BLOCK:
+                fill_exponential(lanes, buf[nst], BLOCK, means[nst])
+                pos[nst] = 0
+            heap_push(h_t, h_c, h_n, t + buf[nst, pos[nst]], x * 4 + nst)
+            pos[nst] += 1
+    return sum_cycle / max(n_cycle, 1), n_events
+
+
+def main() -> int:
+    numba.set_num_threads(1)
+    lanes = np.zeros((4, LANES), np.uint64)
+    make_lanes(np.array([1, 2, 3, 4], np.uint64), lanes)
+    means = np.array([0.0808, 0.7525, 1.0])
+    servers = np.array([1, 12], np.int64)
+    closed_network(26, 10_000, means, servers, lanes)
+    n = 20_000_000
+    best = min(_timed(lambda: closed_network(26, n, means, servers, lanes)) for _ in range(3))
+    floor_ns = best * 1e9 / n
+    print(f"minimal engine (26 customers, FIFO 1 server -> FIFO 12 servers -> delay): "
+          f"{floor_ns:.1f} ns/event, {1e3 / floor_ns:.1f} M events/s, "
+          f"{1e3 / floor_ns / 3:.1f} M cycles/s")
+
+    from benchmarks.models import ficon_model
+    from mcio.engine import run_kernels
+    from mcio.kernels import layout as L
+    model = ficon_model()[0]
+    run_kernels(model, 2_000, 1, 1, 100, 0, False)
+    ios = 3_000_000
+    out = {}
+    best = min(_timed(lambda: out.update(acc=run_kernels(model, ios, 1, 1, 1_000, 0, False)[0]))
+               for _ in range(3))
+    acc = out["acc"][0]
+    per_io = acc[L.A_EVENTS] / acc[L.A_N]
+    ns_io = best * 1e9 / (ios + 1_000)
+    print(f"mcio FICON path: {ns_io:.0f} ns/IO = {per_io:.2f} events/IO x {ns_io / per_io:.1f} ns/event, "
+          f"{1e3 / ns_io:.2f} M I/O/s")
+    print(f"FICON path at the minimal engine's cost per event: {per_io * floor_ns:.0f} ns/IO, "
+          f"{1e3 / (per_io * floor_ns):.1f} M I/O/s (the ceiling with one event per station visit)")
+    return 0
+
+
+def _timed(fn) -> float:
+    t = time.perf_counter()
+    fn()
+    return time.perf_counter() - t
+
+
+if __name__ == "__main__":
+    import numba
+    raise SystemExit(main())
