@@ -13,7 +13,7 @@ nothing, and keeps only the sums it cannot derive afterwards.
 import numba as nb
 import numpy as np
 
-from .blockrng import LANES, fill_dist, fill_uniform, make_lanes
+from .blockrng import fill_dist, fill_uniform
 from .histogram import hist_add
 from .ioclass import attr_draws, io_attrs
 from .layout import (A_DEV_BUSY_ZVM_MS, A_AREA_BE, A_AREA_HA, A_AREA_SYS, A_DEV_BUSY_MS, A_EVENTS, A_N, A_SQ_CMR,
@@ -32,7 +32,7 @@ BLOCK = 256                       # I/Os per block of variates (a multiple of LA
 
 @nb.njit(**JIT)
 def fast_one(fp, ip, dp, ev, ec, cls_cum, cls_kb, cls_miss, cls_mp, cls_proto, trace,
-             s, acc, chs, devs, hist, bat):
+             s, lanes, acc, chs, devs, hist, bat):
     """One replication of the G/G/c recursion; same outputs as ``iopath.run_one``."""
     c = ip[IP_EXPOSURES]
     WARM = ip[IP_WARMUP]
@@ -58,8 +58,9 @@ def fast_one(fp, ip, dp, ev, ec, cls_cum, cls_kb, cls_miss, cls_mp, cls_proto, t
         trace_i = int(uniform(s) * trace.shape[0]) % trace.shape[0]
     # Inter-arrival, MP, host-adapter and back-end variates come in blocks of BLOCK from the
     # vector lanes (exponentials) or the scalar stream (other kinds): see ``blockrng``.
-    lanes = np.empty((4, LANES), np.uint64)
-    make_lanes(s, lanes)
+    # rows and sizes as plain int64: a module constant would reach the callee as a literal
+    # type, and Numba would compile it once per value
+    nblk = np.int64(BLOCK)
     ia_blk = np.empty(BLOCK)
     mp_blk = np.empty(BLOCK)
     ha_blk = np.zeros(BLOCK)
@@ -111,22 +112,22 @@ def fast_one(fp, ip, dp, ev, ec, cls_cum, cls_kb, cls_miss, cls_mp, cls_proto, t
                     ia_blk[jj] = trace[trace_i]
                     trace_i = (trace_i + 1) % trace.shape[0]
             else:
-                s0, s1, s2, s3 = fill_dist(lanes, s0, s1, s2, s3, dp, D_INTERARRIVAL, ev, ec,
-                                           ia_blk, BLOCK)
+                s0, s1, s2, s3 = fill_dist(lanes, s0, s1, s2, s3, dp, np.int64(D_INTERARRIVAL), ev, ec,
+                                           ia_blk, nblk)
             if cls_draw:
-                fill_uniform(lanes, ucls_blk, BLOCK)
+                fill_uniform(lanes, ucls_blk, nblk)
             if mode_draw:
-                fill_uniform(lanes, umode_blk, BLOCK)
+                fill_uniform(lanes, umode_blk, nblk)
             if miss_draw:
-                fill_uniform(lanes, umiss_blk, BLOCK)
+                fill_uniform(lanes, umiss_blk, nblk)
             if mp_draw:
-                s0, s1, s2, s3 = fill_dist(lanes, s0, s1, s2, s3, dp, D_MP_SHAPE, ev, ec,
-                                           mp_blk, BLOCK)
+                s0, s1, s2, s3 = fill_dist(lanes, s0, s1, s2, s3, dp, np.int64(D_MP_SHAPE), ev, ec,
+                                           mp_blk, nblk)
             if not ha_zero:
-                s0, s1, s2, s3 = fill_dist(lanes, s0, s1, s2, s3, dp, D_HA, ev, ec, ha_blk, BLOCK)
+                s0, s1, s2, s3 = fill_dist(lanes, s0, s1, s2, s3, dp, np.int64(D_HA), ev, ec, ha_blk, nblk)
             if be_draw:
-                s0, s1, s2, s3 = fill_dist(lanes, s0, s1, s2, s3, dp, D_BACKEND, ev, ec,
-                                           be_blk, BLOCK)
+                s0, s1, s2, s3 = fill_dist(lanes, s0, s1, s2, s3, dp, np.int64(D_BACKEND), ev, ec,
+                                           be_blk, nblk)
         t += ia_blk[jb]
         # the I/O's class, transport mode (0 CCW, 1 z/HPF) and cache miss
         k, mode, miss = io_attrs(ucls_blk[jb], umode_blk[jb], umiss_blk[jb], cls_cum, NCLS, zshare,

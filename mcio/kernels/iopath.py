@@ -19,7 +19,7 @@ import math
 import numba as nb
 import numpy as np
 
-from .blockrng import LANES, make_lanes, next_from
+from .blockrng import next_from
 from .heap import heap_pop, heap_push
 from .ioclass import attr_draws, io_attrs
 from .histogram import hist_add
@@ -103,7 +103,7 @@ def _ps_next(c, now, bw, ps_n, ps_v, ps_list, sf, ps_next_t, ps_next_slot):
 @nb.njit(**JIT)
 def run_one(fp, ip, dp, ev, ec, cls_cum, cls_kb, cls_miss, cls_mp, cls_proto,
             al_prob, al_idx, dev_grp, bound_dev, grp_ptr, grp_ch, chg_ptr, chg, trace,
-            s, acc, chs, devs, hist, bat):
+            s, lanes, acc, chs, devs, hist, bat):
     """Simulate one replication; fill acc[N_ACC], chs[C, N_CH], devs[D, N_DEV], hist[B].
 
     ``s`` is this replication's stream state (uint64[4]). ``bat[k]`` sums the response times of
@@ -137,10 +137,10 @@ def run_one(fp, ip, dp, ev, ec, cls_cum, cls_kb, cls_miss, cls_mp, cls_proto,
     s2 = s[2]
     s3 = s[3]
     think_zero = _is_zero(dp, D_THINK)
+    # (rows are passed as np.int64(D_...): a module constant would reach the callee as a literal
+    # type, and Numba would compile it once per value)
     # Variates come from per-distribution blocks (``blockrng``): exponentials and uniforms from
     # eight SIMD lanes, other kinds from the scalar stream; row UROW holds uniforms.
-    lanes = np.empty((4, LANES), np.uint64)
-    make_lanes(s, lanes)
     UROW = dp.shape[0]
     vb = np.empty((UROW + 1, VBLOCK))
     vpos = np.full(UROW + 1, VBLOCK, np.int64)
@@ -216,7 +216,7 @@ def run_one(fp, ip, dp, ev, ec, cls_cum, cls_kb, cls_miss, cls_mp, cls_proto,
             next_arr = trace[trace_i]
             trace_i = (trace_i + 1) % trace.shape[0]
         else:
-            next_arr, s0, s1, s2, s3 = next_from(vb, vpos, D_INTERARRIVAL, lanes, s0, s1, s2, s3, dp, ev, ec)
+            next_arr, s0, s1, s2, s3 = next_from(vb, vpos, np.int64(D_INTERARRIVAL), lanes, s0, s1, s2, s3, dp, ev, ec)
     else:
         for i in range(P):
             if think_zero:
@@ -224,7 +224,7 @@ def run_one(fp, ip, dp, ev, ec, cls_cum, cls_kb, cls_miss, cls_mp, cls_proto,
                 rs_stage[rs_n] = ARRIVE
                 rs_n += 1
             else:
-                dx, s0, s1, s2, s3 = next_from(vb, vpos, D_THINK, lanes, s0, s1, s2, s3, dp, ev, ec)
+                dx, s0, s1, s2, s3 = next_from(vb, vpos, np.int64(D_THINK), lanes, s0, s1, s2, s3, dp, ev, ec)
                 heap_push(h_t, h_c, h_n, dx, i * 8 + EV_ARRIVE)
 
     while True:
@@ -323,7 +323,7 @@ def run_one(fp, ip, dp, ev, ec, cls_cum, cls_kb, cls_miss, cls_mp, cls_proto,
                 elif stage == MPSTART:
                     w = cls_mp[si[x, SI_CLS], si[x, SI_MODE]]
                     if not mp_det and w > 0.0:
-                        dx, s0, s1, s2, s3 = next_from(vb, vpos, D_MP_SHAPE, lanes, s0, s1, s2, s3, dp, ev, ec)
+                        dx, s0, s1, s2, s3 = next_from(vb, vpos, np.int64(D_MP_SHAPE), lanes, s0, s1, s2, s3, dp, ev, ec)
                         w *= dx
                     sf[x, SF_W_START] = w * start_frac
                     sf[x, SF_W_END] = w - sf[x, SF_W_START]
@@ -497,7 +497,7 @@ def run_one(fp, ip, dp, ev, ec, cls_cum, cls_kb, cls_miss, cls_mp, cls_proto,
                     elif think_zero:
                         stage = ARRIVE
                     else:
-                        dx, s0, s1, s2, s3 = next_from(vb, vpos, D_THINK, lanes, s0, s1, s2, s3, dp, ev, ec)
+                        dx, s0, s1, s2, s3 = next_from(vb, vpos, np.int64(D_THINK), lanes, s0, s1, s2, s3, dp, ev, ec)
                         heap_push(h_t, h_c, h_n, t + dx, x * 8 + EV_ARRIVE)
                         stage = -1
                     if stop:
@@ -552,7 +552,7 @@ def run_one(fp, ip, dp, ev, ec, cls_cum, cls_kb, cls_miss, cls_mp, cls_proto,
                 next_arr = t + trace[trace_i]
                 trace_i = (trace_i + 1) % trace.shape[0]
             else:
-                dx, s0, s1, s2, s3 = next_from(vb, vpos, D_INTERARRIVAL, lanes, s0, s1, s2, s3, dp, ev, ec)
+                dx, s0, s1, s2, s3 = next_from(vb, vpos, np.int64(D_INTERARRIVAL), lanes, s0, s1, s2, s3, dp, ev, ec)
                 next_arr = t + dx
         elif src == 1:
             c = cmin
