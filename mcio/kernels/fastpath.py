@@ -70,6 +70,19 @@ def fast_one(fp, ip, dp, ev, ec, cls_cum, cls_kb, cls_miss, cls_mp, cls_proto, t
     cls_xfer = cls_kb / bw        # transfer time at full link rate, ms, per class
     resp_blk = np.empty(BLOCK)
     n_resp = 0
+    # per I/O of the block: MP work, pend, disconnect, connect, service (ms) and class
+    w_blk = np.empty(BLOCK)
+    pend_blk = np.empty(BLOCK)
+    disc_blk = np.empty(BLOCK)
+    conn_blk = np.empty(BLOCK)
+    svc_blk = np.empty(BLOCK)
+    k_blk = np.zeros(BLOCK, np.int64)
+    mp_0 = cls_mp[0, 0]           # class 0's MP work and protocol time, CCW and z/HPF
+    mp_1 = cls_mp[0, 1]
+    pr_0 = cls_proto[0, 0]
+    pr_1 = cls_proto[0, 1]
+    xfer_0 = cls_xfer[0]
+    miss_0 = cls_miss[0]
     ucls_blk = np.full(BLOCK, 0.5)
     umode_blk = np.full(BLOCK, 0.5)
     umiss_blk = np.full(BLOCK, 0.5)
@@ -128,21 +141,48 @@ def fast_one(fp, ip, dp, ev, ec, cls_cum, cls_kb, cls_miss, cls_mp, cls_proto, t
             if be_draw:
                 s0, s1, s2, s3 = fill_dist(lanes, s0, s1, s2, s3, dp, np.int64(D_BACKEND), ev, ec,
                                            be_blk, nblk)
+            # each I/O's class, mode, miss and service components: independent of the queue,
+            # so done for the whole block (one class: branch-free, and LLVM vectorises it)
+            if NCLS == 1:
+                for j in range(BLOCK):
+                    zhpf = umode_blk[j] < zshare
+                    w = mp_1 if zhpf else mp_0
+                    if mp_draw:
+                        w *= mp_blk[j]
+                    w_start = w * start_frac
+                    be = be_blk[j] if umiss_blk[j] < miss_0 else 0.0
+                    conn = (pr_1 if zhpf else pr_0) + xfer_0 + (w - w_start)
+                    pend = w_start + ha_blk[j]
+                    w_blk[j] = w
+                    pend_blk[j] = pend
+                    disc_blk[j] = be
+                    conn_blk[j] = conn
+                    svc_blk[j] = pend + be + conn
+            else:
+                for j in range(BLOCK):
+                    k, mode, miss = io_attrs(ucls_blk[j], umode_blk[j], umiss_blk[j], cls_cum, NCLS,
+                                             zshare, cls_miss)
+                    w = cls_mp[k, mode]
+                    if mp_draw:
+                        w *= mp_blk[j]
+                    w_start = w * start_frac
+                    be = be_blk[j] if miss else 0.0
+                    conn = cls_proto[k, mode] + cls_xfer[k] + (w - w_start)
+                    pend = w_start + ha_blk[j]
+                    w_blk[j] = w
+                    pend_blk[j] = pend
+                    disc_blk[j] = be
+                    conn_blk[j] = conn
+                    svc_blk[j] = pend + be + conn
+                    k_blk[j] = k
         t += ia_blk[jb]
-        # the I/O's class, transport mode (0 CCW, 1 z/HPF) and cache miss
-        k, mode, miss = io_attrs(ucls_blk[jb], umode_blk[jb], umiss_blk[jb], cls_cum, NCLS, zshare,
-                                 cls_miss)
-        w = cls_mp[k, mode]
-        if mp_draw:
-            w *= mp_blk[jb]
-        w_start = w * start_frac
-        w_end = w - w_start
+        w = w_blk[jb]
         ha = ha_blk[jb]
-        be = be_blk[jb] if miss else 0.0
+        be = disc_blk[jb]
+        conn = conn_blk[jb]
+        svc = svc_blk[jb]
+        k = k_blk[jb]
         jb += 1
-        xfer = cls_xfer[k]
-        conn = cls_proto[k, mode] + xfer + w_end
-        svc = w_start + ha + be + conn
         if c == 1:
             start = free1 if free1 > t else t
             end = start + svc
@@ -201,7 +241,7 @@ def fast_one(fp, ip, dp, ev, ec, cls_cum, cls_kb, cls_miss, cls_mp, cls_proto, t
         sq_iosq += iosq * iosq
         # components the model makes zero for every I/O are skipped (their sums stay 0)
         if has_pend:
-            pend = w_start + ha
+            pend = pend_blk[jb - 1]
             sm_pend += pend
             sq_pend += pend * pend
             sm_cmr += ha
