@@ -175,14 +175,10 @@ def fast_one(fp, ip, dp, ev, ec, cls_cum, cls_kb, cls_miss, cls_mp, cls_proto, t
                     conn_blk[j] = conn
                     svc_blk[j] = pend + be + conn
                     k_blk[j] = k
-        t += ia_blk[jb]
-        w = w_blk[jb]
-        ha = ha_blk[jb]
-        be = disc_blk[jb]
-        conn = conn_blk[jb]
-        svc = svc_blk[jb]
-        k = k_blk[jb]
+        jc = jb                       # this I/O's place in the block
         jb += 1
+        t += ia_blk[jc]
+        svc = svc_blk[jc]
         if c == 1:
             start = free1 if free1 > t else t
             end = start + svc
@@ -241,20 +237,23 @@ def fast_one(fp, ip, dp, ev, ec, cls_cum, cls_kb, cls_miss, cls_mp, cls_proto, t
         sq_iosq += iosq * iosq
         # components the model makes zero for every I/O are skipped (their sums stay 0)
         if has_pend:
-            pend = pend_blk[jb - 1]
+            pend = pend_blk[jc]
+            ha = ha_blk[jc]
+            sm_w += w_blk[jc]
             sm_pend += pend
             sq_pend += pend * pend
             sm_cmr += ha
             sq_cmr += ha * ha
-            sm_w += w
         if be_draw:
+            be = disc_blk[jc]
             sm_disc += be
             sq_disc += be * be
         if has_conn:
+            conn = conn_blk[jc]
             sm_conn += conn
             sq_conn += conn * conn
         if NCLS > 1:
-            n_cls[k] += 1.0
+            n_cls[k_blk[jc]] += 1.0
         resp_blk[n_resp] = resp        # into the histogram once per block: kept off the
         n_resp += 1                    # recursion's critical path
     for jj in range(n_resp):
