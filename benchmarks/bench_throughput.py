@@ -68,3 +68,30 @@ class FiconPath:
         return r / 1e6
 
     track_ficon_path_mios_per_core.unit = "M I/O/s"
+
+
+class EventFloor:
+    """Cost per event: a minimal event engine of the FICON channel's shape (benchmarks/
+    event_floor.py) against mcio's full path. Their ratio is how far mcio's engine is from the
+    floor; events per I/O x the floor is the ceiling of any one-event-per-station-visit design."""
+
+    timeout = 900
+
+    def setup(self):
+        set_threads(1)
+
+    def teardown(self):
+        set_threads(2)
+
+    def track_minimal_engine_ns_per_event(self):
+        from .event_floor import minimal_ns_per_event
+        return minimal_ns_per_event(events=10_000_000, repeat=2)
+
+    track_minimal_engine_ns_per_event.unit = "ns/event"
+
+    def track_ficon_path_ns_per_event(self):
+        from .event_floor import ficon_costs
+        ns_io, per_io = ficon_costs(ios=2_000_000, repeat=2)
+        return ns_io / per_io
+
+    track_ficon_path_ns_per_event.unit = "ns/event"

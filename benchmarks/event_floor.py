@@ -89,32 +89,40 @@ def closed_network(n_cust, n_events, means, servers, lanes):
     return sum_cycle / max(n_cycle, 1), n_events
 
 
-def main() -> int:
-    numba.set_num_threads(1)
+def minimal_ns_per_event(events: int = 20_000_000, repeat: int = 3) -> float:
+    """ns per event of ``closed_network`` (26 customers, the FICON channel's shape), best of
+    ``repeat``, compiled first."""
     lanes = np.zeros((4, LANES), np.uint64)
     make_lanes(np.array([1, 2, 3, 4], np.uint64), lanes)
     means = np.array([0.0808, 0.7525, 1.0])
     servers = np.array([1, 12], np.int64)
     closed_network(26, 10_000, means, servers, lanes)
-    n = 20_000_000
-    best = min(_timed(lambda: closed_network(26, n, means, servers, lanes)) for _ in range(3))
-    floor_ns = best * 1e9 / n
-    print(f"minimal engine (26 customers, FIFO 1 server -> FIFO 12 servers -> delay): "
-          f"{floor_ns:.1f} ns/event, {1e3 / floor_ns:.1f} M events/s, "
-          f"{1e3 / floor_ns / 3:.1f} M cycles/s")
+    best = min(_timed(lambda: closed_network(26, events, means, servers, lanes))
+               for _ in range(repeat))
+    return best * 1e9 / events
 
+
+def ficon_costs(ios: int = 3_000_000, repeat: int = 3) -> tuple[float, float]:
+    """mcio's FICON path on one thread: (ns per I/O, events per I/O), best of ``repeat``."""
     from benchmarks.models import ficon_model
     from mcio.engine import run_kernels
     from mcio.kernels import layout as L
     model = ficon_model()[0]
     run_kernels(model, 2_000, 1, 1, 100, 0, False)
-    ios = 3_000_000
     out = {}
     best = min(_timed(lambda: out.update(acc=run_kernels(model, ios, 1, 1, 1_000, 0, False)[0]))
-               for _ in range(3))
+               for _ in range(repeat))
     acc = out["acc"][0]
-    per_io = acc[L.A_EVENTS] / acc[L.A_N]
-    ns_io = best * 1e9 / (ios + 1_000)
+    return best * 1e9 / (ios + 1_000), acc[L.A_EVENTS] / acc[L.A_N]
+
+
+def main() -> int:
+    nb.set_num_threads(1)
+    floor_ns = minimal_ns_per_event()
+    print(f"minimal engine (26 customers, FIFO 1 server -> FIFO 12 servers -> delay): "
+          f"{floor_ns:.1f} ns/event, {1e3 / floor_ns:.1f} M events/s, "
+          f"{1e3 / floor_ns / 3:.1f} M cycles/s")
+    ns_io, per_io = ficon_costs()
     print(f"mcio FICON path: {ns_io:.0f} ns/IO = {per_io:.2f} events/IO x {ns_io / per_io:.1f} ns/event, "
           f"{1e3 / ns_io:.2f} M I/O/s")
     print(f"FICON path at the minimal engine's cost per event: {per_io * floor_ns:.0f} ns/IO, "
@@ -129,5 +137,4 @@ def _timed(fn) -> float:
 
 
 if __name__ == "__main__":
-    import numba
     raise SystemExit(main())
