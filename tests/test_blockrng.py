@@ -109,3 +109,16 @@ def test_block_variates_have_their_distribution():
     dp = np.array([_dist_row(Dist("deterministic", 0.3, 0.0), [], [])])
     fill_dist(lanes, st[0], st[1], st[2], st[3], dp, 0, np.zeros(1), np.ones(1), out, 16)
     assert np.all(out[:16] == 0.3)
+
+
+def test_block_exponentials_are_minus_log_of_the_block_uniforms():
+    # same lanes, same draws: fill_exponential(mean) = -mean * log(U) to within 2 ulp of libm
+    lanes = np.zeros((4, LANES), np.uint64)
+    make_lanes(stream_states(9, 1, 2)[1], lanes)
+    n = 100_000
+    u = np.empty(n)
+    e = np.empty(n)
+    fill_uniform(lanes.copy(), u, n)
+    fill_exponential(lanes, e, n, 1.5)
+    ref = -1.5 * np.log(u)
+    assert np.all(np.abs(e - ref) <= 2 * np.spacing(np.maximum(ref, 1e-300)))

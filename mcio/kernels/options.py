@@ -12,5 +12,7 @@ JIT_LEAF = dict(JIT, _nrt=False)
 # ``prange``: no threading-layer limits on concurrent callers (Dask workers, user threads), and
 # no parallel-accelerator compile pass.
 # Loops meant to vectorise: NumPy's error model drops the ZeroDivisionError check a division
-# carries, a branch that stops LLVM's loop vectoriser (a division by zero gives inf, as in C).
-JIT_VEC = dict(JIT_LEAF, error_model="numpy")
+# carries, a branch that stops LLVM's loop vectoriser (a division by zero gives inf, as in C);
+# "contract" lets a * b + c be one fused multiply-add (one rounding instead of two). It reorders
+# nothing, so results stay the same on any thread count; no other fast-math flag is set.
+JIT_VEC = dict(JIT_LEAF, error_model="numpy", fastmath={"contract"})
