@@ -23,11 +23,77 @@ from .layout import (A_DEV_BUSY_ZVM_MS, A_AREA_BE, A_AREA_HA, A_AREA_SYS, A_DEV_
                      C_OE_MAX, C_SSCH, D_BACKEND, D_HA, D_INTERARRIVAL, D_MP_SHAPE,
                      FP_LINK_KB_PER_MS, FP_MP_START_FRACTION, FP_ZHPF_SHARE, IP_CLASSES,
                      IP_EXPOSURES, IP_MEASURE, IP_SLOTS, IP_TRACE, IP_WARMUP, V_BUSY_MS, V_SSCH)
-from .options import JIT
+from .options import JIT, JIT_LEAF
 from .rng import uniform
 
 SCAN_MAX = 16                     # up to this many servers, a scan finds the earliest free
 BLOCK = 256                       # I/Os per block of variates (a multiple of LANES)
+
+
+
+# sums[] of the measured I/Os' statistics (ms, ms^2)
+(S_IOSQ, SQ_RESP, SQ_IOSQ, S_PEND, SQ_PEND, S_CMR, SQ_CMR, S_W, S_DISC, SQ_DISC, S_CONN,
+ SQ_CONN) = range(12)
+
+
+@nb.njit(**JIT_LEAF)
+def _block_stats(m0, m1, iosq_blk, svc_blk, pend_blk, ha_blk, w_blk, disc_blk, conn_blk, k_blk,
+                 has_pend, has_disc, has_conn, ncls, sums, n_cls, hist):
+    """Add I/Os m0 .. m1 - 1 of a block to the sums, the class counts and the histogram. Apart
+    from the recursion, whose loop then holds only what is sequential; the I/Os are taken in
+    order, so every sum is the same as one kept I/O by I/O."""
+    a = sums[S_IOSQ]
+    b = sums[SQ_RESP]
+    c = sums[SQ_IOSQ]
+    for j in range(m0, m1):
+        iosq = iosq_blk[j]
+        resp = iosq + svc_blk[j]
+        a += iosq
+        b += resp * resp
+        c += iosq * iosq
+        hist_add(hist, resp)
+    sums[S_IOSQ] = a
+    sums[SQ_RESP] = b
+    sums[SQ_IOSQ] = c
+    # components the model makes zero for every I/O are skipped (their sums stay 0)
+    if has_pend:
+        a = sums[S_PEND]
+        b = sums[SQ_PEND]
+        c = sums[S_CMR]
+        d = sums[SQ_CMR]
+        e = sums[S_W]
+        for j in range(m0, m1):
+            pend = pend_blk[j]
+            ha = ha_blk[j]
+            e += w_blk[j]
+            a += pend
+            b += pend * pend
+            c += ha
+            d += ha * ha
+        sums[S_PEND] = a
+        sums[SQ_PEND] = b
+        sums[S_CMR] = c
+        sums[SQ_CMR] = d
+        sums[S_W] = e
+    if has_disc:
+        a = sums[S_DISC]
+        b = sums[SQ_DISC]
+        for j in range(m0, m1):
+            a += disc_blk[j]
+            b += disc_blk[j] * disc_blk[j]
+        sums[S_DISC] = a
+        sums[SQ_DISC] = b
+    if has_conn:
+        a = sums[S_CONN]
+        b = sums[SQ_CONN]
+        for j in range(m0, m1):
+            a += conn_blk[j]
+            b += conn_blk[j] * conn_blk[j]
+        sums[S_CONN] = a
+        sums[SQ_CONN] = b
+    if ncls > 1:
+        for j in range(m0, m1):
+            n_cls[k_blk[j]] += 1.0
 
 
 @nb.njit(**JIT)
@@ -68,8 +134,8 @@ def fast_one(fp, ip, dp, ev, ec, cls_cum, cls_kb, cls_miss, cls_mp, cls_proto, t
     # uniforms for the I/O's attributes, drawn only where a draw can change one; else 0.5, for
     # which u < p is p's own truth when p is 0 or >= 1
     cls_xfer = cls_kb / bw        # transfer time at full link rate, ms, per class
-    resp_blk = np.empty(BLOCK)
-    n_resp = 0
+    iosq_blk = np.empty(BLOCK)
+    m0 = BLOCK                    # first measured I/O of the current block (none yet)
     # per I/O of the block: MP work, pend, disconnect, connect, service (ms) and class
     w_blk = np.empty(BLOCK)
     pend_blk = np.empty(BLOCK)
@@ -103,8 +169,7 @@ def fast_one(fp, ip, dp, ev, ec, cls_cum, cls_kb, cls_miss, cls_mp, cls_proto, t
     # Sums the loop need not keep: response = IOSQ + pend + disconnect + connect, so its sum
     # and those of service and device busy follow from the component sums; KB and transfer
     # time from the count of I/Os per class.
-    sm_iosq = sm_pend = sm_cmr = sm_disc = sm_conn = sm_w = 0.0
-    sq_resp = sq_iosq = sq_pend = sq_cmr = sq_disc = sq_conn = 0.0
+    sums = np.zeros(12)
     n_cls = np.zeros(NCLS)
     n_done = N                    # I/Os whose statistics the loop took
     has_pend = cls_mp.max() > 0.0 or not ha_zero
@@ -114,12 +179,14 @@ def fast_one(fp, ip, dp, ev, ec, cls_cum, cls_kb, cls_miss, cls_mp, cls_proto, t
     b_next = (N + NB - 1) // NB   # first i of batch b + 1
     b_sum = 0.0
     jb = BLOCK
+    jc = 0
     for i in range(N):
         if jb == BLOCK:
+            _block_stats(m0, BLOCK, iosq_blk, svc_blk, pend_blk, ha_blk, w_blk, disc_blk, conn_blk,
+                         k_blk, has_pend, be_draw, has_conn, NCLS, sums, n_cls, hist)
             jb = 0
-            for jj in range(n_resp):
-                hist_add(hist, resp_blk[jj])
-            n_resp = 0
+            # the block's first measured I/O
+            m0 = 0 if i >= WARM else min(WARM - i, BLOCK)
             if TRACE:
                 for jj in range(BLOCK):
                     ia_blk[jj] = trace[trace_i]
@@ -216,7 +283,9 @@ def fast_one(fp, ip, dp, ev, ec, cls_cum, cls_kb, cls_miss, cls_mp, cls_proto, t
         if iosq > wait_limit:
             unstable = True
             n_done = i
+            jb = jc                    # this I/O is not counted
             break
+        iosq_blk[jc] = iosq
         while i >= b_next:
             bat[b] += b_sum
             b_sum = 0.0
@@ -224,40 +293,9 @@ def fast_one(fp, ip, dp, ev, ec, cls_cum, cls_kb, cls_miss, cls_mp, cls_proto, t
             b_next = ((b + 1) * N + NB - 1) // NB
         b_sum += iosq + svc
         if i == WARM:
-            # warm-up over: the sums start again from here (cheaper than a test per I/O)
             t0 = t
-            sm_iosq = sm_pend = sm_cmr = sm_disc = sm_conn = sm_w = 0.0
-            sq_resp = sq_iosq = sq_pend = sq_cmr = sq_disc = sq_conn = 0.0
-            n_cls[:] = 0.0
-            n_resp = 0
-            hist[:] = 0                # earlier blocks' warm-up responses are in it already
-        resp = iosq + svc
-        sm_iosq += iosq
-        sq_resp += resp * resp
-        sq_iosq += iosq * iosq
-        # components the model makes zero for every I/O are skipped (their sums stay 0)
-        if has_pend:
-            pend = pend_blk[jc]
-            ha = ha_blk[jc]
-            sm_w += w_blk[jc]
-            sm_pend += pend
-            sq_pend += pend * pend
-            sm_cmr += ha
-            sq_cmr += ha * ha
-        if be_draw:
-            be = disc_blk[jc]
-            sm_disc += be
-            sq_disc += be * be
-        if has_conn:
-            conn = conn_blk[jc]
-            sm_conn += conn
-            sq_conn += conn * conn
-        if NCLS > 1:
-            n_cls[k_blk[jc]] += 1.0
-        resp_blk[n_resp] = resp        # into the histogram once per block: kept off the
-        n_resp += 1                    # recursion's critical path
-    for jj in range(n_resp):
-        hist_add(hist, resp_blk[jj])
+    _block_stats(m0, jb, iosq_blk, svc_blk, pend_blk, ha_blk, w_blk, disc_blk, conn_blk, k_blk,
+                 has_pend, be_draw, has_conn, NCLS, sums, n_cls, hist)
     if b < NB:
         bat[b] += b_sum
     s[0] = s0
@@ -273,6 +311,18 @@ def fast_one(fp, ip, dp, ev, ec, cls_cum, cls_kb, cls_miss, cls_mp, cls_proto, t
     for kk in range(NCLS):
         sm_kb += n_cls[kk] * cls_kb[kk]
         sm_xfer += n_cls[kk] * cls_xfer[kk]
+    sm_iosq = sums[S_IOSQ]
+    sm_pend = sums[S_PEND]
+    sm_cmr = sums[S_CMR]
+    sm_disc = sums[S_DISC]
+    sm_conn = sums[S_CONN]
+    sm_w = sums[S_W]
+    sq_resp = sums[SQ_RESP]
+    sq_iosq = sums[SQ_IOSQ]
+    sq_pend = sums[SQ_PEND]
+    sq_cmr = sums[SQ_CMR]
+    sq_disc = sums[SQ_DISC]
+    sq_conn = sums[SQ_CONN]
     sm_svc = sm_pend + sm_disc + sm_conn
     sm_resp = sm_iosq + sm_svc
     sm_busy = sm_disc + sm_conn
