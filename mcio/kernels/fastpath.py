@@ -4,11 +4,14 @@ Used when the I/O path reduces to one FIFO queue: an open workload on one device
 exposures (base + aliases) are the only place an I/O can wait. Each I/O's service is the sum of
 the same component draws the event engine makes (MP start work, host adapter, back end on a miss,
 protocol, transfer at full link rate, MP end work), so the component breakdown stays exact.
-Server free times sit in a small binary min-heap; no per-I/O arrays.
+No per-I/O arrays: memory does not grow with the number of I/Os.
 
-Variates come in blocks of BLOCK I/Os (``blockrng``: eight SIMD lanes, exponentials by a
-vectorised logarithm), then the recursion walks the block: the loop itself draws nothing, calls
-nothing, and keeps only the sums it cannot derive afterwards.
+The I/Os go in blocks of BLOCK: (1) the block's variates (``blockrng``: eight SIMD lanes,
+exponentials by a vectorised logarithm); (2) each I/O's service components, which do not depend
+on the queue (vectorised for one class); (3) the recursion, the only sequential part, over the
+server free times (one; a scan up to SCAN_MAX; a binary min-heap above); (4) the statistics of
+the block's measured I/Os, in I/O order. Each loop stays small enough for LLVM to keep it in
+registers, which the one big loop this replaced did not.
 """
 import numba as nb
 import numpy as np
@@ -27,9 +30,7 @@ from .options import JIT, JIT_LEAF
 from .rng import uniform
 
 SCAN_MAX = 16                     # up to this many servers, a scan finds the earliest free
-BLOCK = 256                       # I/Os per block of variates (a multiple of LANES)
-
-
+BLOCK = 256                       # I/Os per block (a multiple of blockrng.LANES)
 
 # sums[] of the measured I/Os' statistics (ms, ms^2)
 (S_IOSQ, SQ_RESP, SQ_IOSQ, S_PEND, SQ_PEND, S_CMR, SQ_CMR, S_W, S_DISC, SQ_DISC, S_CONN,
@@ -118,47 +119,45 @@ def fast_one(fp, ip, dp, ev, ec, cls_cum, cls_kb, cls_miss, cls_mp, cls_proto, t
     if TRACE:
         mean_gap = trace.mean()
     wait_limit = ip[IP_SLOTS] * mean_gap
-    free_t = np.zeros(c)          # server free times, a min-heap (all zero: a valid heap)
+    free_t = np.zeros(c)          # server free times (a scan, or a min-heap: all zero is one)
     trace_i = 0
     if TRACE:
         trace_i = int(uniform(s) * trace.shape[0]) % trace.shape[0]
-    # Inter-arrival, MP, host-adapter and back-end variates come in blocks of BLOCK from the
-    # vector lanes (exponentials) or the scalar stream (other kinds): see ``blockrng``.
-    # rows and sizes as plain int64: a module constant would reach the callee as a literal
-    # type, and Numba would compile it once per value
-    nblk = np.int64(BLOCK)
-    ia_blk = np.empty(BLOCK)
-    mp_blk = np.empty(BLOCK)
-    ha_blk = np.zeros(BLOCK)
-    be_blk = np.zeros(BLOCK)
-    # uniforms for the I/O's attributes, drawn only where a draw can change one; else 0.5, for
-    # which u < p is p's own truth when p is 0 or >= 1
     cls_xfer = cls_kb / bw        # transfer time at full link rate, ms, per class
-    iosq_blk = np.empty(BLOCK)
-    m0 = BLOCK                    # first measured I/O of the current block (none yet)
-    # per I/O of the block: MP work, pend, disconnect, connect, service (ms) and class
-    w_blk = np.empty(BLOCK)
-    pend_blk = np.empty(BLOCK)
-    disc_blk = np.empty(BLOCK)
-    conn_blk = np.empty(BLOCK)
-    svc_blk = np.empty(BLOCK)
-    k_blk = np.zeros(BLOCK, np.int64)
     mp_0 = cls_mp[0, 0]           # class 0's MP work and protocol time, CCW and z/HPF
     mp_1 = cls_mp[0, 1]
     pr_0 = cls_proto[0, 0]
     pr_1 = cls_proto[0, 1]
     xfer_0 = cls_xfer[0]
     miss_0 = cls_miss[0]
-    ucls_blk = np.full(BLOCK, 0.5)
-    umode_blk = np.full(BLOCK, 0.5)
-    umiss_blk = np.full(BLOCK, 0.5)
+    # What must be drawn. Rows and sizes go to the fill functions as plain int64: a module
+    # constant would reach the callee as a literal type, and Numba would compile it per value.
     cls_draw, mode_draw, miss_draw = attr_draws(NCLS, zshare, cls_miss)
     mp_draw = not mp_det and cls_mp.max() > 0.0
     be_draw = not be_zero and cls_miss.max() > 0.0
-    # The stream state lives in registers for the whole loop (written back at the end) and the
-    # statistics in local sums (added to acc/chs/devs once): a store to an output array inside
-    # the loop can't be kept in a register, and the replications' rows share cache lines, so
-    # the threads would fight over them.
+    has_pend = cls_mp.max() > 0.0 or not ha_zero
+    has_conn = cls_mp.max() > 0.0 or cls_kb.max() > 0.0 or cls_proto.max() > 0.0
+    nblk = np.int64(BLOCK)
+    # The block's variates (ms; uniforms for the I/O's attributes are drawn only where a draw
+    # can change one, else 0.5, for which u < p is p's own truth when p is 0 or >= 1) ...
+    ia_blk = np.empty(BLOCK)
+    mp_blk = np.empty(BLOCK)
+    ha_blk = np.zeros(BLOCK)
+    be_blk = np.zeros(BLOCK)
+    ucls_blk = np.full(BLOCK, 0.5)
+    umode_blk = np.full(BLOCK, 0.5)
+    umiss_blk = np.full(BLOCK, 0.5)
+    # ... each I/O's MP work, pend, disconnect, connect, service and IOSQ (ms) and class
+    w_blk = np.empty(BLOCK)
+    pend_blk = np.empty(BLOCK)
+    disc_blk = np.empty(BLOCK)
+    conn_blk = np.empty(BLOCK)
+    svc_blk = np.empty(BLOCK)
+    iosq_blk = np.empty(BLOCK)
+    k_blk = np.zeros(BLOCK, np.int64)
+    # The stream state lives in registers (written back at the end); the statistics in
+    # ``sums``, added to acc/chs/devs once at the end: the replications' output rows share
+    # cache lines, so the threads would fight over them.
     s0 = s[0]
     s1 = s[1]
     s2 = s[2]
@@ -166,18 +165,17 @@ def fast_one(fp, ip, dp, ev, ec, cls_cum, cls_kb, cls_miss, cls_mp, cls_proto, t
     t = 0.0
     t0 = 0.0
     free1 = 0.0                   # c == 1: the one server's free time
-    # Sums the loop need not keep: response = IOSQ + pend + disconnect + connect, so its sum
-    # and those of service and device busy follow from the component sums; KB and transfer
-    # time from the count of I/Os per class.
+    # Sums not kept: response = IOSQ + pend + disconnect + connect, so its sum and those of
+    # service and device busy follow from the component sums; KB and transfer time from the
+    # count of I/Os per class.
     sums = np.zeros(12)
     n_cls = np.zeros(NCLS)
-    n_done = N                    # I/Os whose statistics the loop took
-    has_pend = cls_mp.max() > 0.0 or not ha_zero
-    has_conn = cls_mp.max() > 0.0 or cls_kb.max() > 0.0 or cls_proto.max() > 0.0
+    n_done = N                    # I/Os whose statistics were taken
     unstable = False
     b = 0                         # MSER batch of I/O i: (i * NB) // N, kept without a division
     b_next = (N + NB - 1) // NB   # first i of batch b + 1
     b_sum = 0.0
+    m0 = BLOCK                    # first measured I/O of the current block (none yet)
     jb = BLOCK
     jc = 0
     for i in range(N):
@@ -251,7 +249,7 @@ def fast_one(fp, ip, dp, ev, ec, cls_cum, cls_kb, cls_miss, cls_mp, cls_proto, t
             end = start + svc
             free1 = end
         elif c <= SCAN_MAX:
-            # few servers: the earliest free one by a branch-free scan (a heap's sift mispredicts)
+            # few servers: the earliest free one by a scan (a heap's sift mispredicts)
             jm = 0
             fm = free_t[0]
             for jj in range(1, c):
