@@ -311,14 +311,14 @@ def simulate(model: Model, ios: int = 200_000, replications: int = 4, seed: int 
     acc, chs, devs, hist, bat = run_kernels(model, ios, replications, seed, warmup, point, use_fast)
     if over_capacity:
         acc[:, L.A_UNSTABLE] = 1.0
-    ds = assemble(model, acc, chs, devs, hist, per_device)
     mser = mser_warmup_ios(bat, warmup + ios, warmup + acc[:, L.A_N])
-    ds["warmup_mser_ios"] = xr.Variable(("replication",), mser, attrs={
-        "units": "1", "long_name": "warm-up MSER recommends (I/Os, on 64 batch means; -1: too short)"})
     # adequate if MSER asks for no more than the warm-up used, to one batch's resolution
     adequate = bool((mser <= warmup + (warmup + ios) // MSER_BATCHES + 1).all())
-    ds["warmup_adequate"] = xr.Variable((), np.int8(adequate), attrs={
-        "units": "1", "long_name": "1 if the fixed warm-up covers what MSER recommends in every replication"})
+    ds = assemble(model, acc, chs, devs, hist, per_device, extra={
+        "warmup_mser_ios": _var(mser, ("replication",), "1",
+                                "warm-up MSER recommends (I/Os, on 64 batch means; -1: too short)"),
+        "warmup_adequate": _var(np.int8(adequate), (), "1",
+                                "1 if the fixed warm-up covers what MSER recommends in every replication")})
     ds.attrs.update({
         "unstable_reason": (f"open load over capacity: {station} utilisation {util:.3f} >= 1" if over_capacity
                             else "queue outgrew the model's I/O pool" if int(ds.unstable) else ""),
@@ -349,7 +349,7 @@ def _var(data, dims, units, long_name):
     return xr.Variable(dims, data, attrs={"units": units, "long_name": long_name})
 
 
-def assemble(model: Model, acc, chs, devs, hist, per_device: bool) -> xr.Dataset:
+def assemble(model: Model, acc, chs, devs, hist, per_device: bool, extra: dict | None = None) -> xr.Dataset:
     """Turn raw accumulators into the labelled results Dataset."""
     R, C = chs.shape[0], chs.shape[1]
     n = np.maximum(acc[:, L.A_N], 1.0)
@@ -419,6 +419,7 @@ def assemble(model: Model, acc, chs, devs, hist, per_device: bool) -> xr.Dataset
                                           "device busy per device, RMF definition")
     v["unstable"] = _var(np.int8(unstable), (), "1",
                          "1 if the open load outgrew the model (run stopped early), else 0")
+    v.update(extra or {})          # one Dataset constructor: each later assignment is a merge
     coords = {"replication": np.arange(R), "channel": np.arange(C), "quantile": np.array(QUANTILES)}
     if per_device:
         coords["device"] = np.arange(model.devices["count"])
