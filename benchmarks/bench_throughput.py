@@ -31,7 +31,7 @@ class FastPath:
 
 
 class FastPathMM4:
-    """Open M/M/4, rho 0.9 (three PAV aliases): the Kiefer-Wolfowitz recursion with a 4-heap."""
+    """Open M/M/4, rho 0.9 (three PAV aliases): the Kiefer-Wolfowitz recursion over 4 servers."""
 
     timeout = 600
 
