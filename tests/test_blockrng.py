@@ -66,7 +66,7 @@ def test_lanes_are_the_jumped_scalar_stream():
         assert [int(x) for x in lanes[:, lane]] == s
 
 
-@nb.njit(cache=True)
+@nb.njit   # no cache: Numba would not notice an edit to blockrng, whose code is inlined here
 def _logs(x, out):
     for i in range(x.shape[0]):
         out[i] = log_positive(x[i])

@@ -1,7 +1,9 @@
 """xoshiro256** random streams; one stream per (seed, point, replication), state = uint64[4].
 
 Seeded on the host from numpy's SeedSequence (see ``mcio.engine.stream_states``), so streams never
-depend on threads. Uniforms are open on both ends: (0, 1).
+depend on threads. Uniforms are open on both ends: (0, 1). The kernels take most of their variates
+in blocks from ``blockrng`` (eight SIMD lanes jumped from this stream); the samplers here serve the
+other distribution kinds and everything drawn one at a time.
 
 With ``ZIGGURAT`` set, exponential and normal variates come from 256-layer ziggurats (Marsaglia
 and Tsang 2000, laid out as in NumPy's generator): one 64-bit draw, a table look-up, a multiply and
