@@ -105,3 +105,23 @@ def test_histogram_and_sums_hold_only_measured_ios(fast):
     assert np.all(acc[:, L.A_N] == ios)
     assert np.all(hist.sum(axis=1) == ios)
     assert np.all(chs[:, 0, L.C_SSCH] == ios)
+
+
+@pytest.mark.parametrize("fast", [True, False])
+@pytest.mark.parametrize("warm", [0, 5, 300])
+def test_counts_agree_when_a_run_stops_early_or_ends_mid_block(fast, warm):
+    # rho 1.4: the queue outgrows the model and the run stops wherever that happens (mid-block
+    # on the fast path); the histogram, the I/O count and the SSCH count must still agree
+    from mcio.engine import run_kernels
+    from mcio.kernels import layout as L
+    from oracle_models import single_server_open
+    m = single_server_open(1400.0, {"dist": "exponential", "mean": 1.0})
+    acc, chs, devs, hist, bat = run_kernels(m, 200_000, 2, seed=3, warmup=warm, point=0, fast_path=fast)
+    assert np.all(acc[:, L.A_UNSTABLE] == 1.0)
+    assert np.all(acc[:, L.A_N] < 200_000)
+    assert np.all(hist.sum(axis=1) == acc[:, L.A_N])
+    assert np.all(chs[:, 0, L.C_SSCH] == acc[:, L.A_N])
+    # and a stable run whose length is no multiple of the block: every I/O counted once
+    m = single_server_open(500.0, {"dist": "exponential", "mean": 1.0})
+    acc, chs, devs, hist, bat = run_kernels(m, 1_001, 2, seed=3, warmup=warm, point=0, fast_path=fast)
+    assert np.all(acc[:, L.A_N] == 1_001) and np.all(hist.sum(axis=1) == 1_001)
