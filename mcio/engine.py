@@ -240,7 +240,7 @@ def run_kernels(model: Model, ios: int, replications: int, seed: int, warmup: in
     threads' hot counters on one cache line. The result cannot depend on the thread count:
     replication r always uses stream r and its own outputs.
     """
-    from .kernels.blockrng import LANES, make_lanes
+    from .kernels.blockrng import LANES, make_streams
     from .kernels.fastpath import fast_one
     from .kernels.iopath import run_one
     pk = pack(model, ios, warmup)
@@ -253,15 +253,17 @@ def run_kernels(model: Model, ios: int, replications: int, seed: int, warmup: in
 
     def one(r: int) -> None:
         st = states[r].copy()
-        lanes = np.empty((4, LANES), np.uint64)       # the replication's eight vector lanes
-        make_lanes(st, lanes)
+        # the replication's substreams: eight vector lanes and a scalar state per row of draws
+        lanes = np.empty((L.N_ROWS, 4, LANES), np.uint64)
+        scal = np.empty((L.N_ROWS, 4), np.uint64)
+        make_streams(st, lanes, scal)
         if fast_path:
             fast_one(pk.fp, pk.ip, pk.dp, pk.ev, pk.ec, pk.cls_cum, pk.cls_kb, pk.cls_miss,
-                     pk.cls_mp, pk.cls_proto, pk.trace, st, lanes, *outs[r])
+                     pk.cls_mp, pk.cls_proto, pk.trace, st, lanes, scal, *outs[r])
         else:
             run_one(pk.fp, pk.ip, pk.dp, pk.ev, pk.ec, pk.cls_cum, pk.cls_kb, pk.cls_miss,
                     pk.cls_mp, pk.cls_proto, pk.al_prob, pk.al_idx, pk.dev_grp, pk.bound_dev,
-                    pk.grp_ptr, pk.grp_ch, pk.chg_ptr, pk.chg, pk.trace, st, lanes, *outs[r])
+                    pk.grp_ptr, pk.grp_ch, pk.chg_ptr, pk.chg, pk.trace, st, lanes, scal, *outs[r])
 
     workers = max(1, min(R, numba.get_num_threads()))
     if workers == 1:

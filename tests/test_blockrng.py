@@ -1,17 +1,19 @@
 """The vector block generator (mcio/kernels/blockrng.py) against independent references.
 
-Each lane must be exactly the scalar xoshiro256** stream it claims to be (the scalar generator
-jumped by the published jump polynomial, computed here in pure Python integers), the branch-free
-logarithm must be within 1 ulp of the C library's, and the block variates must have the right
-distribution (KS, as tests/test_distributions.py).
+Each row's lanes and scalar state must be exactly the substreams they claim to be (the scalar
+generator jumped by the published jump polynomial, computed here in pure Python integers), the
+branch-free logarithm must be within 1 ulp of the C library's, the block variates must have the
+right distribution (KS, as tests/test_distributions.py), and a row's draws must not depend on
+any other row's (common random numbers).
 """
 import numba as nb
 import numpy as np
 from scipy import stats
 
 from mcio.engine import _dist_row, stream_states
-from mcio.kernels.blockrng import (LANES, fill_dist, fill_exponential, fill_uniform, log_positive,
-                                   make_lanes)
+from mcio.kernels.blockrng import (LANES, fill_exponential, fill_row, fill_uniform, log_positive,
+                                   make_streams)
+from mcio.kernels.layout import D_BACKEND, N_DIST, N_ROWS
 from mcio.model import Dist
 
 M64 = (1 << 64) - 1
@@ -45,25 +47,36 @@ def _jump(s):
     s[:] = t
 
 
-def test_lanes_are_the_jumped_scalar_stream():
+def _streams(seed, point=0, rep=0):
+    lanes = np.zeros((N_ROWS, 4, LANES), np.uint64)
+    scal = np.zeros((N_ROWS, 4), np.uint64)
+    make_streams(stream_states(seed, point, rep + 1)[rep], lanes, scal)
+    return lanes, scal
+
+
+def test_substreams_are_the_jumped_scalar_stream():
     state = stream_states(11, 2, 3)[1]
-    lanes = np.zeros((4, LANES), np.uint64)
-    make_lanes(state, lanes)
+    lanes = np.zeros((N_ROWS, 4, LANES), np.uint64)
+    scal = np.zeros((N_ROWS, 4), np.uint64)
+    make_streams(state, lanes, scal)
     ref = [int(x) for x in state]
-    for lane in range(LANES):
+    for row in range(N_ROWS):
+        for lane in range(LANES):
+            _jump(ref)
+            assert [int(x) for x in lanes[row, :, lane]] == ref
         _jump(ref)
-        assert [int(x) for x in lanes[:, lane]] == ref
-    # and the block fill advances every lane exactly as the scalar generator does
+        assert [int(x) for x in scal[row]] == ref
+    # and the block fill advances every lane of a row exactly as the scalar generator does
     n_steps = 5
     out = np.empty(LANES * n_steps)
-    start = lanes.copy()
-    fill_uniform(lanes, out, out.size)
+    start = lanes[3].copy()
+    fill_uniform(lanes[3], out, out.size)
     for lane in range(LANES):
         s = [int(x) for x in start[:, lane]]
         for i in range(n_steps):
             expect = ((_next(s) >> 11) + 1) / 2.0 ** 53
             assert out[i * LANES + lane] == expect
-        assert [int(x) for x in lanes[:, lane]] == s
+        assert [int(x) for x in lanes[3, :, lane]] == s
 
 
 @nb.njit   # no cache: Numba would not notice an edit to blockrng, whose code is inlined here
@@ -86,39 +99,58 @@ def test_log_within_one_ulp_of_libm():
 
 
 def test_block_variates_have_their_distribution():
-    lanes = np.zeros((4, LANES), np.uint64)
-    make_lanes(stream_states(3, 0, 1)[0], lanes)
+    lanes, scal = _streams(3)
     n = 200_000
     crit = 1.95 / np.sqrt(n)              # KS 0.1 % critical value
     u = np.empty(n)
-    fill_uniform(lanes, u, n)
+    fill_uniform(lanes[0], u, n)
     assert u.min() > 0.0 and u.max() <= 1.0
     assert stats.kstest(u, "uniform").statistic < crit
     e = np.empty(n)
-    fill_exponential(lanes, e, n, 2.5)
+    fill_exponential(lanes[1], e, n, 2.5)
     assert stats.kstest(e, stats.expon(scale=2.5).cdf).statistic < crit
-    # fill_dist: exponential from the lanes, the other kinds from the scalar stream
+    # fill_row: exponential from the row's lanes, other kinds from its scalar state, uniforms
+    # for the rows past the distributions
+    out = np.empty(n)
     for dist, ref in ((Dist("exponential", 0.7, 1.0), stats.expon(scale=0.7)),
                       (Dist("gamma", 1.5, 0.5), stats.gamma(a=2.0, scale=0.75))):
-        ev, ec = [], []
-        dp = np.array([_dist_row(dist, ev, ec)])
-        out = np.empty(n)
-        st = stream_states(4, 0, 1)[0]
-        fill_dist(lanes, st[0], st[1], st[2], st[3], dp, 0, np.zeros(1), np.ones(1), out, n)
+        dp = np.zeros((N_DIST, 5))
+        dp[D_BACKEND] = _dist_row(dist, [], [])
+        fill_row(lanes, scal, dp, D_BACKEND, np.zeros(1), np.ones(1), out, n)
         assert stats.kstest(out, ref.cdf).statistic < crit
-    dp = np.array([_dist_row(Dist("deterministic", 0.3, 0.0), [], [])])
-    fill_dist(lanes, st[0], st[1], st[2], st[3], dp, 0, np.zeros(1), np.ones(1), out, 16)
+    fill_row(lanes, scal, dp, N_DIST, np.zeros(1), np.ones(1), out, n)
+    assert stats.kstest(out, "uniform").statistic < crit
+    dp[D_BACKEND] = _dist_row(Dist("deterministic", 0.3, 0.0), [], [])
+    fill_row(lanes, scal, dp, D_BACKEND, np.zeros(1), np.ones(1), out, 16)
     assert np.all(out[:16] == 0.3)
 
 
 def test_block_exponentials_are_minus_log_of_the_block_uniforms():
     # same lanes, same draws: fill_exponential(mean) = -mean * log(U) to within 2 ulp of libm
-    lanes = np.zeros((4, LANES), np.uint64)
-    make_lanes(stream_states(9, 1, 2)[1], lanes)
+    lanes, _ = _streams(9, 1, 1)
     n = 100_000
     u = np.empty(n)
     e = np.empty(n)
-    fill_uniform(lanes.copy(), u, n)
-    fill_exponential(lanes, e, n, 1.5)
+    fill_uniform(lanes[0].copy(), u, n)
+    fill_exponential(lanes[0], e, n, 1.5)
     ref = -1.5 * np.log(u)
     assert np.all(np.abs(e - ref) <= 2 * np.spacing(np.maximum(ref, 1e-300)))
+
+
+def test_a_rows_draws_do_not_depend_on_other_rows():
+    # common random numbers: the back end's draws are the same whether or not the host adapter
+    # draws too, so a model with a host adapter sees the same disconnect times as one without
+    from mcio.engine import run_kernels
+    from mcio.kernels import layout as L
+    from oracle_models import single_server_open
+    base = single_server_open(500.0, {"dist": "gamma", "mean": 1.0, "scv": 0.5})
+    with_ha = base.replace("control_unit.ha_service_us", {"dist": "exponential", "mean": 30.0})
+    for fast in (True, False):
+        a = run_kernels(base, 20_000, 2, seed=4, warmup=1_000, point=0, fast_path=fast)[0]
+        b = run_kernels(with_ha, 20_000, 2, seed=4, warmup=1_000, point=0, fast_path=fast)[0]
+        assert np.all(b[:, L.A_SUM_CMR] > 0) and np.all(a[:, L.A_SUM_CMR] == 0)
+        if fast:      # the fast path sums the draws themselves
+            assert np.array_equal(a[:, L.A_SUM_DISC], b[:, L.A_SUM_DISC])
+        else:         # the event engine differences clock times: equal to rounding (the
+            # shared-stream generator of before would differ by ~1 %, the sampling error)
+            np.testing.assert_allclose(a[:, L.A_SUM_DISC], b[:, L.A_SUM_DISC], rtol=1e-9)

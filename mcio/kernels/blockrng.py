@@ -6,9 +6,13 @@ vector (written as LLVM IR: Numba's loop vectoriser does not vectorise the scala
 and exponentials are -log(U) through a branch-free logarithm that LLVM does vectorise: ~1.5 ns a
 variate instead of ~4.
 
-The lanes of a replication are its own stream jumped ahead 1..8 times by xoshiro256**'s jump
-polynomial (2^128 draws each), so they never overlap one another or the replication's scalar
-stream: everything stays keyed by (seed, point, replication), never by thread.
+Every row of draws (each distribution of ``dp``, and the uniforms for an I/O's class, mode,
+miss and device: ``layout`` R_*) has its own substreams: eight lanes and a scalar state, all the
+replication's stream jumped ahead by xoshiro256**'s jump polynomial (2^128 draws a jump), so
+they never overlap and everything stays keyed by (seed, point, replication), never by thread.
+A row's k-th draw is the same whatever the other rows do, so two runs that differ in one
+parameter see the same random numbers everywhere else (common random numbers: smoother
+calibration objectives, sharper comparisons of configurations).
 
 Uniforms here are (k + 1) / 2^53, k = 0 .. 2^53 - 1: in (0, 1], so -log(U) is finite and >= 0.
 """
@@ -20,6 +24,7 @@ from numba.extending import intrinsic
 
 from .dists import EXPONENTIAL, DETERMINISTIC, sample_st
 from .histogram import _bits
+from .layout import N_DIST
 from .options import JIT_LEAF, JIT_VEC
 from .rng import _next_st
 
@@ -126,83 +131,99 @@ def log_positive(x):
 
 
 @nb.njit(**JIT_LEAF)
-def make_lanes(s, lanes):
-    """Fill ``lanes`` (uint64[4, LANES]) with stream ``s`` (uint64[4]) jumped 1..LANES times;
-    ``s`` itself is not advanced."""
+def _jump(a, b, c, d):
+    """The state 2^128 draws after (a, b, c, d)."""
+    t0 = t1 = t2 = t3 = np.uint64(0)
+    for w in range(4):
+        for bit in range(64):
+            if (_JUMP[w] >> np.uint64(bit)) & np.uint64(1):
+                t0 ^= a
+                t1 ^= b
+                t2 ^= c
+                t3 ^= d
+            _, a, b, c, d = _next_st(a, b, c, d)
+    return t0, t1, t2, t3
+
+
+@nb.njit(**JIT_LEAF)
+def make_streams(s, lanes, scal):
+    """Substreams of stream ``s`` (uint64[4], not advanced), one set per row: row r's eight
+    lanes ``lanes[r]`` (uint64[N_ROWS, 4, LANES]) are ``s`` jumped r (LANES + 1) + 1 ..
+    r (LANES + 1) + LANES times, its scalar state ``scal[r]`` (uint64[N_ROWS, 4]) the next jump."""
     a = s[0]
     b = s[1]
     c = s[2]
     d = s[3]
-    for lane in range(LANES):
-        t0 = t1 = t2 = t3 = np.uint64(0)
-        for w in range(4):
-            for bit in range(64):
-                if (_JUMP[w] >> np.uint64(bit)) & np.uint64(1):
-                    t0 ^= a
-                    t1 ^= b
-                    t2 ^= c
-                    t3 ^= d
-                _, a, b, c, d = _next_st(a, b, c, d)
-        a, b, c, d = t0, t1, t2, t3
-        lanes[0, lane] = a
-        lanes[1, lane] = b
-        lanes[2, lane] = c
-        lanes[3, lane] = d
+    for r in range(lanes.shape[0]):
+        for lane in range(LANES + 1):
+            a, b, c, d = _jump(a, b, c, d)
+            if lane < LANES:
+                lanes[r, 0, lane] = a
+                lanes[r, 1, lane] = b
+                lanes[r, 2, lane] = c
+                lanes[r, 3, lane] = d
+            else:
+                scal[r, 0] = a
+                scal[r, 1] = b
+                scal[r, 2] = c
+                scal[r, 3] = d
 
 
 @nb.njit(**JIT_VEC)
 def fill_uniform(lanes, out, n):
-    """out[:n] = uniforms in (0, 1]; ``n`` a multiple of LANES."""
+    """out[:n] = uniforms in (0, 1] from one row's lanes (uint64[4, LANES]); ``n`` a multiple
+    of LANES."""
     _xoshiro_fill(lanes, out, n // LANES)
 
 
 @nb.njit(**JIT_VEC)
 def fill_exponential(lanes, out, n, mean):
-    """out[:n] = exponential variates of the given mean; ``n`` a multiple of LANES."""
+    """out[:n] = exponential variates of the given mean from one row's lanes; ``n`` a multiple
+    of LANES."""
     _xoshiro_fill(lanes, out, n // LANES)
     for i in range(n):
         out[i] = -mean * log_positive(out[i])
 
 
 @nb.njit(**JIT_LEAF)
-def fill_dist(lanes, a, b, c, d, dp, row, ev, ec, out, n):
-    """out[:n] = draws of distribution row ``row`` of ``dp`` (see ``dists``): exponentials from
-    the vector lanes, constants filled, other kinds one at a time from the scalar state (a, b,
-    c, d). Returns the scalar state."""
+def fill_row(lanes, scal, dp, row, ev, ec, out, n):
+    """out[:n] = the next n draws of row ``row``, from that row's own substreams: distribution
+    row ``row`` of ``dp`` (see ``dists``) for row < N_DIST, else uniforms. Exponentials and
+    uniforms come from the row's vector lanes, constants are filled, other kinds are drawn one
+    at a time from the row's scalar state."""
+    if row >= N_DIST:
+        fill_uniform(lanes[row], out, n)
+        return
     kind = dp[row, 0]
     if kind == EXPONENTIAL:
-        fill_exponential(lanes, out, n, dp[row, 1])
+        fill_exponential(lanes[row], out, n, dp[row, 1])
     elif kind == DETERMINISTIC:
         v = dp[row, 1]
         for i in range(n):
             out[i] = v
     else:
+        a = scal[row, 0]
+        b = scal[row, 1]
+        c = scal[row, 2]
+        d = scal[row, 3]
         for i in range(n):
             out[i], a, b, c, d = sample_st(a, b, c, d, dp, row, ev, ec)
-    return a, b, c, d
+        scal[row, 0] = a
+        scal[row, 1] = b
+        scal[row, 2] = c
+        scal[row, 3] = d
 
 
 @nb.njit(**JIT_LEAF)
-def _refill(vb, row, lanes, a, b, c, d, dp, ev, ec):
-    if row == dp.shape[0]:
-        fill_uniform(lanes, vb[row], vb.shape[1])
-    else:
-        a, b, c, d = fill_dist(lanes, a, b, c, d, dp, row, ev, ec, vb[row], vb.shape[1])
-    return a, b, c, d
+def next_from(vb, vpos, row, lanes, scal, dp, ev, ec):
+    """The next draw of row ``row``.
 
-
-@nb.njit(**JIT_LEAF)
-def next_from(vb, vpos, row, lanes, a, b, c, d, dp, ev, ec):
-    """The next variate of buffer row ``row``: (value, a, b, c, d).
-
-    ``vb[row]`` holds a block of draws of distribution row ``row`` of ``dp`` (row ==
-    ``dp.shape[0]``: uniforms), ``vpos[row]`` the next unused one; an exhausted block is
-    refilled from the lanes and the scalar state (a, b, c, d), which is returned. Start with
-    ``vpos[:] = vb.shape[1]`` (every block empty).
+    ``vb[row]`` holds a block of the row's draws (``fill_row``), ``vpos[row]`` the next unused
+    one; an exhausted block is refilled. Start with ``vpos[:] = vb.shape[1]`` (all empty).
     """
     p = vpos[row]
     if p == vb.shape[1]:
-        a, b, c, d = _refill(vb, row, lanes, a, b, c, d, dp, ev, ec)
+        fill_row(lanes, scal, dp, row, ev, ec, vb[row], vb.shape[1])
         p = 0
     vpos[row] = p + 1
-    return vb[row, p], a, b, c, d
+    return vb[row, p]

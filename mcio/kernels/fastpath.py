@@ -16,7 +16,7 @@ registers, which the one big loop this replaced did not.
 import numba as nb
 import numpy as np
 
-from .blockrng import fill_dist, fill_uniform
+from .blockrng import fill_row
 from .histogram import hist_add
 from .ioclass import attr_draws, io_attrs
 from .layout import (A_DEV_BUSY_ZVM_MS, A_AREA_BE, A_AREA_HA, A_AREA_SYS, A_DEV_BUSY_MS, A_EVENTS, A_N, A_SQ_CMR,
@@ -24,6 +24,7 @@ from .layout import (A_DEV_BUSY_ZVM_MS, A_AREA_BE, A_AREA_HA, A_AREA_SYS, A_DEV_
                      A_SUM_CONN, A_SUM_DISC, A_SUM_IOSQ, A_SUM_PEND, A_SUM_RESP, A_TIME_MS,
                      A_UNSTABLE, A_AREA_IOSQ, C_AREA_OE, C_KB, C_LINK_BUSY_MS, C_MP_BUSY_MS,
                      C_OE_MAX, C_SSCH, D_BACKEND, D_HA, D_INTERARRIVAL, D_MP_SHAPE,
+                     R_CLASS, R_MISS, R_MODE,
                      FP_LINK_KB_PER_MS, FP_MP_START_FRACTION, FP_ZHPF_SHARE, IP_CLASSES,
                      IP_EXPOSURES, IP_MEASURE, IP_SLOTS, IP_TRACE, IP_WARMUP, V_BUSY_MS, V_SSCH)
 from .options import JIT, JIT_LEAF
@@ -87,7 +88,7 @@ def _block_stats(m0, m1, iosq_blk, svc_blk, pend_blk, ha_blk, w_blk, disc_blk, c
 
 @nb.njit(**JIT)
 def fast_one(fp, ip, dp, ev, ec, cls_cum, cls_kb, cls_miss, cls_mp, cls_proto, trace,
-             s, lanes, acc, chs, devs, hist, bat):
+             s, lanes, scal, acc, chs, devs, hist, bat):
     """One replication of the G/G/c recursion; same outputs as ``iopath.run_one``."""
     c = ip[IP_EXPOSURES]
     WARM = ip[IP_WARMUP]
@@ -143,13 +144,8 @@ def fast_one(fp, ip, dp, ev, ec, cls_cum, cls_kb, cls_miss, cls_mp, cls_proto, t
     svc_blk = np.empty(BLOCK)
     iosq_blk = np.empty(BLOCK)
     k_blk = np.zeros(BLOCK, np.int64)
-    # The stream state lives in registers (written back at the end); the statistics in
-    # ``sums``, added to acc/chs/devs once at the end: the replications' output rows share
-    # cache lines, so the threads would fight over them.
-    s0 = s[0]
-    s1 = s[1]
-    s2 = s[2]
-    s3 = s[3]
+    # The statistics live in ``sums``, added to acc/chs/devs once at the end: the replications'
+    # output rows share cache lines, so the threads would fight over them.
     t = 0.0
     t0 = 0.0
     free1 = 0.0                   # c == 1: the one server's free time
@@ -178,22 +174,19 @@ def fast_one(fp, ip, dp, ev, ec, cls_cum, cls_kb, cls_miss, cls_mp, cls_proto, t
                     ia_blk[jj] = trace[trace_i]
                     trace_i = (trace_i + 1) % trace.shape[0]
             else:
-                s0, s1, s2, s3 = fill_dist(lanes, s0, s1, s2, s3, dp, np.int64(D_INTERARRIVAL), ev, ec,
-                                           ia_blk, nblk)
+                fill_row(lanes, scal, dp, np.int64(D_INTERARRIVAL), ev, ec, ia_blk, nblk)
             if cls_draw:
-                fill_uniform(lanes, ucls_blk, nblk)
+                fill_row(lanes, scal, dp, np.int64(R_CLASS), ev, ec, ucls_blk, nblk)
             if mode_draw:
-                fill_uniform(lanes, umode_blk, nblk)
+                fill_row(lanes, scal, dp, np.int64(R_MODE), ev, ec, umode_blk, nblk)
             if miss_draw:
-                fill_uniform(lanes, umiss_blk, nblk)
+                fill_row(lanes, scal, dp, np.int64(R_MISS), ev, ec, umiss_blk, nblk)
             if mp_draw:
-                s0, s1, s2, s3 = fill_dist(lanes, s0, s1, s2, s3, dp, np.int64(D_MP_SHAPE), ev, ec,
-                                           mp_blk, nblk)
+                fill_row(lanes, scal, dp, np.int64(D_MP_SHAPE), ev, ec, mp_blk, nblk)
             if not ha_zero:
-                s0, s1, s2, s3 = fill_dist(lanes, s0, s1, s2, s3, dp, np.int64(D_HA), ev, ec, ha_blk, nblk)
+                fill_row(lanes, scal, dp, np.int64(D_HA), ev, ec, ha_blk, nblk)
             if be_draw:
-                s0, s1, s2, s3 = fill_dist(lanes, s0, s1, s2, s3, dp, np.int64(D_BACKEND), ev, ec,
-                                           be_blk, nblk)
+                fill_row(lanes, scal, dp, np.int64(D_BACKEND), ev, ec, be_blk, nblk)
             # each I/O's class, mode, miss and service components: independent of the queue, so
             # done for the whole block. One class gets its own loop: branch-free, LLVM vectorises
             # it (the general loop's class look-ups would be gathers, and it stays scalar: 0.8x)
@@ -285,10 +278,6 @@ def fast_one(fp, ip, dp, ev, ec, cls_cum, cls_kb, cls_miss, cls_mp, cls_proto, t
                  has_pend, be_draw, has_conn, NCLS, sums, n_cls, hist)
     if b < NB:
         bat[b] += b_sum
-    s[0] = s0
-    s[1] = s1
-    s[2] = s2
-    s[3] = s3
     if unstable:
         acc[A_UNSTABLE] = 1.0
     n_meas = float(max(0, n_done - WARM))

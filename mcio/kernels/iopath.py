@@ -31,10 +31,10 @@ from .layout import (A_DEV_BUSY_ZVM_MS, A_AREA_BE, A_AREA_HA, A_AREA_IOSQ, A_ARE
                      D_HA, D_INTERARRIVAL, D_MP_SHAPE, D_THINK, FP_LINK_KB_PER_MS,
                      FP_MP_START_FRACTION, FP_ZHPF_SHARE, IP_BE_SERVERS, IP_BIND, IP_CHANNELS,
                      IP_CLASSES, IP_DEVICES, IP_EXPOSURES, IP_GROUPS, IP_HYPERPAV, IP_HA_SERVERS, IP_MEASURE,
-                     IP_OE_CAP, IP_OPEN, IP_SELECTION, IP_SLOTS, IP_TRACE, IP_WARMUP, V_BUSY_MS,
-                     V_SSCH)
+                     IP_OE_CAP, IP_OPEN, IP_SELECTION, IP_SLOTS, IP_TRACE, IP_WARMUP, N_ROWS,
+                     R_CLASS, R_DEVICE, R_MISS, R_MODE, V_BUSY_MS, V_SSCH)
 from .options import JIT, JIT_LEAF
-from .rng import uniform_st
+from .rng import uniform
 
 ARRIVE, GETCH, MPSTART, HA, AFTER_HA, BE, CONN, XFER, MPEND, DONE = range(10)
 EV_ARRIVE, EV_MP, EV_HA, EV_BE, EV_PROTO = range(5)   # EV_BE = EV_HA + 1: control-unit station index
@@ -103,7 +103,7 @@ def _ps_next(c, now, bw, ps_n, ps_v, ps_list, sf, ps_next_t, ps_next_slot):
 @nb.njit(**JIT)
 def run_one(fp, ip, dp, ev, ec, cls_cum, cls_kb, cls_miss, cls_mp, cls_proto,
             al_prob, al_idx, dev_grp, bound_dev, grp_ptr, grp_ch, chg_ptr, chg, trace,
-            s, lanes, acc, chs, devs, hist, bat):
+            s, lanes, scal, acc, chs, devs, hist, bat):
     """Simulate one replication; fill acc[N_ACC], chs[C, N_CH], devs[D, N_DEV], hist[B].
 
     ``s`` is this replication's stream state (uint64[4]). ``bat[k]`` sums the response times of
@@ -131,19 +131,12 @@ def run_one(fp, ip, dp, ev, ec, cls_cum, cls_kb, cls_miss, cls_mp, cls_proto,
     bw = fp[FP_LINK_KB_PER_MS]
     zshare = fp[FP_ZHPF_SHARE]
     NB = bat.shape[0]
-    # the stream state lives in registers for the whole run (written back at the end)
-    s0 = s[0]
-    s1 = s[1]
-    s2 = s[2]
-    s3 = s[3]
     think_zero = _is_zero(dp, D_THINK)
-    # (rows are passed as np.int64(D_...): a module constant would reach the callee as a literal
-    # type, and Numba would compile it once per value)
-    # Variates come from per-distribution blocks (``blockrng``): exponentials and uniforms from
-    # eight SIMD lanes, other kinds from the scalar stream; row UROW holds uniforms.
-    UROW = dp.shape[0]
-    vb = np.empty((UROW + 1, VBLOCK))
-    vpos = np.full(UROW + 1, VBLOCK, np.int64)
+    # Every draw comes from its row's block (``blockrng.next_from``; each row has its own
+    # substreams). Rows are passed as np.int64(...): a module constant would reach the callee
+    # as a literal type, and Numba would compile it once per value.
+    vb = np.empty((N_ROWS, VBLOCK))
+    vpos = np.full(N_ROWS, VBLOCK, np.int64)
     cls_draw, mode_draw, miss_draw = attr_draws(NCLS, zshare, cls_miss)
     mp_det = dp[D_MP_SHAPE, 0] == 0.0
 
@@ -208,7 +201,7 @@ def run_one(fp, ip, dp, ev, ec, cls_cum, cls_kb, cls_miss, cls_mp, cls_proto,
     stop = False
     trace_i = 0
     if TRACE:
-        u, s0, s1, s2, s3 = uniform_st(s0, s1, s2, s3)
+        u = uniform(s)
         trace_i = int(u * trace.shape[0]) % trace.shape[0]
     next_arr = INF
     if is_open:
@@ -216,7 +209,7 @@ def run_one(fp, ip, dp, ev, ec, cls_cum, cls_kb, cls_miss, cls_mp, cls_proto,
             next_arr = trace[trace_i]
             trace_i = (trace_i + 1) % trace.shape[0]
         else:
-            next_arr, s0, s1, s2, s3 = next_from(vb, vpos, np.int64(D_INTERARRIVAL), lanes, s0, s1, s2, s3, dp, ev, ec)
+            next_arr = next_from(vb, vpos, np.int64(D_INTERARRIVAL), lanes, scal, dp, ev, ec)
     else:
         for i in range(P):
             if think_zero:
@@ -224,7 +217,7 @@ def run_one(fp, ip, dp, ev, ec, cls_cum, cls_kb, cls_miss, cls_mp, cls_proto,
                 rs_stage[rs_n] = ARRIVE
                 rs_n += 1
             else:
-                dx, s0, s1, s2, s3 = next_from(vb, vpos, np.int64(D_THINK), lanes, s0, s1, s2, s3, dp, ev, ec)
+                dx = next_from(vb, vpos, np.int64(D_THINK), lanes, scal, dp, ev, ec)
                 heap_push(h_t, h_c, h_n, dx, i * 8 + EV_ARRIVE)
 
     while True:
@@ -239,11 +232,11 @@ def run_one(fp, ip, dp, ev, ec, cls_cum, cls_kb, cls_miss, cls_mp, cls_proto,
                     sf[x, SF_T_ARR] = t
                     u_cls = u_mode = u_miss = 0.5
                     if cls_draw:
-                        u_cls, s0, s1, s2, s3 = next_from(vb, vpos, UROW, lanes, s0, s1, s2, s3, dp, ev, ec)
+                        u_cls = next_from(vb, vpos, np.int64(R_CLASS), lanes, scal, dp, ev, ec)
                     if mode_draw:
-                        u_mode, s0, s1, s2, s3 = next_from(vb, vpos, UROW, lanes, s0, s1, s2, s3, dp, ev, ec)
+                        u_mode = next_from(vb, vpos, np.int64(R_MODE), lanes, scal, dp, ev, ec)
                     if miss_draw:
-                        u_miss, s0, s1, s2, s3 = next_from(vb, vpos, UROW, lanes, s0, s1, s2, s3, dp, ev, ec)
+                        u_miss = next_from(vb, vpos, np.int64(R_MISS), lanes, scal, dp, ev, ec)
                     k, mode, miss = io_attrs(u_cls, u_mode, u_miss, cls_cum, NCLS, zshare, cls_miss)
                     si[x, SI_CLS] = k
                     si[x, SI_MODE] = mode
@@ -253,7 +246,7 @@ def run_one(fp, ip, dp, ev, ec, cls_cum, cls_kb, cls_miss, cls_mp, cls_proto,
                     elif D == 1:
                         d = 0
                     else:
-                        u, s0, s1, s2, s3 = next_from(vb, vpos, UROW, lanes, s0, s1, s2, s3, dp, ev, ec)
+                        u = next_from(vb, vpos, np.int64(R_DEVICE), lanes, scal, dp, ev, ec)
                         ud = u * D
                         d = int(ud)
                         if d >= D:
@@ -323,7 +316,7 @@ def run_one(fp, ip, dp, ev, ec, cls_cum, cls_kb, cls_miss, cls_mp, cls_proto,
                 elif stage == MPSTART:
                     w = cls_mp[si[x, SI_CLS], si[x, SI_MODE]]
                     if not mp_det and w > 0.0:
-                        dx, s0, s1, s2, s3 = next_from(vb, vpos, np.int64(D_MP_SHAPE), lanes, s0, s1, s2, s3, dp, ev, ec)
+                        dx = next_from(vb, vpos, np.int64(D_MP_SHAPE), lanes, scal, dp, ev, ec)
                         w *= dx
                     sf[x, SF_W_START] = w * start_frac
                     sf[x, SF_W_END] = w - sf[x, SF_W_START]
@@ -346,7 +339,7 @@ def run_one(fp, ip, dp, ev, ec, cls_cum, cls_kb, cls_miss, cls_mp, cls_proto,
                         stage = AFTER_HA if st == 0 else CONN
                     elif cu_busy[st] < cu_servers[st]:
                         cu_busy[st] += 1
-                        dx, s0, s1, s2, s3 = next_from(vb, vpos, cu_row[st], lanes, s0, s1, s2, s3, dp, ev, ec)
+                        dx = next_from(vb, vpos, cu_row[st], lanes, scal, dp, ev, ec)
                         heap_push(h_t, h_c, h_n, t + dx, x * 8 + EV_HA + st)
                         stage = -1
                     else:
@@ -497,7 +490,7 @@ def run_one(fp, ip, dp, ev, ec, cls_cum, cls_kb, cls_miss, cls_mp, cls_proto,
                     elif think_zero:
                         stage = ARRIVE
                     else:
-                        dx, s0, s1, s2, s3 = next_from(vb, vpos, np.int64(D_THINK), lanes, s0, s1, s2, s3, dp, ev, ec)
+                        dx = next_from(vb, vpos, np.int64(D_THINK), lanes, scal, dp, ev, ec)
                         heap_push(h_t, h_c, h_n, t + dx, x * 8 + EV_ARRIVE)
                         stage = -1
                     if stop:
@@ -552,7 +545,7 @@ def run_one(fp, ip, dp, ev, ec, cls_cum, cls_kb, cls_miss, cls_mp, cls_proto,
                 next_arr = t + trace[trace_i]
                 trace_i = (trace_i + 1) % trace.shape[0]
             else:
-                dx, s0, s1, s2, s3 = next_from(vb, vpos, np.int64(D_INTERARRIVAL), lanes, s0, s1, s2, s3, dp, ev, ec)
+                dx = next_from(vb, vpos, np.int64(D_INTERARRIVAL), lanes, scal, dp, ev, ec)
                 next_arr = t + dx
         elif src == 1:
             c = cmin
@@ -600,7 +593,7 @@ def run_one(fp, ip, dp, ev, ec, cls_cum, cls_kb, cls_miss, cls_mp, cls_proto,
                 if cu_h[st] >= 0:
                     z = _dequeue(cu_h, cu_t, si, st)
                     cu_busy[st] += 1
-                    dx, s0, s1, s2, s3 = next_from(vb, vpos, cu_row[st], lanes, s0, s1, s2, s3, dp, ev, ec)
+                    dx = next_from(vb, vpos, cu_row[st], lanes, scal, dp, ev, ec)
                     heap_push(h_t, h_c, h_n, t + dx, z * 8 + EV_HA + st)
             else:
                 nstage = XFER
@@ -615,7 +608,4 @@ def run_one(fp, ip, dp, ev, ec, cls_cum, cls_kb, cls_miss, cls_mp, cls_proto,
     acc[A_AREA_BE] += a_be
     acc[A_AREA_MPQ] += a_mpq
     acc[A_EVENTS] += n_events
-    s[0] = s0
-    s[1] = s1
-    s[2] = s2
-    s[3] = s3
+

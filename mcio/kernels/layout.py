@@ -13,6 +13,10 @@ N_FP = 3
 # distribution rows dp[row]
 D_INTERARRIVAL, D_THINK, D_HA, D_BACKEND, D_MP_SHAPE = range(5)
 N_DIST = 5
+# rows of random draws, each with its own substreams (kernels/blockrng.py): the distributions,
+# then the uniforms that pick an I/O's class, transport mode, cache miss and device
+R_CLASS, R_MODE, R_MISS, R_DEVICE = range(N_DIST, N_DIST + 4)
+N_ROWS = N_DIST + 4
 
 # per-replication scalar accumulators acc[rep, k]
 (A_N, A_TIME_MS, A_SUM_RESP, A_SUM_IOSQ, A_SUM_PEND, A_SUM_CMR, A_SUM_DISC, A_SUM_CONN,
