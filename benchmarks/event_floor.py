@@ -22,7 +22,7 @@ import numpy as np
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, ROOT)
 
-from mcio.kernels.blockrng import LANES, fill_exponential, make_lanes  # noqa: E402
+from mcio.kernels.blockrng import LANES, fill_exponential, make_streams  # noqa: E402
 from mcio.kernels.heap import heap_pop, heap_push  # noqa: E402
 
 BLOCK = 256
@@ -30,8 +30,8 @@ BLOCK = 256
 
 @nb.njit(nogil=True, cache=True)
 def closed_network(n_cust, n_events, means, servers, lanes):
-    """Closed network: station 0 (servers[0] FIFO), 1 (servers[1] FIFO), 2 (delay), in a cycle.
-    Returns (mean cycle time, events)."""
+    """Closed network: station 0 (servers[0] FIFO), 1 (servers[1] FIFO), 2 (delay), in a cycle;
+    station k draws from lanes[k]. Returns (mean cycle time, events)."""
     h_t = np.zeros(n_cust + 1)
     h_c = np.zeros(n_cust + 1, np.int64)
     h_n = np.zeros(1, np.int64)
@@ -47,7 +47,7 @@ def closed_network(n_cust, n_events, means, servers, lanes):
     t = 0.0
     for x in range(n_cust):                      # everybody starts at the delay station
         if pos[2] == BLOCK:
-            fill_exponential(lanes, buf[2], BLOCK, means[2])
+            fill_exponential(lanes[2], buf[2], BLOCK, means[2])
             pos[2] = 0
         heap_push(h_t, h_c, h_n, buf[2, pos[2]], x * 4 + 2)
         pos[2] += 1
@@ -63,7 +63,7 @@ def closed_network(n_cust, n_events, means, servers, lanes):
                 q_head[st] = q_head[st] + 1 if q_head[st] + 1 < n_cust else 0
                 q_len[st] -= 1
                 if pos[st] == BLOCK:
-                    fill_exponential(lanes, buf[st], BLOCK, means[st])
+                    fill_exponential(lanes[st], buf[st], BLOCK, means[st])
                     pos[st] = 0
                 heap_push(h_t, h_c, h_n, t + buf[st, pos[st]], y * 4 + st)
                 pos[st] += 1
@@ -82,7 +82,7 @@ def closed_network(n_cust, n_events, means, servers, lanes):
             if nst < 2:
                 busy[nst] += 1
             if pos[nst] == BLOCK:
-                fill_exponential(lanes, buf[nst], BLOCK, means[nst])
+                fill_exponential(lanes[nst], buf[nst], BLOCK, means[nst])
                 pos[nst] = 0
             heap_push(h_t, h_c, h_n, t + buf[nst, pos[nst]], x * 4 + nst)
             pos[nst] += 1
@@ -92,8 +92,8 @@ def closed_network(n_cust, n_events, means, servers, lanes):
 def minimal_ns_per_event(events: int = 20_000_000, repeat: int = 3) -> float:
     """ns per event of ``closed_network`` (26 customers, the FICON channel's shape), best of
     ``repeat``, compiled first."""
-    lanes = np.zeros((4, LANES), np.uint64)
-    make_lanes(np.array([1, 2, 3, 4], np.uint64), lanes)
+    lanes = np.zeros((3, 4, LANES), np.uint64)
+    make_streams(np.array([1, 2, 3, 4], np.uint64), lanes, np.zeros((3, 4), np.uint64))
     means = np.array([0.0808, 0.7525, 1.0])
     servers = np.array([1, 12], np.int64)
     closed_network(26, 10_000, means, servers, lanes)
