@@ -18,7 +18,7 @@ import numpy as np
 
 from .blockrng import fill_row
 from .histogram import hist_add
-from .ioclass import attr_draws, io_attrs
+from .ioclass import attr_draws
 from .layout import (A_DEV_BUSY_ZVM_MS, A_AREA_BE, A_AREA_HA, A_AREA_SYS, A_DEV_BUSY_MS, A_EVENTS, A_N, A_SQ_CMR,
                      A_SQ_CONN, A_SQ_DISC, A_SQ_IOSQ, A_SQ_PEND, A_SQ_RESP, A_SUM_CMR,
                      A_SUM_CONN, A_SUM_DISC, A_SUM_IOSQ, A_SUM_PEND, A_SUM_RESP, A_TIME_MS,
@@ -82,8 +82,12 @@ def _block_stats(m0, m1, iosq_blk, svc_blk, pend_blk, ha_blk, w_blk, disc_blk, c
     if has_conn:
         _add_sums(conn_blk, m0, m1, sums, S_CONN, SQ_CONN)
     if ncls > 1:
-        for j in range(m0, m1):
-            n_cls[k_blk[j]] += 1.0
+        # one counting pass per class: an increment of n_cls[k] per I/O would wait on the last
+        for kk in range(ncls):
+            n = 0
+            for j in range(m0, m1):
+                n += 1 if k_blk[j] == kk else 0
+            n_cls[kk] += n
 
 
 @nb.njit(**JIT)
@@ -119,6 +123,15 @@ def fast_one(fp, ip, dp, ev, ec, cls_cum, cls_kb, cls_miss, cls_mp, cls_proto, t
     pr_1 = cls_proto[0, 1]
     xfer_0 = cls_xfer[0]
     miss_0 = cls_miss[0]
+    # the same by (class, mode), flat (index 2 k + mode), for the several-class loop
+    mp_km = np.empty(2 * NCLS)
+    px_km = np.empty(2 * NCLS)          # protocol + transfer time, ms
+    miss_km = np.empty(2 * NCLS)
+    for kk in range(NCLS):
+        for md in range(2):
+            mp_km[2 * kk + md] = cls_mp[kk, md]
+            px_km[2 * kk + md] = cls_proto[kk, md] + cls_xfer[kk]
+            miss_km[2 * kk + md] = cls_miss[kk]
     # What must be drawn. Rows and sizes go to the fill functions as plain int64: a module
     # constant would reach the callee as a literal type, and Numba would compile it per value.
     cls_draw, mode_draw, miss_draw = attr_draws(NCLS, zshare, cls_miss)
@@ -206,22 +219,27 @@ def fast_one(fp, ip, dp, ev, ec, cls_cum, cls_kb, cls_miss, cls_mp, cls_proto, t
                     conn_blk[j] = conn
                     svc_blk[j] = pend + be + conn
             else:
+                # class = how many cumulative shares the uniform exceeds: branch-free, vectorised
+                # (the same class as ``io_class``'s search)
+                k_blk[:] = 0
+                for kk in range(NCLS - 1):
+                    ck = cls_cum[kk]
+                    for j in range(BLOCK):
+                        k_blk[j] += 1 if ucls_blk[j] > ck else 0
                 for j in range(BLOCK):
-                    k, mode, miss = io_attrs(ucls_blk[j], umode_blk[j], umiss_blk[j], cls_cum, NCLS,
-                                             zshare, cls_miss)
-                    w = cls_mp[k, mode]
+                    km = 2 * k_blk[j] + (1 if umode_blk[j] < zshare else 0)
+                    w = mp_km[km]
                     if mp_draw:
                         w *= mp_blk[j]
                     w_start = w * start_frac
-                    be = be_blk[j] if miss else 0.0
-                    conn = cls_proto[k, mode] + cls_xfer[k] + (w - w_start)
+                    be = be_blk[j] if umiss_blk[j] < miss_km[km] else 0.0
+                    conn = px_km[km] + (w - w_start)
                     pend = w_start + ha_blk[j]
                     w_blk[j] = w
                     pend_blk[j] = pend
                     disc_blk[j] = be
                     conn_blk[j] = conn
                     svc_blk[j] = pend + be + conn
-                    k_blk[j] = k
         jc = jb                       # this I/O's place in the block
         jb += 1
         t += ia_blk[jc]

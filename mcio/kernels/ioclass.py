@@ -20,11 +20,18 @@ def attr_draws(ncls, zshare, cls_miss):
 
 
 @nb.njit(**JIT_LEAF)
-def io_attrs(u_cls, u_mode, u_miss, cls_cum, ncls, zshare, cls_miss):
-    """Class k (by cumulative shares), mode (0 CCW, 1 z/HPF) and miss (disconnects) of an I/O
-    from three uniforms: returns (k, mode, miss)."""
+def io_class(u_cls, cls_cum, ncls):
+    """Class k of an I/O by the cumulative class shares, from a uniform."""
     k = 0
     while k < ncls - 1 and u_cls > cls_cum[k]:
         k += 1
+    return k
+
+
+@nb.njit(**JIT_LEAF)
+def io_attrs(u_cls, u_mode, u_miss, cls_cum, ncls, zshare, cls_miss):
+    """Class k, mode (0 CCW, 1 z/HPF) and miss (disconnects) of an I/O from three uniforms:
+    returns (k, mode, miss)."""
+    k = io_class(u_cls, cls_cum, ncls)
     mode = 1 if u_mode < zshare else 0
     return k, mode, u_miss < cls_miss[k]
