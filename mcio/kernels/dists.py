@@ -5,11 +5,12 @@ a = shape, b = scale; for lognormal a = mu, b = sigma; for empirical a = offset,
 the flat tables ``ev`` (values) and ``ec`` (cumulative weights, last = 1). Kind codes follow
 ``mcio.model.dist.KINDS``.
 
-``sample`` is kept small enough for LLVM to inline it into the kernels: the exponential and the
-constant are drawn in place, every other kind goes to one out-of-line function that takes only
-scalars (the stream state by value, and for the empirical tables their addresses). A call with
-arrays would cost LLVM's inliner ~5 per array field (4 arrays = 28 fields) and push ``sample``
-out of line, which costs ~10 ns a draw.
+``sample_st`` draws one value on a stream state held in four scalars. It is kept small enough for
+LLVM to inline: the exponential and the constant are drawn in place, every other kind goes to
+one out-of-line function that takes only scalars (the stream state by value, and for the
+empirical tables their addresses). A call with arrays would cost LLVM's inliner ~5 per array
+field (4 arrays = 28 fields) and push it out of line, which costs ~10 ns a draw. The kernels
+take exponentials and uniforms in blocks instead (``blockrng``); this serves the other kinds.
 """
 import math
 
@@ -19,7 +20,7 @@ from numba import types
 from numba.extending import intrinsic
 
 from .options import JIT_LEAF
-from .rng import _gamma_st, _normal_st, _std_exponential_st, _uniform_st, exponential
+from .rng import _gamma_st, _normal_st, _std_exponential_st, _uniform_st
 
 DETERMINISTIC, EXPONENTIAL, GAMMA, LOGNORMAL, EMPIRICAL = 0, 1, 2, 3, 4
 
@@ -69,25 +70,9 @@ def _other_st(a, b, c, d, kind, p, q, ev_addr, ec_addr):
 
 
 @nb.njit(**JIT_LEAF)
-def sample(s, dp, i, ev, ec):
-    """One draw of distribution row ``i`` of ``dp`` with stream ``s``, in the row's unit."""
-    kind = dp[i, 0]
-    if kind == EXPONENTIAL:
-        return exponential(s, dp[i, 1])
-    if kind == DETERMINISTIC:
-        return dp[i, 1]
-    x, s[0], s[1], s[2], s[3] = _other_st(s[0], s[1], s[2], s[3], int(kind), dp[i, 3], dp[i, 4],
-                                          _addr(ev), _addr(ec))
-    return x
-
-
-@nb.njit(**JIT_LEAF)
 def sample_st(a, b, c, d, dp, i, ev, ec):
-    """``sample`` on a stream state held in four scalars: returns (value, a, b, c, d).
-
-    For kernels that keep their stream in registers (load ``s[0..3]`` once, store them back at
-    the end) instead of reading and writing ``s`` at every draw; the draws are the same.
-    """
+    """One draw of distribution row ``i`` of ``dp`` on the stream state (a, b, c, d), in the
+    row's unit: returns (value, a, b, c, d)."""
     kind = dp[i, 0]
     if kind == EXPONENTIAL:
         x, a, b, c, d = _std_exponential_st(a, b, c, d)

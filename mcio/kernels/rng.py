@@ -181,23 +181,6 @@ def _std_exponential_log_st(a, b, c, d):
     return -math.log(u), a, b, c, d
 
 
-@nb.njit(**JIT_LEAF)
-def _exponential_zig(s, mean):
-    ri = next_u64(s) >> np.uint64(3)
-    idx = int(ri & np.uint64(0xFF))
-    ri >>= np.uint64(8)
-    x = float(ri) * _WE[idx]
-    if ri < _KE[idx]:
-        return mean * x                                        # ~98.9 % of draws
-    x, s[0], s[1], s[2], s[3] = _std_exponential_slow_st(s[0], s[1], s[2], s[3], idx, x)
-    return mean * x
-
-
-@nb.njit(**JIT_LEAF)
-def _exponential_log(s, mean):
-    return -mean * math.log(uniform(s))
-
-
 # ---------------------------------------------------------------------------- normal
 
 
@@ -239,22 +222,8 @@ def _normal_box_muller_st(a, b, c, d):
 
 
 # The samplers in use: see ZIGGURAT at the top of this module.
-exponential = _exponential_zig if ZIGGURAT else _exponential_log
 _normal_st = _normal_zig_st if ZIGGURAT else _normal_box_muller_st
 _std_exponential_st = _std_exponential_zig_st if ZIGGURAT else _std_exponential_log_st
-
-
-@nb.njit(**JIT_LEAF)
-def std_exponential(s):
-    """A standard exponential variate (mean 1)."""
-    return exponential(s, 1.0)
-
-
-@nb.njit(**JIT_LEAF)
-def normal(s):
-    """A standard normal variate."""
-    x, s[0], s[1], s[2], s[3] = _normal_st(s[0], s[1], s[2], s[3])
-    return x
 
 
 # ---------------------------------------------------------------------------- gamma
@@ -289,17 +258,3 @@ def _gamma_st(a, b, c, d, shape, scale):
             return dd * v * scale * boost, a, b, c, d
         if math.log(u) < 0.5 * x2 + dd - dd * v + dd * math.log(v):
             return dd * v * scale * boost, a, b, c, d
-
-
-@nb.njit(**JIT_LEAF)
-def gamma(s, shape, scale):
-    """A Gamma(shape, scale) variate (see ``_gamma_st``)."""
-    x, s[0], s[1], s[2], s[3] = _gamma_st(s[0], s[1], s[2], s[3], shape, scale)
-    return x
-
-
-@nb.njit(**JIT_LEAF)
-def lognormal(s, mu, sigma):
-    """exp(mu + sigma * N(0, 1))."""
-    x, s[0], s[1], s[2], s[3] = _normal_st(s[0], s[1], s[2], s[3])
-    return math.exp(mu + sigma * x)
