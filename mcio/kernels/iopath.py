@@ -220,12 +220,19 @@ def run_one(fp, ip, dp, ev, ec, cls_cum, cls_kb, cls_miss, cls_mp, cls_proto,
                 dx = next_from(vb, vpos, np.int64(D_THINK), lanes, scal, dp, ev, ec)
                 heap_push(h_t, h_c, h_n, dx, i * 8 + EV_ARRIVE)
 
+    x_next = -1                     # the I/O whose event was just taken, and its stage
+    stage_next = -1
     while True:
         # ---- run every stage that can finish at time t ----
-        while rs_n > 0 and not stop:
-            rs_n -= 1
-            x = rs_slot[rs_n]
-            stage = rs_stage[rs_n]
+        while (x_next >= 0 or rs_n > 0) and not stop:
+            if x_next >= 0:
+                x = x_next
+                stage = stage_next
+                x_next = -1
+            else:
+                rs_n -= 1
+                x = rs_slot[rs_n]
+                stage = rs_stage[rs_n]
             while stage >= 0:
                 if stage == ARRIVE:
                     n_sys += 1
@@ -538,9 +545,8 @@ def run_one(fp, ip, dp, ev, ec, cls_cum, cls_kb, cls_miss, cls_mp, cls_proto,
                 break
             n_free -= 1
             y = free[n_free]
-            rs_slot[rs_n] = y
-            rs_stage[rs_n] = ARRIVE
-            rs_n += 1
+            x_next = y          # the event's own I/O goes first, without the stack
+            stage_next = ARRIVE
             if TRACE:
                 next_arr = t + trace[trace_i]
                 trace_i = (trace_i + 1) % trace.shape[0]
@@ -556,9 +562,8 @@ def run_one(fp, ip, dp, ev, ec, cls_cum, cls_kb, cls_miss, cls_mp, cls_proto,
             si[last, SI_POS] = si[y, SI_POS]
             ps_n[c] -= 1
             _ps_next(c, t, bw, ps_n, ps_v, ps_list, sf, ps_next_t, ps_next_slot)
-            rs_slot[rs_n] = y
-            rs_stage[rs_n] = MPEND
-            rs_n += 1
+            x_next = y          # the event's own I/O goes first, without the stack
+            stage_next = MPEND
         else:
             code = h_c[0]
             heap_pop(h_t, h_c, h_n)
@@ -597,9 +602,8 @@ def run_one(fp, ip, dp, ev, ec, cls_cum, cls_kb, cls_miss, cls_mp, cls_proto,
                     heap_push(h_t, h_c, h_n, t + dx, z * 8 + EV_HA + st)
             else:
                 nstage = XFER
-            rs_slot[rs_n] = y
-            rs_stage[rs_n] = nstage
-            rs_n += 1
+            x_next = y          # the event's own I/O goes first, without the stack
+            stage_next = nstage
 
     acc[A_TIME_MS] = t - t0
     acc[A_AREA_SYS] += a_sys
