@@ -53,7 +53,7 @@ def test_shipped_csv_is_the_seed_table(rows):
 def test_each_row_is_simulated_precisely_enough_to_judge(sims):
     # the 95 % CIs must be well inside the tolerances they are judged by: half of the response
     # tolerances below (10 % on average, 20 % each) and of the busy one (5 points). A 4-replication
-    # CI is itself noisy (t with 3 degrees of freedom): the row at 90 % busy measures 2.6-5.3 %.
+    # CI is itself noisy (t with 3 degrees of freedom): the 9,000 IOPS row measures 2.6-5.3 %.
     rel = np.array([s["response_ci95_ms"] / s["response_ms"] for s in sims])
     assert rel.mean() < 0.05 and rel.max() < 0.10, rel
     for s in sims:
