@@ -135,10 +135,11 @@ def fast_one(fp, ip, dp, ev, ec, cls_cum, cls_kb, cls_miss, cls_mp, cls_proto, t
     # What must be drawn. Rows and sizes go to the fill functions as plain int64: a module
     # constant would reach the callee as a literal type, and Numba would compile it per value.
     cls_draw, mode_draw, miss_draw = attr_draws(NCLS, zshare, cls_miss)
-    mp_draw = not mp_det and cls_mp.max() > 0.0
+    has_mp = cls_mp.max() > 0.0
+    mp_draw = has_mp and not mp_det
     be_draw = not be_zero and cls_miss.max() > 0.0
-    has_pend = cls_mp.max() > 0.0 or not ha_zero
-    has_conn = cls_mp.max() > 0.0 or cls_kb.max() > 0.0 or cls_proto.max() > 0.0
+    has_pend = has_mp or not ha_zero
+    has_conn = has_mp or cls_kb.max() > 0.0 or cls_proto.max() > 0.0
     nblk = np.int64(BLOCK)
     # The block's variates (ms; uniforms for the I/O's attributes are drawn only where a draw
     # can change one, else 0.5, for which u < p is p's own truth when p is 0 or >= 1) ...

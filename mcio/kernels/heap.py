@@ -9,14 +9,19 @@ from .options import JIT_LEAF
 
 
 @nb.njit(**JIT_LEAF)
+def _before(t1, c1, t2, c2):
+    """Event (t1, c1) comes before (t2, c2): earlier, or as early with the smaller code."""
+    return t1 < t2 or (t1 == t2 and c1 < c2)
+
+
+@nb.njit(**JIT_LEAF)
 def heap_push(t, c, size, time, code):
     i = size[0]
     size[0] = i + 1
     while i > 0:
         p = (i - 1) >> 1
-        tp = t[p]
-        if time < tp or (time == tp and code < c[p]):
-            t[i] = tp
+        if _before(time, code, t[p], c[p]):
+            t[i] = t[p]
             c[i] = c[p]
             i = p
         else:
@@ -40,11 +45,10 @@ def heap_pop(t, c, size):
         if m >= n:
             break
         r = m + 1
-        if r < n and (t[r] < t[m] or (t[r] == t[m] and c[r] < c[m])):
+        if r < n and _before(t[r], c[r], t[m], c[m]):
             m = r
-        tm = t[m]
-        if tm < time or (tm == time and c[m] < code):
-            t[i] = tm
+        if _before(t[m], c[m], time, code):
+            t[i] = t[m]
             c[i] = c[m]
             i = m
         else:
