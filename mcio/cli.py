@@ -264,6 +264,34 @@ def scenarios_cmd():
         click.echo(f"{name:<{width}}  {describe(name)}")
 
 
+@main.command("reproduce")
+@click.argument("name")
+@click.option("--json", "as_json", is_flag=True, help="Print a JSON list, one object per figure.")
+@click.option("--ios", type=int, default=None, help="I/Os per replication (default: the scenario's budget).")
+@click.option("--replications", type=int, default=None, help="Replications (default: the scenario's).")
+@click.option("--seed", type=int, default=None, help="Root seed (default: the scenario's).")
+@click.option("--variant", "variants", multiple=True, help="Only the figures of this variant (repeatable).")
+def reproduce_cmd(name, as_json, ios, replications, seed, variants):
+    """Every measured figure of scenario NAME beside the model's value, its 95 % CI, the error
+    and the tolerance. Exit 0 when all are within tolerance, 1 when any is not."""
+    import dataclasses
+    import json
+    from .scenarios import get_scenario
+    from .scenarios.base import format_table
+    scn = get_scenario(name)
+    run = dataclasses.replace(scn.run_size, **{k: v for k, v in
+                                               (("ios", ios), ("replications", replications), ("seed", seed))
+                                               if v is not None})
+    rows = scn.reproduce(run, list(variants) or None)
+    if as_json:
+        click.echo(json.dumps([r.to_json() for r in rows], indent=1))
+    else:
+        click.echo(f"{scn.name}: {scn.description}")
+        click.echo(f"({run.replications} replications x {run.ios} I/Os, seed {run.seed})")
+        click.echo(format_table(rows))
+    sys.exit(1 if any(r.within is False for r in rows) else 0)
+
+
 @main.command("validate")
 @click.argument("spec", required=False)
 def validate_cmd(spec):

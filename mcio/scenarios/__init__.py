@@ -35,6 +35,33 @@ def register(name: str, description: str | None = None):
 
 _DESCRIPTIONS: dict[str, str] = {}
 
+#: name -> Scenario object (the contract of scenarios/base.py); every entry is also in SCENARIOS
+SCENARIO_OBJECTS: dict = {}
+
+
+def register_scenario(scenario):
+    """Register a :class:`~mcio.scenarios.base.Scenario` instance under its ``name``: sweeps and
+    calibration see its ``model(**overrides)``; ``mcio reproduce`` its figures."""
+    def build(**overrides):
+        variant = overrides.pop("variant", None)
+        return scenario.model(variant, **overrides)
+    build.__doc__ = scenario.description
+    build.description = scenario.description
+    build.defaults = scenario.defaults
+    build.calibration_params = scenario.calibration_params
+    build.scenario = scenario
+    SCENARIOS[scenario.name] = build
+    SCENARIO_OBJECTS[scenario.name] = scenario
+    return scenario
+
+
+def get_scenario(name):
+    """The Scenario object registered as ``name`` (McioError if there is none)."""
+    if not isinstance(name, str) or name not in SCENARIO_OBJECTS:
+        raise McioError("scenario", name, "no scenario with measured figures of that name; allowed: "
+                        f"{', '.join(sorted(SCENARIO_OBJECTS)) or '(none)'}")
+    return SCENARIO_OBJECTS[name]
+
 
 def describe(name: str) -> str:
     """The one-line description of scenario ``name``."""
@@ -71,7 +98,6 @@ def build_scenario(name, params: dict | None = None) -> Model:
 # ---- a tiny built-in example ----------------------------------------------------------------
 
 
-@register("mm1-demo", "M/M/1 demo: Poisson I/Os to one device with exponential disconnect (open)")
 def mm1_demo(rate_iops: float = 500.0, service_ms: float = 1.0) -> Model:
     """M/M/1 demo: Poisson arrivals at ``rate_iops`` to one device whose only work is an
     exponential back-end (disconnect) time of mean ``service_ms``; channel and CU cost nothing.
@@ -87,7 +113,34 @@ def mm1_demo(rate_iops: float = 500.0, service_ms: float = 1.0) -> Model:
     }, where="scenario mm1-demo")
 
 
-__all__ = ["SCENARIOS", "register", "describe", "build_scenario", "mm1_demo"]
+def _mm1_scenario():
+    from .base import Figure, Param, RunSize, Scenario, Tolerance
+
+    class _MM1(Scenario):
+        name = "mm1-demo"
+        description = "M/M/1 demo: Poisson I/Os to one device with exponential disconnect (open)"
+        params = (Param("rate_iops", 500.0, "s-1", "assumed", "half the server's capacity", (1e-6, None)),
+                  Param("service_ms", 1.0, "ms", "assumed", "a round service time", (1e-9, None)))
+        variants = {"rho50": {}, "rho90": {"rate_iops": 900.0}}
+        # the 'measurements' are the M/M/1 closed form S / (1 - rho); 3 % is ~10 CI half-widths
+        figures = (Figure("rho 0.5: response", "rho50", "response_ms", 2.0, Tolerance(rel=0.03), "ms",
+                          "M/M/1: S / (1 - rho)"),
+                   Figure("rho 0.9: response", "rho90", "response_ms", 10.0, Tolerance(rel=0.12), "ms",
+                          "M/M/1: S / (1 - rho)"),
+                   Figure("rho 0.5: device busy", "rho50", "device_busy", 0.5, Tolerance(abs=0.01), "1",
+                          "utilisation law"))
+        run_size = RunSize(ios=200_000, replications=4, seed=1)
+
+        def build(self, p):
+            return mm1_demo(p["rate_iops"], p["service_ms"])
+
+    return _MM1()
+
+
+__all__ = ["SCENARIOS", "SCENARIO_OBJECTS", "register", "register_scenario", "get_scenario", "describe",
+           "build_scenario", "mm1_demo"]
+
+register_scenario(_mm1_scenario())
 
 from .ficon_channel import model as _ficon_channel  # noqa: E402
 

@@ -1,0 +1,290 @@
+"""The Scenario contract: a named, documented parameter set, the Model(s) it builds, and the
+measured figures it must reproduce.
+
+A scenario declares
+
+- :attr:`Scenario.params`: every parameter as a :class:`Param` (value, unit, bounds, provenance
+  ``seed`` / ``IBM`` / ``assumed`` / ``fitted`` / ``derived``, and the reason for the value);
+- :meth:`Scenario.build` (``params`` dict -> :class:`~mcio.Model`);
+- :attr:`Scenario.variants`: named parameter overrides (``{"classic": {...}, "zhpf": {...}}``;
+  one variant ``"default"`` if it has none);
+- :attr:`Scenario.figures`: the measured figures as :class:`Figure` rows (variant, quantity,
+  measured value or range, tolerance);
+- optionally :meth:`Scenario.derive` (post-processing: a variant's simulated Dataset -> the
+  quantities its figures name, each as (value, 95 % CI half-width)) and
+  :meth:`Scenario.evaluate` (for scenarios whose figures are not a Dataset's, e.g. I/O counts).
+
+:meth:`Scenario.reproduce` runs every variant a figure needs and returns one
+:class:`FigureResult` per figure; ``mcio reproduce NAME [--json]`` prints them. Register with
+:func:`mcio.scenarios.register_scenario`.
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import asdict, dataclass, field
+from typing import Any, Mapping, Sequence
+
+from ..errors import McioError
+
+PROVENANCE = ("seed", "IBM", "assumed", "fitted", "derived")
+
+
+@dataclass(frozen=True)
+class Param:
+    """One scenario parameter. ``unit`` is a UDUNITS-style string ("ms", "us", "KB", "1", ...);
+    ``bounds`` (lo, hi) are physical bounds, inclusive (None: unbounded on that side, or the
+    value is not a number); ``provenance`` one of PROVENANCE; ``reason`` says why this value."""
+
+    name: str
+    value: Any
+    unit: str
+    provenance: str
+    reason: str
+    bounds: tuple[float | None, float | None] | None = None
+
+    def __post_init__(self):
+        if self.provenance not in PROVENANCE:
+            raise ValueError(f"Param {self.name}: provenance {self.provenance!r} not in {PROVENANCE}")
+
+    def check(self, value, where: str) -> Any:
+        """``value`` if it is allowed, else McioError naming ``where.name``."""
+        if self.bounds is None:
+            return value
+        lo, hi = self.bounds
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
+            raise McioError(f"{where}.{self.name}", value, "must be a finite number"
+                            + (f" in [{lo}, {hi}] {self.unit}" if lo is not None or hi is not None else ""))
+        if (lo is not None and value < lo) or (hi is not None and value > hi):
+            raise McioError(f"{where}.{self.name}", value,
+                            f"must be in [{'-inf' if lo is None else lo}, {'inf' if hi is None else hi}] {self.unit}")
+        return value
+
+
+@dataclass(frozen=True)
+class Tolerance:
+    """How close the model must be. ``rel``: |model - measured| <= rel x |measured|; ``abs``:
+    <= abs (in the figure's unit). Both given: either suffices. A range figure (measured is
+    (lo, hi)) is within when lo - abs <= model <= hi + abs (abs defaults to 0 there)."""
+
+    rel: float | None = None
+    abs: float | None = None
+
+    def within(self, measured, model: float) -> bool | None:
+        if measured is None or model is None or not math.isfinite(model):
+            return None if measured is None else False
+        if isinstance(measured, (tuple, list)):
+            slack = self.abs or 0.0
+            return measured[0] - slack <= model <= measured[1] + slack
+        err = abs(model - measured)
+        ok = False
+        if self.rel is not None:
+            ok |= err <= self.rel * abs(measured)
+        if self.abs is not None:
+            ok |= err <= self.abs
+        return ok
+
+    def text(self) -> str:
+        parts = []
+        if self.rel is not None:
+            parts.append(f"{100 * self.rel:g} %")
+        if self.abs is not None:
+            parts.append(f"{self.abs:g} abs")
+        return " or ".join(parts) if parts else "in range"
+
+
+@dataclass(frozen=True)
+class Figure:
+    """One figure of a seed: the ``quantity`` the scenario's ``variant`` computes, beside the
+    ``measured`` value (a number, a (lo, hi) range for a text statement, or None for a
+    prediction whose measurement is lost). ``source`` says where in the seed it is; ``note``
+    anything an analyst must know (e.g. "imposed by the load: tests nothing")."""
+
+    name: str
+    variant: str
+    quantity: str
+    measured: float | tuple[float, float] | None
+    tolerance: Tolerance = field(default_factory=Tolerance)
+    unit: str = ""
+    source: str = ""
+    note: str = ""
+
+
+@dataclass
+class FigureResult:
+    """A figure beside the model's value and its 95 % CI half-width (0 for exact counts)."""
+
+    figure: str
+    variant: str
+    quantity: str
+    unit: str
+    measured: float | list | None
+    model: float | None
+    ci95: float | None
+    tolerance: str
+    within: bool | None
+    error: float | None
+    note: str = ""
+
+    def to_json(self) -> dict:
+        return asdict(self)
+
+
+@dataclass(frozen=True)
+class RunSize:
+    """The simulation budget ``reproduce`` uses by default."""
+
+    ios: int = 100_000
+    replications: int = 4
+    seed: int = 1
+
+
+class Scenario:
+    """Base class; subclasses set the class attributes and implement :meth:`build`."""
+
+    name: str = ""
+    description: str = ""
+    params: tuple[Param, ...] = ()
+    variants: Mapping[str, Mapping[str, Any]] = {"default": {}}
+    figures: tuple[Figure, ...] = ()
+    run_size: RunSize = RunSize()
+    #: parameters ``mcio calibrate`` fits by default
+    calibration_params: tuple[str, ...] = ()
+
+    # ---- parameters ----------------------------------------------------------------------
+
+    def param(self, name: str) -> Param:
+        for p in self.params:
+            if p.name == name:
+                return p
+        raise McioError(f"scenario_params.{name}", name,
+                        f"unknown parameter of scenario {self.name!r}; allowed: "
+                        f"{', '.join(p.name for p in self.params) or '(none)'} or a dotted model field")
+
+    def defaults(self) -> dict:
+        return {p.name: p.value for p in self.params}
+
+    def resolve(self, overrides: Mapping[str, Any] | None = None, variant: str | None = None) -> dict:
+        """The parameter values: defaults, then the variant's overrides, then ``overrides``;
+        each checked against its Param. Dotted keys (model fields) pass through unchecked and
+        are applied by :meth:`model` after :meth:`build`."""
+        vals = self.defaults()
+        layers = []
+        if variant is not None:
+            if variant not in self.variants:
+                raise McioError("variant", variant, f"unknown variant of {self.name!r}; allowed: "
+                                f"{', '.join(self.variants)}")
+            layers.append(self.variants[variant])
+        layers.append(overrides or {})
+        for layer in layers:
+            for k, v in layer.items():
+                if "." in k:
+                    vals[k] = v
+                else:
+                    vals[k] = self.param(k).check(v, "scenario_params")
+        return vals
+
+    # ---- models ----------------------------------------------------------------------------
+
+    def build(self, params: dict):
+        """``params`` (every Param's name -> value) -> :class:`~mcio.Model`."""
+        raise NotImplementedError
+
+    def model(self, variant: str | None = None, **overrides):
+        """The Model of ``variant`` (default: the first) with ``overrides`` (parameter names or
+        dotted model fields; a number given for a distribution field sets its mean)."""
+        from ..model import Model
+        if variant is None:
+            variant = next(iter(self.variants))
+        vals = self.resolve(overrides, variant)
+        dotted = {k: vals.pop(k) for k in list(vals) if "." in k}
+        m = self.build(vals)
+        if not isinstance(m, Model):
+            raise McioError("scenario", self.name, "build() did not return a Model")
+        for k, v in dotted.items():
+            cur = m.get(k)
+            if isinstance(cur, dict) and "mean" in cur and isinstance(v, (int, float)):
+                v = {**cur, "mean": v}
+            m = m.replace(k, v)
+        return m
+
+    # ---- figures ---------------------------------------------------------------------------
+
+    def derive(self, variant: str, ds) -> dict[str, tuple[float, float]]:
+        """A variant's Dataset -> {quantity: (value, 95 % CI half-width)}. The default gives the
+        headline RMF figures (means over replications; channel figures summed over channels)."""
+        return headline(ds)
+
+    def evaluate(self, variant: str, run: RunSize) -> dict[str, tuple[float, float]]:
+        """Simulate ``variant`` at ``run`` and return :meth:`derive` of its Dataset."""
+        from ..engine import simulate
+        ds = simulate(self.model(variant), ios=run.ios, replications=run.replications, seed=run.seed)
+        return self.derive(variant, ds)
+
+    def reproduce(self, run: RunSize | None = None, variants: Sequence[str] | None = None) -> list[FigureResult]:
+        """Every figure (of ``variants``, default all) beside the model's value."""
+        run = run or self.run_size
+        needed = [v for v in dict.fromkeys(f.variant for f in self.figures) if variants is None or v in variants]
+        values = {v: self.evaluate(v, run) for v in needed}
+        out = []
+        for f in self.figures:
+            if f.variant not in values:
+                continue
+            got = values[f.variant].get(f.quantity)
+            if got is None:
+                raise McioError("figure", f.name, f"variant {f.variant!r} computes no quantity {f.quantity!r}")
+            model, ci = (float(got[0]), float(got[1])) if isinstance(got, tuple) else (float(got), 0.0)
+            meas = list(f.measured) if isinstance(f.measured, (tuple, list)) else f.measured
+            err = None
+            if isinstance(meas, (int, float)) and meas != 0 and math.isfinite(model):
+                err = (model - meas) / abs(meas)
+            out.append(FigureResult(f.name, f.variant, f.quantity, f.unit, meas, model, ci,
+                                    f.tolerance.text() if f.measured is not None else "",
+                                    f.tolerance.within(f.measured, model), err, f.note))
+        return out
+
+
+def headline(ds) -> dict[str, tuple[float, float]]:
+    """The figures an analyst reads first, from a simulate() Dataset: component means (ms),
+    throughput (SSCH/s), busy fractions, open exchanges; each (mean over replications, CI95)."""
+    from ..engine import ci95_halfwidth
+    out = {}
+
+    def put(name, per_rep):
+        import numpy as np
+        x = np.asarray(per_rep, float)
+        out[name] = (float(x.mean()), float(ci95_halfwidth(x)) if x.size > 1 else 0.0)
+
+    for comp in ("response", "iosq", "pend", "cmr", "disconnect", "connect"):
+        put(f"{comp}_ms", ds[f"{comp}_ms"].values)
+    put("service_ms", (ds.pend_ms + ds.disconnect_ms + ds.connect_ms).values)
+    put("throughput_iops", ds.throughput_iops.values)
+    put("device_busy", ds.device_busy.values)
+    put("device_busy_zvm", ds.device_busy_zvm.values)
+    put("channel_busy", ds.channel_busy.mean("channel").values)
+    put("link_busy", ds.link_busy.mean("channel").values)
+    put("open_exchanges_mean", ds.open_exchanges_mean.sum("channel").values)
+    put("open_exchanges_max", ds.open_exchanges_max.max("channel").values)
+    put("cu_ha_busy", ds.cu_ha_busy.values)
+    put("backend_busy", ds.backend_busy.values)
+    return out
+
+
+def format_table(rows: Sequence[FigureResult]) -> str:
+    """The reproduce table an analyst reads: one row per figure."""
+    def num(x):
+        if x is None:
+            return "-"
+        if isinstance(x, list):
+            return f"{num(x[0])}-{num(x[1])}"
+        return f"{x:.4g}"
+    head = ("figure", "measured", "model", "95% CI", "error", "tolerance", "ok")
+    body = []
+    for r in rows:
+        ok = "-" if r.within is None else ("yes" if r.within else "NO")
+        err = "-" if r.error is None else f"{100 * r.error:+.1f} %"
+        body.append((r.figure + (f" [{r.unit}]" if r.unit else ""), num(r.measured), num(r.model),
+                     "-" if not r.ci95 else f"±{r.ci95:.3g}", err, r.tolerance or "-", ok))
+    widths = [max(len(str(x[i])) for x in [head] + body) for i in range(len(head))]
+    lines = ["  ".join(str(c).ljust(w) for c, w in zip(row, widths)).rstrip() for row in [head] + body]
+    notes = [f"  note ({r.figure}): {r.note}" for r in rows if r.note]
+    return "\n".join(lines + notes)
