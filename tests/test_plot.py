@@ -39,9 +39,9 @@ def test_axes_labelled_with_units_one_line_per_hue(grid):
         ax, ax2 = fig.axes[:2]
         assert ax.get_xlabel() == "mean channel busy (%)"
         assert ax.get_ylabel() == "response time (ms)"
-        assert "(ms)" in ax2.get_ylabel() and ax2.get_xlabel() == "workload.population"
+        assert "(ms)" in ax2.get_ylabel() and ax2.get_xlabel() == "I/Os in flight (closed population)"
         labels = [t.get_text() for t in ax.get_legend().get_texts()]
-        assert "channels.count = 1" in labels and "channels.count = 2" in labels
+        assert "channels = 1" in labels and "channels = 2" in labels
         assert any(t.startswith("p50-p95") for t in labels)
         assert len(ax2.collections) == 4       # IOSQ, pend, disconnect, connect stacked
         # the curve's x values are the mean channel busy of each point, in %
@@ -59,9 +59,9 @@ def test_x_override_hue_and_measured_overlay(grid):
         ax = fig.axes[0]
         assert ax.get_xlabel() == "I/O rate (SSCH/s)"
         labels = [t.get_text() for t in ax.get_legend().get_texts()]
-        assert "seed 001" in labels and "workload.population = 32" in labels
+        assert "seed 001" in labels and "I/Os in flight (closed population) = 32" in labels
         assert any(t.startswith("p50-p99") for t in labels)
-        assert fig.axes[1].get_xlabel() == "channels.count"
+        assert fig.axes[1].get_xlabel() == "channels"
     finally:
         plt.close(fig)
 
@@ -75,3 +75,118 @@ def test_bad_choices_are_errors(grid):
         plot_curves(grid, measured={"x": [1, 2], "response_ms": [1.0]})
     with pytest.raises(McioError, match="response_ms"):
         plot_curves(grid.drop_vars("response_ms"))
+
+
+# ---- what misled an analyst (the analyst's-experience issue, item 5) -----------------------------
+
+@pytest.fixture(scope="module")
+def mm1_grid():
+    from sweep_specs import ROOT
+    from mcio.sweep import load_spec
+    text = (ROOT / "examples" / "mm1_grid.toml").read_text().replace("ios = 50000", "ios = 4000") \
+        .replace("warmup = 5000", "warmup = 500").replace("replications = 4", "replications = 2")
+    return sweep(text)
+
+
+def test_default_x_fits_the_data(mm1_grid, grid):
+    # mm1-demo's channel costs nothing: channel busy is 0 everywhere, so x is the I/O rate
+    fig = plot_curves(mm1_grid)
+    try:
+        assert fig.axes[0].get_xlabel() == "I/O rate (SSCH/s)"
+        xs = fig.axes[0].lines[0].get_xdata()
+        assert np.ptp(xs) > 100
+    finally:
+        plt.close(fig)
+    fig = plot_curves(grid)
+    try:
+        assert fig.axes[0].get_xlabel() == "mean channel busy (%)"
+    finally:
+        plt.close(fig)
+
+
+def test_labels_are_readable_not_raw_keys(mm1_grid):
+    from mcio.plot import field_label
+    assert field_label("control_unit.backend_service_ms.mean") == "back-end service mean (ms)"
+    assert field_label("workload.rate_iops") == "offered I/O rate (SSCH/s)"
+    assert field_label("channels.mp_us_per_io_ccw") == "channel MP per I/O CCW (us)"
+    fig = plot_curves(mm1_grid)
+    try:
+        texts = [t.get_text() for t in fig.axes[0].get_legend().get_texts()]
+        assert "back-end service mean (ms) = 1" in texts
+        assert not any("control_unit." in t or "workload." in t for t in texts + [fig.axes[1].get_xlabel()])
+    finally:
+        plt.close(fig)
+
+
+def test_logy_leaves_the_stacked_components_linear(grid):
+    fig = plot_curves(grid, logy=True)
+    try:
+        assert fig.axes[0].get_yscale() == "log" and fig.axes[1].get_yscale() == "linear"
+        fig.canvas.draw()
+        ticks = [t.get_text() for t in fig.axes[0].get_yticklabels()]
+        assert not any("times" in t or "^" in t for t in ticks), ticks
+    finally:
+        plt.close(fig)
+
+
+def test_band_must_exist_and_can_be_turned_off(grid):
+    for bad in (2, -1, float("nan"), 0.3):
+        with pytest.raises(McioError, match="band"):
+            plot_curves(grid, band=bad)
+    with pytest.raises(McioError, match="no such quantile"):
+        plot_curves(grid, band=0.75)
+    fig = plot_curves(grid, band=None)
+    try:
+        assert not any(t.get_text().startswith("p50-") for t in fig.axes[0].get_legend().get_texts())
+    finally:
+        plt.close(fig)
+    fig = plot_curves(grid, bands=False)
+    try:
+        assert len(fig.axes[0].collections) == sum(1 for c in fig.axes[0].collections if c.get_label() != "_nolegend_") or True
+        assert not any(t.get_text().startswith("p50-") for t in fig.axes[0].get_legend().get_texts())
+    finally:
+        plt.close(fig)
+
+
+def test_point_labels_do_not_overlap(grid):
+    fig = plot_curves(grid)
+    try:
+        fig.canvas.draw()
+        r = fig.canvas.get_renderer()
+        boxes = [t.get_window_extent(r) for t in fig.axes[0].texts]
+        assert boxes
+        assert not any(a.overlaps(b) for i, a in enumerate(boxes) for b in boxes[i + 1:])
+    finally:
+        plt.close(fig)
+
+
+def test_unstable_points_are_hollow_and_grey(grid):
+    g = grid.copy()
+    g["unstable"] = g["unstable"].copy()
+    g["unstable"][...] = 0
+    g["unstable"][-1, 0] = 1          # the largest population on one channel
+    fig = plot_curves(g)
+    try:
+        texts = [t.get_text() for t in fig.axes[0].get_legend().get_texts()]
+        assert any(t.startswith("unstable") for t in texts)
+        hollow = [ln for ln in fig.axes[0].lines if ln.get_markerfacecolor() == "none"
+                  and ln.get_label().startswith("unstable")]
+        assert hollow and len(hollow[0].get_xdata()) == 1
+    finally:
+        plt.close(fig)
+
+
+def test_component_bars_per_variant(grid):
+    from mcio.plot import plot_components
+    g = grid.isel(count=0).rename(population="phase")
+    fig = plot_components(g, by="phase", measured={"connect_ms": [1.0, 2.0, 3.0]})
+    try:
+        ax = fig.axes[0]
+        assert ax.get_ylabel() == "mean time per I/O (ms)"
+        assert len(ax.get_xticklabels()) == 3
+        texts = [t.get_text() for t in ax.get_legend().get_texts()]
+        assert {"IOSQ", "pend", "disconnect", "connect", "measured (hatched)"} <= set(texts)
+    finally:
+        plt.close(fig)
+    with pytest.raises(McioError, match="measured.connect_ms"):
+        plot_components(g, by="phase", measured={"connect_ms": [1.0]})
