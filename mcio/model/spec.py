@@ -7,27 +7,45 @@ plain dict after validation; :class:`Model` holds them and knows how to change o
 from __future__ import annotations
 
 import copy
+import difflib
 import math
 import tomllib
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any, Callable, NamedTuple
 
 import tomli_w
 
 from ..errors import McioError
-from .dist import Dist, _number
+from .dist import KINDS, Dist, _number
 
 # ---- field checkers: each takes (dotted name, raw value) and returns the clean value ----------
+# Each carries ``schema``: its JSON Schema fragment (mcio/model/schema.py builds the spec schema
+# from them, so the schema and the validation cannot drift apart).
+
+
+def _with_schema(check: Callable, schema: dict) -> Callable:
+    check.schema = schema
+    return check
 
 
 def num(lo=0.0, lo_open=False, hi=None, hi_open=False) -> Callable:
+    rng = f"{'>' if lo_open else '>='} {lo:g}" + ("" if hi is None else f" and {'<' if hi_open else '<='} {hi:g}")
+
     def check(name, v):
-        x = _number(name, v, lo=lo, lo_open=lo_open)
+        try:
+            x = _number(name, v, lo=lo, lo_open=lo_open)
+        except McioError as e:
+            if "finite" in e.allowed or "a number" in e.allowed:
+                raise
+            raise McioError(name, v, f"must be {rng}") from None
         if hi is not None and (x > hi or (hi_open and x == hi)):
-            raise McioError(name, v, f"must be {'<' if hi_open else '<='} {hi:g}")
+            raise McioError(name, v, f"must be {rng}")
         return x
-    return check
+    sch = {"type": "number", ("exclusiveMinimum" if lo_open else "minimum"): lo}
+    if hi is not None:
+        sch["exclusiveMaximum" if hi_open else "maximum"] = hi
+    return _with_schema(check, sch)
 
 
 def integer(lo=0, hi=None) -> Callable:
@@ -38,7 +56,10 @@ def integer(lo=0, hi=None) -> Callable:
         if v < lo or (hi is not None and v > hi):
             raise McioError(name, v, f"must be an integer in [{lo}, {hi if hi is not None else 'inf'}]")
         return v
-    return check
+    sch = {"type": "integer", "minimum": lo}
+    if hi is not None:
+        sch["maximum"] = hi
+    return _with_schema(check, sch)
 
 
 def choice(*opts) -> Callable:
@@ -46,17 +67,45 @@ def choice(*opts) -> Callable:
         if v not in opts:
             raise McioError(name, v, f"must be one of {', '.join(map(repr, opts))}")
         return v
-    return check
+    return _with_schema(check, {"enum": list(opts)})
 
 
-def dist(name, v):
-    return Dist.parse(name, v)
+#: Largest mean (in the field's own unit) and SCV a duration may have: beyond them a run's clock
+#: loses the resolution of its shortest durations (2**53 ulps), and no I/O path has such delays.
+MAX_DURATION = 1e9
+MAX_SCV = 1e4
 
 
-def text(name, v):
+def _dist(name, v):
+    d = Dist.parse(name, v)
+    if d.mean > MAX_DURATION:
+        raise McioError(name if not isinstance(v, dict) else f"{name}.mean", d.mean,
+                        f"must be <= {MAX_DURATION:g} (in the field's unit)")
+    if d.scv > MAX_SCV:
+        raise McioError(f"{name}.scv" if isinstance(v, dict) else name, d.scv, f"must be <= {MAX_SCV:g}")
+    if d.kind == "empirical" and max(d.values) > MAX_DURATION:
+        raise McioError(f"{name}.values", max(d.values), f"must be <= {MAX_DURATION:g} (in the field's unit)")
+    return d
+
+
+_DIST_SCHEMA = {"oneOf": [
+    {"type": "number", "minimum": 0, "maximum": MAX_DURATION, "description": "deterministic duration"},
+    {"type": "object", "required": ["dist"], "additionalProperties": False,
+     "properties": {"dist": {"enum": list(KINDS)},
+                    "mean": {"type": "number", "minimum": 0, "maximum": MAX_DURATION},
+                    "scv": {"type": "number", "minimum": 0, "maximum": MAX_SCV},
+                    "values": {"type": "array", "items": {"type": "number", "minimum": 0}, "minItems": 1},
+                    "weights": {"type": "array", "items": {"type": "number", "minimum": 0}, "minItems": 1}}}]}
+dist = _with_schema(_dist, _DIST_SCHEMA)
+
+
+def _text(name, v):
     if not isinstance(v, str):
         raise McioError(name, v, "must be a string")
     return v
+
+
+text = _with_schema(_text, {"type": "string"})
 
 
 def optional_list(item: Callable) -> Callable:
@@ -66,14 +115,14 @@ def optional_list(item: Callable) -> Callable:
         if not isinstance(v, (list, tuple)):
             raise McioError(name, v, "must be a list")
         return [item(f"{name}[{i}]", x) for i, x in enumerate(v)]
-    return check
+    return _with_schema(check, {"type": "array", "items": getattr(item, "schema", {})})
 
 
-def trace(name, v):
+def _trace(name, v):
     """Arrival times (ms), non-decreasing, at least two: the gaps are replayed cyclically."""
     if v is None:
         return None
-    times = optional_list(num())(name, v)
+    times = optional_list(num(hi=MAX_DURATION * 1e3))(name, v)
     if len(times) < 2:
         raise McioError(name, f"{len(times)} times", "needs at least 2 arrival times")
     for i in range(1, len(times)):
@@ -84,7 +133,10 @@ def trace(name, v):
     return times
 
 
-def paths(name, v):
+trace = _with_schema(_trace, {"type": "array", "items": {"type": "number", "minimum": 0}, "minItems": 2})
+
+
+def _paths(name, v):
     if v is None:
         return None
     if not isinstance(v, (list, tuple)) or not v:
@@ -93,67 +145,94 @@ def paths(name, v):
     for i, p in enumerate(v):
         if not isinstance(p, (list, tuple)) or not p:
             raise McioError(f"{name}[{i}]", p, "device has no path: give a non-empty list of channel indices")
-        idx = [integer(0)(f"{name}[{i}]", c) for c in p]
+        idx = [integer(0, 255)(f"{name}[{i}]", c) for c in p]
         if len(set(idx)) != len(idx):
             raise McioError(f"{name}[{i}]", p, "channel indices in a path group must be distinct")
         out.append(idx)
     return out
 
 
-# ---- the sections: key -> (checker, default) -------------------------------------------------
+paths = _with_schema(_paths, {"type": "array", "minItems": 1, "items": {
+    "type": "array", "minItems": 1, "uniqueItems": True, "items": {"type": "integer", "minimum": 0, "maximum": 255}}})
 
-SECTIONS: dict[str, dict[str, tuple[Callable, Any]]] = {
+
+class Field(NamedTuple):
+    """One declared model field: its checker, its default (None: unset) and what it means."""
+
+    check: Callable
+    default: Any
+    doc: str
+
+
+F = Field
+# Bounds are physical: no channel subsystem starts more than 1e8 SSCH/s, below 1e-3 SSCH/s a
+# run's clock (ms, float64) would lose the resolution of its service times; links from 0.01
+# MB/s (slower than any channel) to 1e6 MB/s (300x FICON Express32S); MP work up to 1 s per I/O.
+SECTIONS: dict[str, dict[str, Field]] = {
     "workload": {
-        "type": (choice("open", "closed"), "closed"),
-        "rate_iops": (num(lo=0.0, lo_open=True), 1000.0),          # open: arrival rate
-        "arrival_scv": (num(), 1.0),                               # open: 1 = Poisson
-        "arrival_trace_ms": (trace, None),                         # open: arrival times, replayed
-        "population": (integer(1, 10_000_000), 1),                 # closed: I/Os kept outstanding
-        "think_ms": (dist, 0.0),                                   # closed: delay before reissue
-        "binding": (choice("random", "device"), "random"),         # closed: device per I/O or fixed
+        "type": F(choice("open", "closed"), "closed", "open: I/Os arrive at a rate; closed: a fixed number are kept outstanding"),
+        "rate_iops": F(num(lo=1e-3, hi=1e8), 1000.0, "open: arrival rate (SSCH/s)"),
+        "arrival_scv": F(num(hi=MAX_SCV), 1.0, "open: squared coefficient of variation of the gaps (1 = Poisson, 0 = evenly spaced)"),
+        "arrival_trace_ms": F(trace, None, "open: arrival times (ms), replayed cyclically from a random start; replaces rate_iops"),
+        "population": F(integer(1, 1_000_000), 1, "closed: I/Os kept outstanding (at most 1e6: each costs the kernel ~170 bytes of state per replication)"),
+        "think_ms": F(dist, 0.0, "closed: delay before a finished I/O is reissued (ms)"),
+        "binding": F(choice("random", "device"), "random", "closed: each I/O picks a device by the skew (random) or keeps one device (device)"),
     },
     "io": {  # one per class
-        "name": (text, "io"),
-        "share": (num(lo=0.0, lo_open=True), 1.0),                 # relative frequency
-        "kb": (num(), 4.0),                                        # data per I/O, KB (1 KB = 1000 B)
-        "records": (integer(1, 1_000_000), 1),                     # commands (CCWs) per I/O
-        "miss_ratio": (num(hi=1.0), 0.0),                          # fraction that disconnects
+        "name": F(text, "io", "class name (reports)"),
+        "share": F(num(lo=0.0, lo_open=True, hi=1e9), 1.0, "relative frequency of the class (shares are normalised to sum to 1)"),
+        "kb": F(num(hi=1e6), 4.0, "data per I/O, KB (1 KB = 1000 B)"),
+        "records": F(integer(1, 1_000_000), 1, "commands (CCWs; DCWs in z/HPF) per I/O"),
+        "miss_ratio": F(num(hi=1.0), 0.0, "fraction of the class's I/Os that disconnect (cache miss: back-end service)"),
     },
     "devices": {
-        "count": (integer(1, 1_000_000), 1),
-        "aliases": (integer(0, 255), 0),                           # PAV: per device; HyperPAV: pool
-        "alias_mode": (choice("static", "hyperpav"), "static"),    # static PAV or a HyperPAV pool
-        "skew": (choice("uniform", "zipf", "hotset", "weights"), "uniform"),
-        "zipf_s": (num(), 1.0),
-        "hot_fraction": (num(lo=0.0, lo_open=True, hi=1.0), 0.2),
-        "hot_share": (num(hi=1.0), 0.8),
-        "weights": (optional_list(num()), None),
-        "paths": (paths, None),                                    # channel indices per device
+        "count": F(integer(1, 1_000_000), 1, "devices (volumes, FCTC devices)"),
+        "aliases": F(integer(0, 255), 0, "PAV aliases per device (static) or in the shared pool (hyperpav)"),
+        "alias_mode": F(choice("static", "hyperpav"), "static", "static PAV aliases per device, or one HyperPAV pool"),
+        "skew": F(choice("uniform", "zipf", "hotset", "weights"), "uniform", "how I/Os spread over the devices"),
+        "zipf_s": F(num(hi=100.0), 1.0, "zipf: exponent s of 1 / rank**s"),
+        "hot_fraction": F(num(lo=0.0, lo_open=True, hi=1.0), 0.2, "hotset: fraction of devices that are hot"),
+        "hot_share": F(num(hi=1.0), 0.8, "hotset: fraction of I/Os that go to the hot devices"),
+        "weights": F(optional_list(num(hi=1e12)), None, "weights: one relative weight per device"),
+        "paths": F(paths, None, "channel indices per device (one list for all, or one per device); default: every channel"),
     },
     "channels": {
-        "count": (integer(1, 256), 1),
-        "link_mb_s": (num(lo=0.0, lo_open=True), 800.0),           # 1 MB/s = 1 KB/ms
-        "max_open_exchanges": (integer(1, 100_000), 64),
-        "selection": (choice("rotate", "least_busy"), "rotate"),
-        "zhpf_share": (num(hi=1.0), 0.0),                          # fraction of I/Os in transport mode
-        "mp_us_per_io_ccw": (num(), 20.0),
-        "mp_us_per_command_ccw": (num(), 0.0),
-        "mp_us_per_kb_ccw": (num(), 0.0),
-        "mp_us_per_io_zhpf": (num(), 10.0),
-        "mp_us_per_command_zhpf": (num(), 0.0),
-        "mp_us_per_kb_zhpf": (num(), 0.0),
-        "mp_scv": (num(), 0.0),                                    # variability of MP work
-        "mp_start_fraction": (num(hi=1.0), 1.0),                   # share of MP work done at start
-        "protocol_us_per_command_ccw": (num(), 0.0),               # connect-time handshakes
-        "protocol_us_per_io_zhpf": (num(), 0.0),
+        "count": F(integer(1, 256), 1, "channels (CHPIDs)"),
+        "link_mb_s": F(num(lo=0.01, hi=1e6), 800.0, "link data rate, MB/s (1 MB/s = 1 KB/ms), shared by the channel's transfers"),
+        "max_open_exchanges": F(integer(1, 100_000), 64, "open exchanges (concurrent I/Os) per channel"),
+        "selection": F(choice("rotate", "least_busy"), "rotate", "channel choice within a path group"),
+        "zhpf_share": F(num(hi=1.0), 0.0, "fraction of I/Os in transport mode (z/HPF)"),
+        "mp_us_per_io_ccw": F(num(hi=1e6), 20.0, "channel MP work per command-mode I/O, fixed part (us)"),
+        "mp_us_per_command_ccw": F(num(hi=1e6), 0.0, "channel MP work per command (CCW) (us)"),
+        "mp_us_per_kb_ccw": F(num(hi=1e6), 0.0, "channel MP work per KB in command mode (us)"),
+        "mp_us_per_io_zhpf": F(num(hi=1e6), 10.0, "channel MP work per z/HPF I/O, fixed part (us)"),
+        "mp_us_per_command_zhpf": F(num(hi=1e6), 0.0, "channel MP work per DCW in transport mode (us)"),
+        "mp_us_per_kb_zhpf": F(num(hi=1e6), 0.0, "channel MP work per KB in transport mode (us)"),
+        "mp_scv": F(num(hi=MAX_SCV), 0.0, "SCV of the MP work per I/O (0: deterministic; else gamma)"),
+        "mp_start_fraction": F(num(hi=1.0), 1.0, "share of the MP work done at the start (in pend); the rest ends the I/O"),
+        "protocol_us_per_command_ccw": F(num(hi=1e6), 0.0, "connect-time handshake per command in command mode (us)"),
+        "protocol_us_per_io_zhpf": F(num(hi=1e6), 0.0, "connect-time handshake per z/HPF I/O (us)"),
     },
     "control_unit": {
-        "ha_servers": (integer(1, 100_000), 1),                    # host-adapter processors
-        "ha_service_us": (dist, 0.0),                              # per I/O: the CMR service
-        "backend_servers": (integer(1, 1_000_000), 1),             # ranks / partner servers
-        "backend_service_ms": (dist, 0.0),                         # per disconnected I/O
+        "ha_servers": F(integer(1, 100_000), 1, "host-adapter processors (parallel CMR service)"),
+        "ha_service_us": F(dist, 0.0, "host-adapter work per I/O: the CMR service (us)"),
+        "backend_servers": F(integer(1, 1_000_000), 1, "back-end servers (ranks, partner systems)"),
+        "backend_service_ms": F(dist, 0.0, "back-end service per disconnected I/O (ms)"),
     },
 }
+SECTION_DOCS = {
+    "workload": "how I/Os are issued",
+    "io": "one table per I/O class ([[io]])",
+    "devices": "volumes, aliases, access skew, path groups",
+    "channels": "FICON channels: MP work, link, open exchanges, z/HPF",
+    "control_unit": "host adapter (CMR) and back end (disconnect)",
+}
+
+
+def _unknown_key(where: str, key: str, allowed) -> McioError:
+    near = difflib.get_close_matches(key, list(allowed), n=1, cutoff=0.6)
+    hint = f"did you mean {near[0]!r}? " if near else ""
+    return McioError(f"{where}.{key}" if where else key, None, f"unknown key; {hint}allowed: {', '.join(allowed)}")
 
 
 def _section(sec: str, raw: dict, where: str) -> dict:
@@ -162,9 +241,10 @@ def _section(sec: str, raw: dict, where: str) -> dict:
         raise McioError(where, raw, "must be a TOML table")
     for k in raw:
         if k not in fields:
-            raise McioError(f"{where}.{k}", raw[k], f"unknown key; allowed: {', '.join(fields)}")
-    return {k: chk(f"{where}.{k}", raw.get(k, default)) if (k in raw or default is not None)
-            else None for k, (chk, default) in fields.items()}
+            err = _unknown_key(where, k, fields)
+            raise McioError(err.field, raw[k], err.allowed)
+    return {k: f.check(f"{where}.{k}", raw.get(k, f.default)) if (k in raw or f.default is not None)
+            else None for k, f in fields.items()}
 
 
 @dataclass(frozen=True)
@@ -185,7 +265,9 @@ class Model:
         allowed = ("workload", "io", "devices", "channels", "control_unit")
         for k in raw:
             if k not in allowed:
-                raise McioError(f"{k}", raw[k], f"unknown section; allowed: {', '.join(allowed)}")
+                near = difflib.get_close_matches(k, allowed, n=1, cutoff=0.6)
+                raise McioError(f"{k}", raw[k], "unknown section; " + (f"did you mean {near[0]!r}? " if near else "")
+                                + f"allowed: {', '.join(allowed)}")
         io_raw = raw.get("io", [{}])
         if isinstance(io_raw, dict):
             io_raw = [io_raw]
@@ -291,6 +373,16 @@ class Model:
         else:
             w = np.asarray(d["weights"], dtype=float)
         return w / w.sum()
+
+    def notes(self) -> list[str]:
+        """What the model does that its author may not expect, one line each (``mcio validate``
+        prints them): shares renormalised, defaults that cost time."""
+        out = []
+        tot = sum(c["share"] for c in self.io)
+        if len(self.io) > 1 and abs(tot - 1.0) > 1e-9 and tot < 1.0 + 1e-9 and all(c["share"] <= 1 for c in self.io):
+            norm = ", ".join(f"{c['share'] / tot:.3g}" for c in self.io)
+            out.append(f"io shares sum to {tot:g}, not 1: they are relative weights, renormalised to {norm}")
+        return out
 
     def class_shares(self):
         import numpy as np
