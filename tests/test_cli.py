@@ -90,7 +90,7 @@ def test_error_in_a_real_process_exits_2_without_traceback(tmp_path):
     p = subprocess.run([*CLI, "validate", str(spec)], env=cli_env(), capture_output=True, text=True, timeout=120)
     assert p.returncode == 2
     lines = [ln for ln in p.stderr.splitlines() if "Warning" not in ln and "warnings.warn" not in ln]
-    assert lines == ["mcio: error: model.workload.population = -4: must be an integer in [1, 10000000]"], p.stderr
+    assert lines == ["mcio: error: model.workload.population = -4: must be an integer in [1, 1000000]"], p.stderr
     assert p.stdout == ""
 
 
