@@ -146,12 +146,15 @@ SECTIONS: dict[str, dict[str, tuple[Callable, Any]]] = {
         "mp_start_fraction": (num(hi=1.0), 1.0),                   # share of MP work done at start
         "protocol_us_per_command_ccw": (num(), 0.0),               # connect-time handshakes
         "protocol_us_per_io_zhpf": (num(), 0.0),
+        "protocol_us_per_command_zhpf": (num(), 0.0),              # per DCW of a TCCB, in connect
     },
     "control_unit": {
         "ha_servers": (integer(1, 100_000), 1),                    # host-adapter processors
         "ha_service_us": (dist, 0.0),                              # per I/O: the CMR service
         "backend_servers": (integer(1, 1_000_000), 1),             # ranks / partner servers
         "backend_service_ms": (dist, 0.0),                         # per disconnected I/O
+        "cu_us_per_command_ccw": (num(), 0.0),                     # CU work per CCW, in connect
+        "cu_us_per_command_zhpf": (num(), 0.0),                    # CU work per DCW, in connect
     },
 }
 
@@ -307,7 +310,9 @@ class Model:
             mp_ccw = c["mp_us_per_io_ccw"] + c["mp_us_per_command_ccw"] * cl["records"] + c["mp_us_per_kb_ccw"] * cl["kb"]
             mp_z = c["mp_us_per_io_zhpf"] + c["mp_us_per_command_zhpf"] * cl["records"] + c["mp_us_per_kb_zhpf"] * cl["kb"]
             mp += s * ((1 - z) * mp_ccw + z * mp_z) / 1000.0
-            proto += s * ((1 - z) * c["protocol_us_per_command_ccw"] * cl["records"] + z * c["protocol_us_per_io_zhpf"]) / 1000.0
+            proto += s * ((1 - z) * (c["protocol_us_per_command_ccw"] + cu["cu_us_per_command_ccw"]) * cl["records"]
+                          + z * (c["protocol_us_per_io_zhpf"]
+                                 + (c["protocol_us_per_command_zhpf"] + cu["cu_us_per_command_zhpf"]) * cl["records"])) / 1000.0
             xfer += s * cl["kb"] / c["link_mb_s"]
             miss += s * cl["miss_ratio"]
         return {"mp": mp, "link": xfer, "protocol": proto, "ha": cu["ha_service_us"].mean / 1000.0,
