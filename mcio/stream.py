@@ -64,7 +64,8 @@ class Stream:
     ``cpu_scv``: its squared coefficient of variation (0: deterministic, else gamma);
     ``miss_ratio``: share of programs that disconnect (write misses, read misses);
     ``binding``: "device" pins stream i to device i mod devices (sequential streams each on their
-    own volume), "random" lets every program pick a device."""
+    own volume; with fewer streams than devices the first ``outstanding`` are used), "random" lets
+    every program pick a device."""
 
     records: int
     chain_records: int
@@ -136,9 +137,17 @@ def stream_model(base: Model, stream: Stream) -> Model:
     think = (z if stream.cpu_scv == 0 or z == 0 else {"dist": "gamma", "mean": z, "scv": stream.cpu_scv})
     binding = stream.binding
     n_dev = base.devices["count"]
-    if binding == "device" and stream.outstanding % n_dev:
+    if binding == "device" and stream.outstanding < n_dev:
+        # stream i writes volume i: the job uses only the first ``outstanding`` volumes
+        if base.devices["skew"] != "uniform":
+            raise McioError("stream.binding", binding, "with fewer streams than devices needs devices.skew = "
+                            "'uniform' (the streams take the first devices), or binding = 'random'")
+        d["devices"]["skew"] = "weights"
+        d["devices"]["weights"] = [1.0] * stream.outstanding + [0.0] * (n_dev - stream.outstanding)
+    elif binding == "device" and stream.outstanding % n_dev:
         raise McioError("stream.outstanding", stream.outstanding,
-                        f"binding = 'device' needs a multiple of the {n_dev} devices (or binding = 'random')")
+                        f"binding = 'device' needs at most, or a multiple of, the {n_dev} devices "
+                        "(or binding = 'random')")
     d["workload"] = {"type": "closed", "population": stream.outstanding, "think_ms": think, "binding": binding}
     d["io"] = [{"name": f"{stream.name}_{r}", "share": float(count), "kb": r * stream.record_kb, "records": r,
                 "miss_ratio": stream.miss_ratio} for r, count in stream.chains()]
