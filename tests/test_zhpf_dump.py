@@ -92,18 +92,19 @@ def test_the_prediction_uses_only_the_classic_total():
     q = dict(p, cu_us_per_record=p["cu_us_per_record"] - 8.0,
              protocol_us_per_command_ccw=p["protocol_us_per_command_ccw"] + 8.0)
     assert zd.cu_us_per_dcw(q) == pytest.approx(zd.cu_us_per_dcw(p), rel=1e-12)
-    assert zd.ccw_us_per_record(p) / (zd.cu_us_per_dcw(p) + p["record_kb"] / p["link_mb_s"] * 1000) \
-        == pytest.approx(2.2, rel=1e-12)
+    assert zd.ccw_us_per_record(p) / zd.cu_us_per_dcw(p) == pytest.approx(2.2, rel=1e-12)
     with pytest.raises(McioError, match="zhpf_cost_ratio"):
-        SCN.model("zhpf_predicted", zhpf_cost_ratio=50.0)
+        SCN.model("zhpf_predicted", zhpf_cost_ratio=2.0, protocol_us_per_command_zhpf=30.0)
 
 
 def test_every_parameter_has_provenance_and_every_figure_is_the_seed_table():
     for prm in zd.PARAMS:
         assert prm.provenance in PROVENANCE and len(prm.reason) > 20, prm.name
     for f in SCN.figures:
-        col = "classic" if f.variant == "classic" else "zhpf"
-        assert f.measured == zd.MEASURED[col][f.quantity]
+        if f.variant == "zhpf_predicted":
+            assert f.measured is None and f"{zd.MEASURED['zhpf'][f.quantity]:g}" in f.note
+            continue
+        assert f.measured == zd.MEASURED[f.variant][f.quantity]
         assert f.tolerance.rel == 0.10
     # the seed table is self-consistent the way the model reads it
     for col in ("classic", "zhpf"):
@@ -125,14 +126,18 @@ def test_mcio_reproduce_zhpf_dump_is_within_tolerance():
     res = CliRunner().invoke(main, ["reproduce", "zhpf-dump", "--json"])
     assert res.exit_code == 0, res.output
     rows = json.loads(res.output)
-    assert len(rows) == 18 and all(r["within"] for r in rows)
+    judged = [r for r in rows if r["measured"] is not None]
+    assert len(judged) == 12 and all(r["within"] for r in judged)
+    assert len(rows) == 16
     by = {(r["variant"], r["quantity"]): r for r in rows}
-    # derived from the mechanism: I/O wait = I/Os x ms per I/O, elapsed = CPU + I/O wait
-    for v in ("classic", "zhpf", "zhpf_predicted"):
-        assert by[v, "io_wait_s"]["model"] == pytest.approx(by[v, "ios"]["model"] * by[v, "ms_per_io"]["model"] / 1000,
+    # derived from the mechanism: I/O wait = I/Os x ms per I/O (the predicted variant has the
+    # z/HPF run's chains)
+    for v, n in (("classic", "classic"), ("zhpf", "zhpf"), ("zhpf_predicted", "zhpf")):
+        assert by[v, "io_wait_s"]["model"] == pytest.approx(by[n, "ios"]["model"] * by[v, "ms_per_io"]["model"] / 1000,
                                                             rel=1e-3)
-    # the prediction is a prediction: not the fitted value
-    assert by["zhpf_predicted", "ms_per_io"]["model"] != pytest.approx(by["zhpf", "ms_per_io"]["model"], rel=1e-3)
+    # the prediction is a prediction: not the fitted value, and (as documented) ~14 % high
+    pred, meas = by["zhpf_predicted", "ms_per_io"]["model"], zd.MEASURED["zhpf"]["ms_per_io"]
+    assert 0.10 < pred / meas - 1 < 0.18
 
 
 def test_more_outstanding_programs_shorten_the_dump():
