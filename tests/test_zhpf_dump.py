@@ -147,3 +147,14 @@ def test_more_outstanding_programs_shorten_the_dump():
     four = SCN.evaluate("classic", zd.RunSize(ios=2000, replications=2, seed=5), outstanding=4, volumes=4)
     assert four["elapsed_s"][0] < one["elapsed_s"][0] / 3
     assert np.isclose(four["cpu_s"][0], one["cpu_s"][0])
+
+
+def test_derive_gives_the_job_figures_from_a_plain_simulation():
+    """A sweep or calibration simulates the scenario's model with mcio.simulate; derive() turns
+    that Dataset into the same job figures as evaluate()."""
+    from mcio import simulate
+    ds = simulate(SCN.model("zhpf"), ios=2000, replications=2, seed=1)
+    d = SCN.derive("zhpf", ds)
+    assert d["ios"] == (5004.0, 0.0)
+    assert d["ms_per_io"][0] == pytest.approx(float(ds.response_ms.mean()))
+    assert d["elapsed_s"][0] == pytest.approx(14.3, rel=0.02)
