@@ -136,8 +136,10 @@ def pack(model: Model, ios: int, warmup: int) -> Packed:
         for m, mode in enumerate(("ccw", "zhpf")):
             cls_mp[k, m] = (c[f"mp_us_per_io_{mode}"] + c[f"mp_us_per_command_{mode}"] * cl["records"]
                             + c[f"mp_us_per_kb_{mode}"] * cl["kb"]) / 1000.0
-        cls_proto[k, 0] = c["protocol_us_per_command_ccw"] * cl["records"] / 1000.0
-        cls_proto[k, 1] = c["protocol_us_per_io_zhpf"] / 1000.0
+        # connect-time work per command (channel protocol + control unit), per I/O in z/HPF
+        cls_proto[k, 0] = (c["protocol_us_per_command_ccw"] + cu["cu_us_per_command_ccw"]) * cl["records"] / 1000.0
+        cls_proto[k, 1] = (c["protocol_us_per_io_zhpf"] + (c["protocol_us_per_command_zhpf"]
+                                                           + cu["cu_us_per_command_zhpf"]) * cl["records"]) / 1000.0
 
     weights = model.device_weights()
     al_prob, al_idx = _alias_table(weights.copy())

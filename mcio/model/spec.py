@@ -212,12 +212,15 @@ SECTIONS: dict[str, dict[str, Field]] = {
         "mp_start_fraction": F(num(hi=1.0), 1.0, "share of the MP work done at the start (in pend); the rest ends the I/O"),
         "protocol_us_per_command_ccw": F(num(hi=1e6), 0.0, "connect-time handshake per command in command mode (us)"),
         "protocol_us_per_io_zhpf": F(num(hi=1e6), 0.0, "connect-time handshake per z/HPF I/O (us)"),
+        "protocol_us_per_command_zhpf": F(num(hi=1e6), 0.0, "connect-time handshake per DCW of a TCCB in transport mode (us)"),
     },
     "control_unit": {
         "ha_servers": F(integer(1, 100_000), 1, "host-adapter processors (parallel CMR service)"),
         "ha_service_us": F(dist, 0.0, "host-adapter work per I/O: the CMR service (us)"),
         "backend_servers": F(integer(1, 1_000_000), 1, "back-end servers (ranks, partner systems)"),
         "backend_service_ms": F(dist, 0.0, "back-end service per disconnected I/O (ms)"),
+        "cu_us_per_command_ccw": F(num(hi=1e6), 0.0, "control-unit work per CCW, in connect (us)"),
+        "cu_us_per_command_zhpf": F(num(hi=1e6), 0.0, "control-unit work per DCW, in connect (us)"),
     },
 }
 SECTION_DOCS = {
@@ -399,7 +402,9 @@ class Model:
             mp_ccw = c["mp_us_per_io_ccw"] + c["mp_us_per_command_ccw"] * cl["records"] + c["mp_us_per_kb_ccw"] * cl["kb"]
             mp_z = c["mp_us_per_io_zhpf"] + c["mp_us_per_command_zhpf"] * cl["records"] + c["mp_us_per_kb_zhpf"] * cl["kb"]
             mp += s * ((1 - z) * mp_ccw + z * mp_z) / 1000.0
-            proto += s * ((1 - z) * c["protocol_us_per_command_ccw"] * cl["records"] + z * c["protocol_us_per_io_zhpf"]) / 1000.0
+            proto += s * ((1 - z) * (c["protocol_us_per_command_ccw"] + cu["cu_us_per_command_ccw"]) * cl["records"]
+                          + z * (c["protocol_us_per_io_zhpf"]
+                                 + (c["protocol_us_per_command_zhpf"] + cu["cu_us_per_command_zhpf"]) * cl["records"])) / 1000.0
             xfer += s * cl["kb"] / c["link_mb_s"]
             miss += s * cl["miss_ratio"]
         return {"mp": mp, "link": xfer, "protocol": proto, "ha": cu["ha_service_us"].mean / 1000.0,

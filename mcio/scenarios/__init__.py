@@ -149,3 +149,7 @@ register("ficon-channel", "One FICON channel saturating: MP busy, open exchanges
 from .isfc import build_isfc as _build_isfc  # noqa: E402
 
 register("isfc-link", "ISFC logical link over FICON CTC devices, one sender (seed 000)")(_build_isfc)
+
+from .zhpf_dump import SCENARIO as _zhpf_dump  # noqa: E402
+
+register_scenario(_zhpf_dump)
