@@ -149,3 +149,7 @@ register("ficon-channel", "One FICON channel saturating: MP busy, open exchanges
 from .isfc import build_isfc as _build_isfc  # noqa: E402
 
 register("isfc-link", "ISFC logical link over FICON CTC devices, one sender (seed 000)")(_build_isfc)
+
+from .cms import CMS_COMMIT as _CMS_COMMIT  # noqa: E402
+
+register_scenario(_CMS_COMMIT)
