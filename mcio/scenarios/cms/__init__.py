@@ -46,7 +46,7 @@ PARAMS = (
     Param("program_bytes", 20480, "byte", "assumed", "5 x 4 KB: the byte limit that equals the fitted "
           "count at 4 KB", (512, None)),
     Param("grouping", "any", "", "fitted", "blocks of one program need not be adjacent; 'contiguous' "
-          "gives 6 I/Os per CREATE where the table has 4"),
+          "gives 5 I/Os per CREATE where the table has 4"),
     Param("label_separate", True, "", "fitted", "the label (commit point) is written alone after the "
           "control blocks: RENAME's 2 I/Os per 50 at every size in 4.3.0 (1 without)"),
     Param("copy_replaces_target", True, "", "fitted", "COPY replaces an existing target (reads its "

@@ -21,7 +21,7 @@ Rules
    with the commit's control blocks [fitted], the data blocks before, in channel programs.
 4. A channel program moves at most ``blocks_per_program`` blocks [fitted: 5; identified by the
    4.2.0 growth of 36 extra I/Os per commit at 32,760 cylinders]; blocks need not be adjacent
-   (``grouping = "any"``) [fitted: "contiguous" gives 6 I/Os per CREATE where the table has 4].
+   (``grouping = "any"``) [fitted: "contiguous" gives 5 I/Os per CREATE where the table has 4].
 5. A commit writes, in channel programs, the new files' pointer blocks, the changed directory
    blocks (and the directory's pointer blocks if it grew), then the map: **4.2.0** the whole
    ALLOCMAP file (every map block and its pointer blocks) [seed: "the entire file allocation
