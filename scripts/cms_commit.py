@@ -2,7 +2,7 @@
 commit) versus 4.3.0 (changed map blocks only) — the model's whole grid, written and drawn.
 
     python scripts/cms_commit.py [--out results/cms_commit/cms_commit.h5] [--fig docs/cms_commit.png]
-                                 [--ios 10000] [--replications 4] [--seed 1]
+                                 [--ios 5000] [--replications 4] [--seed 1]
 
 Writes one CF-1.10 netCDF-4/HDF5 file (mcio.store.write_netcdf) with I/O counts by release x
 cylinders (the seed's six sizes and the EAV what-ifs 65,520 and 262,668) x command x block size
@@ -99,7 +99,7 @@ def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--out", default="results/cms_commit/cms_commit.h5")
     ap.add_argument("--fig", default="docs/cms_commit.png")
-    ap.add_argument("--ios", type=int, default=10_000, help="I/Os per replication per engine run")
+    ap.add_argument("--ios", type=int, default=5_000, help="I/Os per replication per engine run")
     ap.add_argument("--replications", type=int, default=4)
     ap.add_argument("--seed", type=int, default=1)
     a = ap.parse_args(argv)

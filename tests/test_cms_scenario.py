@@ -3,7 +3,6 @@
 times agree with the service-time closed form, and the dataset is CF-complete on disk."""
 import json
 
-import numpy as np
 import pytest
 import xarray as xr
 from click.testing import CliRunner
