@@ -153,3 +153,7 @@ register("isfc-link", "ISFC logical link over FICON CTC devices, one sender (see
 from .zhpf_dump import SCENARIO as _zhpf_dump  # noqa: E402
 
 register_scenario(_zhpf_dump)
+
+from .cms import CMS_COMMIT as _CMS_COMMIT  # noqa: E402
+
+register_scenario(_CMS_COMMIT)
