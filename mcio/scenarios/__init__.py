@@ -149,3 +149,7 @@ register("ficon-channel", "One FICON channel saturating: MP busy, open exchanges
 from .isfc import build_isfc as _build_isfc  # noqa: E402
 
 register("isfc-link", "ISFC logical link over FICON CTC devices, one sender (seed 000)")(_build_isfc)
+
+from .dasd import SCENARIO as _dasd_mdc  # noqa: E402
+
+register_scenario(_dasd_mdc)
