@@ -28,7 +28,6 @@ at channel speed beside read-through misses), records count protocol quanta of
 """
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass, field
 
 from ..errors import McioError
@@ -155,9 +154,3 @@ def think_per_ssch(requests_per_ssch_pmf, app_think_ms: float, mdc_hit_ms: float
     if scv < 1e-12:
         return Dist("deterministic", mean)
     return Dist("gamma", mean, scv)
-
-
-def _check_finite(name, v):
-    if not (isinstance(v, (int, float)) and math.isfinite(v)):
-        raise McioError(name, v, "must be a finite number")
-    return v

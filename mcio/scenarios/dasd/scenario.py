@@ -156,6 +156,9 @@ def _figures() -> tuple[Figure, ...]:
         if ph == "phase1_mdc_track":
             rng = (31.0, 37.0)
             rate_note = "the seed's range for the saturated volume-minutes (busy 81-99 %)"
+        if ph == "phase2_mdc_off":
+            rng = (65.0, 160.0)
+            rate_note = "the seed's range for the busy minutes (below 65/s the guest was mostly idle); " + rate_note
         out.append(Figure(f"{tag}: I/O rate per volume", ph, "throughput_iops", rng, Tolerance(), "SSCH s-1",
                           f"seed 002 rows {lo[:5]}-{hi[:5]}, range of the avg column", rate_note))
         busy_meas = (0.90, 0.99) if ph == "phase1_mdc_track" else None
