@@ -88,3 +88,19 @@ def test_bad_walk_inputs():
         walk(**BIG, request_blocks=1, p_sequential=1.0, mdc_mode="full")
     with pytest.raises(McioError, match="p_sequential"):
         walk(**BIG, request_blocks=1, p_sequential=1.5)
+
+
+@pytest.mark.parametrize("p_seq", [0.0, 0.6, 1.0])
+def test_uncached_walk_distances_match_the_patterns_stationary_pmf(p_seq):
+    from mcio.dasd import AccessPattern
+    pat = AccessPattern(p_seq, 40, 3)
+    n = 30_000
+    r = walk(blocks_per_track=12, tracks_per_cylinder=15, **pat.walk_kwargs(), mdc_mode="off",
+             cu_capacity_tracks=0, ssch=n)
+    assert r.cu_read_miss_ratio == 1.0                  # no CU cache: every read goes to the media
+    want = pat.distance_pmf(180)
+    got = r.distance_pmf
+    # every cell within 5 binomial standard errors, plus the first request's distance from 0 and
+    # the scan's wrap-arounds from the span's end to its start (a full-span jump each)
+    wraps = p_seq * n * 3 / (40 * 180)
+    assert np.all(np.abs(got - want) <= 5 * np.sqrt(want * (1 - want) / n) + (2 + wraps) / n)
