@@ -37,9 +37,10 @@ from functools import lru_cache
 
 import numpy as np
 
-from ...dasd import ControlUnitCache, SschKind, geometry, seek_curve_for_average, service_map, think_per_ssch, walk
+from ...dasd import (AccessPattern, ControlUnitCache, SschKind, geometry, seek_curve_for_average, service_map,
+                     think_per_ssch, walk)
 from ...dasd.geometry import Geometry
-from ...model import Model
+from ...model import Dist, Model
 from ..base import Figure, Param, RunSize, Scenario, Tolerance, headline
 from .measured import PHASES, phase_mean, phase_range, phase_ssch_per_volume
 
@@ -88,11 +89,13 @@ PARAMS = (
     P("cu_hit_transfer_mb_s", 4.2, "MB s-1", "seed", "the rate this CU sends cached data: phase 3 (track reads that "
       "mostly hit, disconnect 0.3-2.0 ms) still had connect 10.4-11.0 ms, as phase 1's misses: a full track at ~4.5 "
       "MB/s, so hits go no faster than the disk here; set to the media rate. 0 means channel speed", (0.0, 1000.0)),
+    P("emulated_miss_ms", 1.0, "ms", "assumed", "back-end service of a miss on an emulated 3390 (a modern "
+      "controller's rank; exponential); used only with device_type = 'emulated-3390'", (0.0, 1000.0)),
     P("cu_resident_fraction", 0.0, "1", "seed", "phase 1 is the data's first access ('the first time data is "
       "accessed, disconnect time will be in the 10-20 ms range'): cold. Phases 2 and 3 override it", (0.0, 1.0)),
     # ---- channel and pend ---------------------------------------------------------------------------
     P("link_mb_s", 17.0, "MB s-1", "seed", "ESCON: 'up to 17MB/sec'"),
-    P("max_open_exchanges", 1, "1", "IBM", "ESCON runs one I/O at a time per channel", (1, 1)),
+    P("max_open_exchanges", 1, "1", "IBM", "ESCON runs one I/O at a time per channel", (1, 100_000)),
     P("ccw_protocol_us", 20.0, "us", "assumed", "ESCON handshake per CCW beside the data; below the seed's "
       "0.1 ms resolution for a few records", (0.0, 1000.0)),
     P("mp_start_us", 100.0, "us", "assumed", "channel start work; with cmr_us it makes the seed's pend 0.2 ms "
@@ -118,12 +121,27 @@ VARIANTS = {
     "whatif_mdc_block": {"mdc_mode": "block"},
     "whatif_staging_cu": {"cu_policy": "staging", "cu_hit_transfer_mb_s": 0.0},
     "whatif_block_and_staging": {"mdc_mode": "block", "cu_policy": "staging", "cu_hit_transfer_mb_s": 0.0},
+    # phase 3 with a read-through CU that sends hits at channel speed (as IBM's 3990-6 on ESCON did)
+    "whatif_phase3_hits_at_channel_speed": {"cu_resident_fraction": 0.895, "cu_hit_transfer_mb_s": 0.0,
+                                            "phase_ssch": phase_ssch_per_volume("phase3_mdc_track_again")},
+    # phase 1's boot on today's hardware: an emulated 3390 (no seek, no rotation) on FICON
+    "whatif_phase1_emulated_ficon": {"device_type": "emulated-3390", "link_mb_s": 800.0, "max_open_exchanges": 64,
+                                     "cu_hit_transfer_mb_s": 0.0, "ccw_protocol_us": 5.0},
 }
 VARIANT_REASON = {
     "phase2_mdc_off": "cu_resident_fraction 0.986 fitted to phase 2's disconnect 0.16 ms: the same boot re-reads "
                       "what phase 1's track reads left in the CU cache",
     "phase3_mdc_track_again": "cu_resident_fraction 0.895 fitted to phase 3's disconnect 1.54 ms (third access; some "
                               "tracks aged out in the 40 minutes since)",
+}
+
+WHATIF_NOTE = {
+    "whatif_mdc_block": "phase 1's boot with MDC in block mode (CP SET MDCACHE): reads of the request, not tracks",
+    "whatif_staging_cu": "phase 1's boot behind a cache-staging CU: stage, then send at ESCON speed",
+    "whatif_block_and_staging": "both of the seed's remedies on phase 1's boot",
+    "whatif_phase3_hits_at_channel_speed": "phase 3 if this CU sent cache hits at channel speed (17 MB/s)",
+    "whatif_phase1_emulated_ficon": "phase 1's boot on an emulated 3390 over FICON (no seek or rotation; "
+                                    "emulated_miss_ms is assumed)",
 }
 
 _COMPONENTS = (("service", "service_ms"), ("pend", "pend_ms"), ("disconnect", "disconnect_ms"),
@@ -173,13 +191,13 @@ def _figures() -> tuple[Figure, ...]:
                           else ""))
         out.append(Figure(f"{tag}: MDC hit ratio", ph, "mdc_hit_ratio", None, Tolerance(), "1"))
         out.append(Figure(f"{tag}: CU read-miss ratio", ph, "cu_read_miss_ratio", None, Tolerance(), "1"))
-    for wi in ("whatif_mdc_block", "whatif_staging_cu", "whatif_block_and_staging"):
+    for wi in [v for v in VARIANTS if v.startswith("whatif_")]:
         for label, q in _COMPONENTS[:4] + (("I/O rate", "throughput_iops"), ("device busy", "device_busy_zvm"),
                                            ("application reads per s", "app_read_rate"),
                                            ("MDC hit ratio", "mdc_hit_ratio"),
                                            ("channel connect busy (rate x connect)", "channel_connect_busy")):
             out.append(Figure(f"{wi}: {label}", wi, q, None, Tolerance(), "", "",
-                              "what-if on phase 1's conditions (first boot, cold CU)" if q == "service_ms" else ""))
+                              WHATIF_NOTE[wi] if q == "service_ms" else ""))
     return tuple(out)
 
 
@@ -204,9 +222,9 @@ class DasdMdc(Scenario):
 
     def walk(self, p):
         g = self.geometry(p)
+        pattern = AccessPattern(p["p_sequential"], p["span_cylinders"], p["request_blocks"])
         return _walk_cached(blocks_per_track=g.blocks_per_track(p["block_bytes"]),
-                            tracks_per_cylinder=g.tracks_per_cylinder, extent_cylinders=p["span_cylinders"],
-                            request_blocks=p["request_blocks"], p_sequential=p["p_sequential"],
+                            tracks_per_cylinder=g.tracks_per_cylinder, **pattern.walk_kwargs(),
                             mdc_mode=p["mdc_mode"], mdc_capacity_mb=p["mdc_capacity_mb"],
                             block_bytes=p["block_bytes"], cu_resident_fraction=p["cu_resident_fraction"],
                             write_share=p["write_share"], ssch=p["phase_ssch"], seed=p["walk_seed"])
@@ -226,7 +244,8 @@ class DasdMdc(Scenario):
         cu = ControlUnitCache(p["cu_policy"], p["cu_hit_transfer_mb_s"] or None)
         sm = service_map(kinds, geom=g, seek=seek, cu=cu, link_mb_s=p["link_mb_s"], block_bytes=p["block_bytes"],
                          distance_pmf=w.distance_pmf if w.distance_pmf.sum() > 0 else np.ones(1),
-                         ccw_protocol_us=p["ccw_protocol_us"])
+                         ccw_protocol_us=p["ccw_protocol_us"],
+                         emulated_backend=Dist("exponential", p["emulated_miss_ms"], 1.0))
         think = think_per_ssch(w.requests_per_ssch_pmf, p["app_think_ms"], p["mdc_hit_us"] / 1000.0)
         return w, sm, think
 
