@@ -62,3 +62,14 @@ def test_reproduce_cli_runs_a_variant():
                                   "--replications", "2"])
     assert r.exit_code == 0, r.output
     assert "phase1: connect" in r.output
+
+
+def test_seed_rows_obey_esamon_busy_definition():
+    """%Dev Busy = rate x service in every row, to the display's rounding (rate and service to 0.1,
+    busy to 0.1 %): the definition the model's device_busy_zvm is compared with."""
+    from mcio.scenarios.dasd.measured import COLUMNS, ROWS
+    for row in ROWS:
+        r = dict(zip(COLUMNS, row))
+        err = abs(r["busy_pct"] - r["rate_ssch_s"] * r["service_ms"] / 10.0)
+        bound = 0.05 + (0.05 * r["service_ms"] + 0.05 * r["rate_ssch_s"] + 0.0025) / 10.0
+        assert err <= bound, row
