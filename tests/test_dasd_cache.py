@@ -104,3 +104,8 @@ def test_uncached_walk_distances_match_the_patterns_stationary_pmf(p_seq):
     # the scan's wrap-arounds from the span's end to its start (a full-span jump each)
     wraps = p_seq * n * 3 / (40 * 180)
     assert np.all(np.abs(got - want) <= 5 * np.sqrt(want * (1 - want) / n) + (2 + wraps) / n)
+
+
+def test_walk_by_requests_runs_exactly_that_many():
+    r = walk(**BIG, request_blocks=3, p_sequential=0.5, mdc_mode="track", requests=1234)
+    assert r.requests == 1234 and r.read_ssch < 1234

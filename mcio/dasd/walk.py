@@ -213,8 +213,10 @@ class WalkResult:
 def walk(*, blocks_per_track: int, tracks_per_cylinder: int, extent_cylinders: int, request_blocks: int,
          p_sequential: float, mdc_mode: str = "off", mdc_capacity_mb: float = 1e6, block_bytes: int = 4096,
          cu_capacity_tracks: int | None = None, cu_resident_fraction: float = 0.0,
-         write_share: float = 0.0, ssch: int = 20_000, seed: int = 1) -> WalkResult:
-    """Run :func:`walk_kernel` until ``ssch`` SSCHs have been issued (or 200 x as many requests).
+         write_share: float = 0.0, ssch: int = 20_000, requests: int | None = None,
+         seed: int = 1) -> WalkResult:
+    """Run :func:`walk_kernel` until ``ssch`` SSCHs have been issued (or 200 x as many requests),
+    or, with ``requests``, for exactly that many application requests.
 
     ``mdc_mode``: "off", "track" (a miss reads the full track and caches it) or "block" (a miss
     reads the requested blocks). ``mdc_capacity_mb`` (1 MB = 10**6 bytes) bounds the MDC: in
@@ -227,7 +229,7 @@ def walk(*, blocks_per_track: int, tracks_per_cylinder: int, extent_cylinders: i
         raise McioError("mdc_mode", mdc_mode, "must be 'off', 'track' or 'block'")
     for name, v, lo in (("blocks_per_track", blocks_per_track, 1), ("tracks_per_cylinder", tracks_per_cylinder, 1),
                         ("extent_cylinders", extent_cylinders, 1), ("request_blocks", request_blocks, 1),
-                        ("ssch", ssch, 1)):
+                        ("ssch", ssch, 1), ("requests", 1 if requests is None else requests, 1)):
         if isinstance(v, bool) or not isinstance(v, (int, np.integer)) or v < lo:
             raise McioError(name, v, f"must be an integer >= {lo}")
     for name, v in (("p_sequential", p_sequential), ("cu_resident_fraction", cu_resident_fraction),
@@ -242,8 +244,9 @@ def walk(*, blocks_per_track: int, tracks_per_cylinder: int, extent_cylinders: i
     ip = np.zeros(N_WIP, np.int64)
     ip[[WI_BPT, WI_TPC, WI_EXTENT_TRACKS, WI_REQ_BLOCKS, WI_MDC_MODE, WI_MDC_CAP, WI_CU_CAP, WI_TARGET_SSCH,
         WI_MAX_REQ, WI_SEED]] = [blocks_per_track, tracks_per_cylinder, ntr, request_blocks, modes[mdc_mode],
-                                 mdc_cap, ntr if cu_capacity_tracks is None else cu_capacity_tracks, ssch,
-                                 200 * ssch, seed]
+                                 mdc_cap, ntr if cu_capacity_tracks is None else cu_capacity_tracks,
+                                 ssch if requests is None else 2**62, 200 * ssch if requests is None else requests,
+                                 seed]
     fp = np.array([p_sequential, cu_resident_fraction, write_share], float)
     counts = np.zeros(N_WCOUNT)
     dist = np.zeros(extent_cylinders)

@@ -105,6 +105,9 @@ PARAMS = (
     P("phase_ssch", phase_ssch_per_volume("phase1_mdc_track"), "1", "seed",
       "SSCHs one volume issued in the phase (sum of rate x 60 s over its rows / volumes): how long the walk runs, "
       "so how far MDC and the CU warm up", (100, 10_000_000)),
+    P("phase_requests", 0, "1", "derived", "0: the walk runs phase_ssch SSCHs; -1: as many application reads as "
+      "phase 1's walk made (the what-ifs replay phase 1's boot, whatever their SSCHs); n > 0: n reads",
+      (-1, 10_000_000)),
     P("walk_seed", 2026, "1", "assumed", "seed of the access-pattern walk", (0, 2**62)),
 )
 
@@ -118,14 +121,14 @@ VARIANTS = {
     "phase4_alt_linux_mdc_off": {"mdc_mode": "off", "cu_resident_fraction": 0.0,
                                  "phase_ssch": phase_ssch_per_volume("phase4_alt_linux_mdc_off")},
     # the seed's recommendations, on phase 1's conditions (first boot, cold CU)
-    "whatif_mdc_block": {"mdc_mode": "block"},
-    "whatif_staging_cu": {"cu_policy": "staging", "cu_hit_transfer_mb_s": 0.0},
-    "whatif_block_and_staging": {"mdc_mode": "block", "cu_policy": "staging", "cu_hit_transfer_mb_s": 0.0},
+    "whatif_mdc_block": {"mdc_mode": "block", "phase_requests": -1},
+    "whatif_staging_cu": {"cu_policy": "staging", "phase_requests": -1, "cu_hit_transfer_mb_s": 0.0},
+    "whatif_block_and_staging": {"mdc_mode": "block", "phase_requests": -1, "cu_policy": "staging", "cu_hit_transfer_mb_s": 0.0},
     # phase 3 with a read-through CU that sends hits at channel speed (as IBM's 3990-6 on ESCON did)
     "whatif_phase3_hits_at_channel_speed": {"cu_resident_fraction": 0.895, "cu_hit_transfer_mb_s": 0.0,
                                             "phase_ssch": phase_ssch_per_volume("phase3_mdc_track_again")},
     # phase 1's boot on today's hardware: an emulated 3390 (no seek, no rotation) on FICON
-    "whatif_phase1_emulated_ficon": {"device_type": "emulated-3390", "link_mb_s": 800.0, "max_open_exchanges": 64,
+    "whatif_phase1_emulated_ficon": {"device_type": "emulated-3390", "phase_requests": -1, "link_mb_s": 800.0, "max_open_exchanges": 64,
                                      "cu_hit_transfer_mb_s": 0.0, "ccw_protocol_us": 5.0},
 }
 VARIANT_REASON = {
@@ -189,6 +192,8 @@ def _figures() -> tuple[Figure, ...]:
         out.append(Figure(f"{tag}: application reads per s", ph, "app_read_rate", None, Tolerance(), "s-1", "",
                           "prediction: what the guest gets done (MDC hits issue no SSCH)" if ph == "phase1_mdc_track"
                           else ""))
+        out.append(Figure(f"{tag}: channel connect busy (rate x connect)", ph, "channel_connect_busy", None,
+                          Tolerance(), "1"))
         out.append(Figure(f"{tag}: MDC hit ratio", ph, "mdc_hit_ratio", None, Tolerance(), "1"))
         out.append(Figure(f"{tag}: CU read-miss ratio", ph, "cu_read_miss_ratio", None, Tolerance(), "1"))
     for wi in [v for v in VARIANTS if v.startswith("whatif_")]:
@@ -222,12 +227,17 @@ class DasdMdc(Scenario):
 
     def walk(self, p):
         g = self.geometry(p)
+        n_req = p["phase_requests"]
+        if n_req == -1:           # the same boot as phase 1: its number of application reads
+            n_req = self.walk(self.resolve(None, "phase1_mdc_track")).requests
+        requests = n_req if n_req > 0 else None
         pattern = AccessPattern(p["p_sequential"], p["span_cylinders"], p["request_blocks"])
         return _walk_cached(blocks_per_track=g.blocks_per_track(p["block_bytes"]),
                             tracks_per_cylinder=g.tracks_per_cylinder, **pattern.walk_kwargs(),
                             mdc_mode=p["mdc_mode"], mdc_capacity_mb=p["mdc_capacity_mb"],
                             block_bytes=p["block_bytes"], cu_resident_fraction=p["cu_resident_fraction"],
-                            write_share=p["write_share"], ssch=p["phase_ssch"], seed=p["walk_seed"])
+                            write_share=p["write_share"], ssch=p["phase_ssch"], requests=requests,
+                            seed=p["walk_seed"])
 
     def service(self, p):
         g = self.geometry(p)
