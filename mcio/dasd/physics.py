@@ -81,7 +81,7 @@ def seek_curve_for_average(average_ms: float, settle_ms: float, cylinders: int) 
     return SeekCurve(settle_ms, coeff)
 
 
-def rotational_latency_pdf_ms(geom: Geometry):
+def rotational_latency_bounds_ms(geom: Geometry) -> tuple[float, float]:
     """(lo, hi) of the uniform rotational latency (ms); (0, 0) on an emulated device."""
     return (0.0, geom.revolution_ms if geom.positional else 0.0)
 

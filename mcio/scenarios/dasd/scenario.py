@@ -33,6 +33,7 @@ so the model's ESAMON response is its service time and the engine's IOSQ is repo
 """
 from __future__ import annotations
 
+from dataclasses import replace
 from functools import lru_cache
 
 import numpy as np
@@ -222,7 +223,6 @@ class DasdMdc(Scenario):
     # ---- the chain ----
     def geometry(self, p) -> Geometry:
         g = geometry(p["device_type"])
-        from dataclasses import replace
         return replace(g, revolution_ms=p["revolution_ms"], media_mb_s=p["media_mb_s"]) if g.positional else g
 
     def walk(self, p):
