@@ -35,7 +35,9 @@ MEASURED = (("service_ms", "service_ms"), ("pend_ms", "pend_ms"), ("disconnect_m
 LABEL = {"phase1_mdc_track": "1 MDC track\n11:15-11:30", "phase2_mdc_off": "2 MDC off\n11:50-12:01",
          "phase3_mdc_track_again": "3 MDC track\n12:41-12:44", "phase4_alt_linux_mdc_off": "4 alt Linux\nMDC off 12:49-51",
          "whatif_mdc_block": "what-if:\nMDC block", "whatif_staging_cu": "what-if:\nstaging CU",
-         "whatif_block_and_staging": "what-if:\nblock + staging"}
+         "whatif_block_and_staging": "what-if:\nblock + staging",
+         "whatif_phase3_hits_at_channel_speed": "what-if: 3 with\nhits at 17 MB/s",
+         "whatif_phase1_emulated_ficon": "what-if: 1 on\nemulated+FICON"}
 
 
 def run(ios: int, replications: int, seed: int) -> xr.Dataset:
@@ -79,7 +81,7 @@ def plot(ds: xr.Dataset, path: Path) -> None:
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
     variants = list(ds.variant.values)
-    fig, (ax, ax2) = plt.subplots(1, 2, figsize=(15, 5.6), gridspec_kw={"width_ratios": [3, 2]})
+    fig, (ax, ax2) = plt.subplots(1, 2, figsize=(17, 5.8), gridspec_kw={"width_ratios": [3, 2]})
     colours = {"pend": "#4c72b0", "disconnect": "#dd8452", "connect": "#55a868"}
     x = np.arange(len(variants))
     wdt = 0.38
@@ -113,7 +115,7 @@ def plot(ds: xr.Dataset, path: Path) -> None:
                  capsize=5, lw=1.5, label="SSCH/s range (ESAMON)")
     for xi, b in zip(x, ds.device_busy_zvm.mean("replication").values):
         ax2.text(xi, max(rate[xi], app[xi]) + 2, f"{100 * b:.0f} %\nbusy", ha="center", fontsize=7)
-    ax2.set_xticks(x, [LABEL.get(v, v) for v in variants], fontsize=7)
+    ax2.set_xticks(x, [LABEL.get(v, v).replace("\n", " ") for v in variants], fontsize=7, rotation=35, ha="right")
     ax2.set_ylabel("per volume, per second")
     ax2.set_ylim(0, 1.2 * max(np.nanmax(hi), rate.max(), app.max()))
     ax2.set_title("I/O rate, what the guest gets done, device busy (rate x service)")
