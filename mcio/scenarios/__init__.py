@@ -157,3 +157,7 @@ register_scenario(_zhpf_dump)
 from .cms import CMS_COMMIT as _CMS_COMMIT  # noqa: E402
 
 register_scenario(_CMS_COMMIT)
+
+from .dasd import SCENARIO as _dasd_mdc  # noqa: E402
+
+register_scenario(_dasd_mdc)
