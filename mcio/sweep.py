@@ -24,8 +24,10 @@ Points run in this process, or with ``dask=...`` one task each on a Dask cluster
 """
 from __future__ import annotations
 
+import functools
 import math
 import sys
+import threading
 import tomllib
 import types
 from contextlib import closing
@@ -430,11 +432,33 @@ def _compute(spec: SweepSpec, points, dask=None, worker_threads=None, store=None
     points = list(points)
     if not points:
         return
-    with Cluster(dask, worker_threads) as cluster, closing(cluster.run(spec, points)) as results:
+    with Cluster(dask, worker_threads) as cluster, closing(cluster.run(spec, points, point_task)) as results:
         for p, data, ios in results:
             if store is not None:
                 store.write_bytes(p, data)  # the worker's file, byte for byte: no re-encoding here
             yield p, dataset_from_bytes(data, f"point {p}"), ios
+
+
+_RUN_LOCK = threading.Lock()  # one point at a time per worker process (Numba's workqueue layer is not thread-safe)
+
+
+@functools.lru_cache(maxsize=4)
+def _spec_of(text: str) -> SweepSpec:
+    return parse_spec(tomllib.loads(text), text=text)
+
+
+def point_task(spec_text: str, p: int, threads: int | None = None) -> tuple[bytes, int]:
+    """Simulate point ``p`` of the sweep whose TOML is ``spec_text`` (a Dask task, on a worker):
+    the content of its part file and the I/Os simulated. ``threads``: Numba threads for this task
+    (results do not depend on it). A bad input raises McioError, which pickles back to the client."""
+    from .store import netcdf_bytes
+
+    with _RUN_LOCK:
+        if threads is not None:
+            import numba
+            numba.set_num_threads(max(1, min(int(threads), numba.config.NUMBA_NUM_THREADS)))
+        ds = run_point(_spec_of(spec_text), p)
+    return netcdf_bytes(ds), _ios_simulated(ds)
 
 
 def _ios_simulated(ds) -> int:
@@ -495,7 +519,8 @@ def open_results(path):
     return _open(path)
 
 
-__all__ = ["Axis", "SweepSpec", "load_spec", "parse_spec", "sweep", "run_point", "assemble", "open_results"]
+__all__ = ["Axis", "SweepSpec", "load_spec", "parse_spec", "sweep", "run_point", "point_task", "assemble",
+           "open_results"]
 
 
 class _CallableModule(types.ModuleType):

@@ -128,10 +128,10 @@ def test_partial_dask_run_resumes_without_recomputing_finished_points(reference,
     submitted, written = [], []
     real_run, real_write = dist_mod.Cluster.run, PartStore.write_bytes
 
-    def run_spy(self, spec_, points):
+    def run_spy(self, spec_, points, task):
         points = list(points)
         submitted.extend(points)
-        return real_run(self, spec_, points)
+        return real_run(self, spec_, points, task)
 
     def write_spy(self, p, data):
         written.append(p)

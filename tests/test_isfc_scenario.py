@@ -14,7 +14,7 @@ from mcio.errors import McioError
 from mcio.scenarios.isfc import (DEFAULT_PARAMS, SEED_000, IsfcLink, IsfcParams, channel_table,
                                  channel_throughput_mva, ci95, fit_to_seed, plan, simulate_link,
                                  straight_layout, striped_layout, summary)
-from mcio.scenarios.isfc_cli import isfc_group
+from mcio.cli.isfc import isfc_group
 
 SYSTEMS = ("LPAR1", "LPAR2")
 CHPIDS_3 = ["3C", "3D", "3E"]

@@ -147,8 +147,10 @@ class Scenario:
     variants: Mapping[str, Mapping[str, Any]] = {"default": {}}
     figures: tuple[Figure, ...] = ()
     run_size: RunSize = RunSize()
-    #: parameters ``mcio calibrate`` fits by default
+    #: parameters ``mcio calibrate`` fits by default (searched within their Params' bounds)
     calibration_params: tuple[str, ...] = ()
+    #: what :attr:`RunSize.ios` counts for this scenario (printed by ``mcio reproduce``)
+    ios_meaning: str = "I/Os"
 
     # ---- parameters ----------------------------------------------------------------------
 
@@ -214,10 +216,16 @@ class Scenario:
         headline RMF figures (means over replications; channel figures summed over channels)."""
         return headline(ds)
 
+    def stream(self, variant: str) -> int:
+        """The random stream (engine ``point``) ``variant`` is simulated on; 0 for every variant
+        by default (common random numbers across variants)."""
+        return 0
+
     def evaluate(self, variant: str, run: RunSize) -> dict[str, tuple[float, float]]:
         """Simulate ``variant`` at ``run`` and return :meth:`derive` of its Dataset."""
         from ..engine import simulate
-        ds = simulate(self.model(variant), ios=run.ios, replications=run.replications, seed=run.seed)
+        ds = simulate(self.model(variant), ios=run.ios, replications=run.replications, seed=run.seed,
+                      point=self.stream(variant))
         return self.derive(variant, ds)
 
     def reproduce(self, run: RunSize | None = None, variants: Sequence[str] | None = None) -> list[FigureResult]:
