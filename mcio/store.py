@@ -80,6 +80,8 @@ def global_attrs(spec, engine_attrs: dict) -> dict:
         "history": f"{_now()} created by mcio sweep",
         "date_created": _now(),
     })
+    if getattr(spec, "variants", ()):
+        a["variants"] = ", ".join(spec.variant_names)
     return {k: _attr_value(v) for k, v in a.items()}
 
 
