@@ -134,7 +134,9 @@ def report(ds, spec, point: int) -> str:
     def ci(name):
         return float(ds[name].values) if name in ds else float("nan")
 
-    where = ", ".join(f"{a.key} = {spec.coords(point)[a.dim]}" for a in spec.axes)
+    c = spec.coords(point)
+    where = ", ".join(([f"variant = {c['variant']}"] if "variant" in c else [])
+                      + [f"{a.key} = {c[a.dim]}" for a in spec.axes])
     warm = ds.attrs.get("warmup_ios", "auto")
     lines = [f"mcio run: {spec.title} — point {point}{': ' + where if where else ''}",
              f"{ds.attrs.get('replications', '?')} replications x {ds.attrs.get('ios', '?')} I/Os "
@@ -257,5 +259,7 @@ def validate_cmd(spec):
     from ..sweep import load_spec
     s = load_spec(Path(spec) if spec else builtin_example())
     axes = "; ".join(f"{a.key} -> {a.dim} ({len(a.values)})" for a in s.axes) or "no sweep axes"
+    if s.variants:
+        axes = f"variants {', '.join(s.variant_names)} -> variant ({len(s.variants)}); " + axes
     click.echo(f"{s.source}: ok: {s.n_points} point(s) [{axes}], {s.run['replications']} replications "
                f"x {s.run['ios']} I/Os, seed {s.run['seed']}")

@@ -294,5 +294,9 @@ def format_table(rows: Sequence[FigureResult]) -> str:
                      "-" if not r.ci95 else f"±{r.ci95:.3g}", err, r.tolerance or "-", ok))
     widths = [max(len(str(x[i])) for x in [head] + body) for i in range(len(head))]
     lines = ["  ".join(str(c).ljust(w) for c, w in zip(row, widths)).rstrip() for row in [head] + body]
-    notes = [f"  note ({r.figure}): {r.note}" for r in rows if r.note]
+    by_note: dict[str, list[str]] = {}
+    for r in rows:
+        if r.note:
+            by_note.setdefault(r.note, []).append(r.figure)
+    notes = [f"  note ({'; '.join(figs)}): {note}" for note, figs in by_note.items()]
     return "\n".join(lines + notes)
