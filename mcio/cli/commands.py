@@ -2,7 +2,6 @@
 policy is :mod:`mcio.cli.app`'s)."""
 from __future__ import annotations
 
-import os
 import sys
 import time
 from pathlib import Path
