@@ -37,10 +37,10 @@ class McioGroup(click.Group):
             click.echo(f"mcio: error: {one_line(e)}", err=True)
             ctx.exit(EXIT_BAD_INPUT)
         except OSError as e:
-            if e.filename is None or os.environ.get("MCIO_DEBUG"):
-                if e.filename is None:
-                    _bug(ctx)
+            if os.environ.get("MCIO_DEBUG"):
                 raise
+            if e.filename is None:  # not about a file the user named: a bug like any other
+                _bug(ctx)
             click.echo(f"mcio: error: {one_line(e)}", err=True)
             ctx.exit(EXIT_BAD_INPUT)
         except Exception:  # noqa: BLE001 - anything else is a bug: say so loudly
