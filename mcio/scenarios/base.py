@@ -291,7 +291,8 @@ def format_table(rows: Sequence[FigureResult]) -> str:
         ok = "-" if r.within is None else ("yes" if r.within else "NO")
         err = "-" if r.error is None else f"{100 * r.error:+.1f} %"
         body.append((r.figure + (f" [{r.unit}]" if r.unit else ""), num(r.measured), num(r.model),
-                     "-" if not r.ci95 else f"±{r.ci95:.3g}", err, r.tolerance or "-", ok))
+                     "-" if not r.ci95 or r.ci95 <= 1e-9 * max(1.0, abs(r.model or 0.0)) else f"±{r.ci95:.3g}",
+                     err, r.tolerance or "-", ok))
     widths = [max(len(str(x[i])) for x in [head] + body) for i in range(len(head))]
     lines = ["  ".join(str(c).ljust(w) for c, w in zip(row, widths)).rstrip() for row in [head] + body]
     by_note: dict[str, list[str]] = {}
