@@ -231,6 +231,9 @@ class Scenario:
     def reproduce(self, run: RunSize | None = None, variants: Sequence[str] | None = None) -> list[FigureResult]:
         """Every figure (of ``variants``, default all) beside the model's value."""
         run = run or self.run_size
+        for v in variants or ():
+            if v not in self.variants:
+                raise McioError("--variant", v, f"unknown variant of {self.name!r}; allowed: {', '.join(self.variants)}")
         needed = [v for v in dict.fromkeys(f.variant for f in self.figures) if variants is None or v in variants]
         values = {v: self.evaluate(v, run) for v in needed}
         out = []
