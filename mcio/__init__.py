@@ -3,8 +3,7 @@
 ``simulate(model, ...)`` runs one model; ``sweep(spec, out=...)`` runs a grid of them to HDF5;
 ``open_results(path)`` reads a results file back.
 """
-__version__ = "0.1.0"
-
+from ._version import __version__
 from .errors import McioError
 from .model import Dist, Model
 from .engine import simulate  # noqa: E402

@@ -52,18 +52,17 @@ over K other seeds (the "sim" column).
 from __future__ import annotations
 
 import csv
-import inspect
 import math
 import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable, Sequence
 
-import click
 import numpy as np
 
 from .errors import McioError
 from .model import Model
+from .scenarios.base import Scenario
 
 # ---- the measured table -------------------------------------------------------------------
 
@@ -238,58 +237,31 @@ def load_measured(path) -> list[Row]:
     return parse_rows(rows, source=str(p))
 
 
-# ---- parameters ---------------------------------------------------------------------------
+# ---- parameters ----------------------------------------------------------------------------
 
 
-def resolve_builder(scenario) -> Callable[..., Model]:
-    """A scenario name from the registry, or a builder callable."""
-    if callable(scenario):
+def resolve_scenario(scenario) -> Scenario:
+    """A :class:`~mcio.scenarios.base.Scenario` instance, or the name of a registered one."""
+    if isinstance(scenario, Scenario):
         return scenario
-    from .scenarios import SCENARIOS
-    if not isinstance(scenario, str) or scenario not in SCENARIOS:
-        raise McioError("--scenario", scenario, f"unknown scenario; allowed: {', '.join(sorted(SCENARIOS))}")
-    return SCENARIOS[scenario]
+    from .scenarios import SCENARIO_OBJECTS
+    if not isinstance(scenario, str) or scenario not in SCENARIO_OBJECTS:
+        raise McioError("--scenario", scenario, "unknown scenario (calibration needs one on the Scenario "
+                        f"contract); allowed: {', '.join(sorted(SCENARIO_OBJECTS)) or '(none)'}")
+    return SCENARIO_OBJECTS[scenario]
 
 
-def _accepts(build, name: str) -> bool:
-    try:
-        sig = inspect.signature(build)
-    except (TypeError, ValueError):
-        return False
-    ps = sig.parameters
-    return name in ps or ("." not in name and any(p.kind is p.VAR_KEYWORD for p in ps.values()))
-
-
-def _defaults(build) -> dict:
-    d = {}
-    try:
-        for k, p in inspect.signature(build).parameters.items():
-            if p.default is not inspect.Parameter.empty:
-                d[k] = p.default
-    except (TypeError, ValueError):
-        pass
-    extra = getattr(build, "defaults", None)
-    if callable(extra):
-        d.update(extra())
-    return d
-
-
-def build_model(build, values: dict, base: dict | None = None) -> Model:
-    """Build the model with ``values`` (builder keywords or dotted model fields) set.
+def build_model(scn: Scenario, values: dict, base: dict | None = None) -> Model:
+    """The scenario's model with ``values`` (its parameters or dotted model fields) set over ``base``.
 
     A dotted field that holds a distribution keeps its shape: the value sets its mean.
     """
-    base = dict(base or {})
-    kw = {k: v for k, v in {**base, **values}.items() if _accepts(build, k) and "." not in k}
-    m = build(**kw)
-    if not isinstance(m, Model):
-        raise McioError("scenario", getattr(build, "__name__", build), "did not return a Model")
-    for k, v in {**base, **values}.items():
-        if k in kw:
-            continue
+    merged = {**(base or {}), **values}
+    params = {k: v for k, v in merged.items() if "." not in k}
+    m = scn.model(None, **params)
+    for k, v in merged.items():
         if "." not in k:
-            raise McioError(k, v, "is neither a parameter of the scenario nor a dotted model field "
-                                  "(e.g. channels.mp_us_per_io_ccw)")
+            continue
         cur = m.get(k)
         if isinstance(cur, dict):
             if "mean" not in cur:
@@ -299,11 +271,11 @@ def build_model(build, values: dict, base: dict | None = None) -> Model:
     return m
 
 
-def start_values(build, params: Sequence[str], start: dict | None, base: dict | None) -> dict:
+def start_values(scn: Scenario, params: Sequence[str], start: dict | None, base: dict | None) -> dict:
     """Starting values of the fitted parameters; reject integer and non-numeric ones."""
     start = dict(start or {})
-    dflt = {**_defaults(build), **(base or {})}
-    m = build_model(build, {}, base)
+    dflt = {**scn.defaults(), **(base or {})}
+    m = build_model(scn, {}, base)
     out = {}
     for name in params:
         if name in start:
@@ -312,10 +284,9 @@ def start_values(build, params: Sequence[str], start: dict | None, base: dict | 
             v = m.get(name)
             if isinstance(v, dict):
                 v = v.get("mean")
-        elif name in dflt:
-            v = dflt[name]
         else:
-            raise McioError(name, None, "no starting value: give one (start / --set) or name a dotted model field")
+            scn.param(name)  # McioError naming the allowed parameters
+            v = dflt[name]
         if isinstance(v, bool) or not isinstance(v, (int, float)):
             raise McioError(name, v, "cannot be fitted: not a number")
         if isinstance(v, int) and name not in start:
@@ -324,6 +295,27 @@ def start_values(build, params: Sequence[str], start: dict | None, base: dict | 
         if v <= 0:
             raise McioError(name, v, "is fitted on a log scale and needs a positive starting value")
         out[name] = float(v)
+    return out
+
+
+def search_bounds(scn: Scenario, params: Sequence[str], x0: dict, bounds: dict | None = None) -> dict:
+    """(lo, hi) per fitted parameter: ``bounds``, else its Param's bounds (a bound at or below 0 or
+    missing: start / 10, start x 10, the fit being on a log scale); a dotted field: start / 10 ..
+    start x 10."""
+    out = {}
+    for k in params:
+        if bounds and k in bounds:
+            lo, hi = bounds[k]
+        else:
+            pb = scn.param(k).bounds if "." not in k else None
+            lo, hi = pb if pb is not None else (None, None)
+            lo = lo if isinstance(lo, (int, float)) and lo > 0 else x0[k] / 10.0
+            hi = hi if isinstance(hi, (int, float)) else x0[k] * 10.0
+        if not (0 < lo < hi):
+            raise McioError(f"bounds.{k}", (lo, hi), "must be 0 < lo < hi")
+        if not lo <= x0[k] <= hi:
+            raise McioError(k, x0[k], f"starting value outside its bounds [{lo:g}, {hi:g}]")
+        out[k] = (float(lo), float(hi))
     return out
 
 
@@ -515,9 +507,9 @@ class CalibrationResult:
 
 def evaluate(scenario, rows: Sequence[Row], values: dict | None = None, base: dict | None = None,
              ios: int = 100_000, replications: int = 4, seed: int = 1) -> list[dict]:
-    """Simulate every row with the model at ``values``; one dict of metrics per row."""
-    build = resolve_builder(scenario)
-    m = build_model(build, values or {}, base)
+    """Simulate every row with the model of ``scenario`` (a Scenario or a registered name) at
+    ``values``; one dict of metrics per row."""
+    m = build_model(resolve_scenario(scenario), values or {}, base)
     return [simulate_row(m, r, i, ios, replications, seed) for i, r in enumerate(rows)]
 
 
@@ -526,23 +518,22 @@ def calibrate(scenario, measured, params: Sequence[str] | None = None, *, start:
               replications: int = 4, seed: int = 1, noise_seeds: int = 0, max_nfev: int = 80,
               diff_step: float = 0.05, xtol: float = 1e-2,
               progress: Callable[[str], None] | None = None) -> CalibrationResult:
-    """Fit ``params`` of ``scenario`` (name or builder) to ``measured`` (path or rows).
+    """Fit ``params`` of ``scenario`` (a Scenario or a registered name) to ``measured`` (path or rows).
 
-    ``params``: builder keywords or dotted model fields (default: the builder's
+    ``params``: scenario parameters or dotted model fields (default: the scenario's
     ``calibration_params``; an empty list only evaluates). ``base``: fixed overrides.
-    ``bounds``: name -> (lo, hi) (default: the builder's ``calibration_bounds``, else start/10 ..
-    start*10). ``xtol``: stop when a step changes the parameters by less than this fraction (1 %:
+    ``bounds``: name -> (lo, hi) (default: see :func:`search_bounds`). ``xtol``: stop when a step changes the parameters by less than this fraction (1 %:
     about what the simulation noise lets the loss resolve). ``max_nfev`` bounds the loss
     evaluations (each simulates every row), Jacobian columns included. See the module docstring
     for the loss, the determinism and the uncertainty.
     """
     from scipy.optimize import least_squares
 
-    build = resolve_builder(scenario)
+    scn = resolve_scenario(scenario)
     rows = measured if isinstance(measured, list) and all(isinstance(r, Row) for r in measured) else (
         parse_rows(list(measured)) if isinstance(measured, (list, tuple)) else load_measured(measured))
     if params is None:
-        params = tuple(getattr(build, "calibration_params", ()) or ())
+        params = tuple(scn.calibration_params)
         if not params:
             raise McioError("--params", None, "this scenario declares no calibration parameters: name them")
     params = list(params)
@@ -556,22 +547,14 @@ def calibrate(scenario, measured, params: Sequence[str] | None = None, *, start:
                  ("max_nfev", max_nfev)):
         if isinstance(v, bool) or not isinstance(v, (int, np.integer)) or v < (2 if k == "replications" else 0):
             raise McioError(k, v, "must be a non-negative integer (replications >= 2)")
-    x0 = start_values(build, params, start, base)
-    bnd_src = {**(getattr(build, "calibration_bounds", None) or {}), **(bounds or {})}
-    bnd = {}
-    for k in params:
-        lo, hi = bnd_src.get(k, (x0[k] / 10.0, x0[k] * 10.0))
-        if not (0 < lo < hi):
-            raise McioError(f"bounds.{k}", (lo, hi), "must be 0 < lo < hi")
-        if not lo <= x0[k] <= hi:
-            raise McioError(k, x0[k], f"starting value outside its bounds [{lo:g}, {hi:g}]")
-        bnd[k] = (float(lo), float(hi))
+    x0 = start_values(scn, params, start, base)
+    bnd = search_bounds(scn, params, x0, bounds)
     budget = {"ios": int(ios), "replications": int(replications), "seed": int(seed)}
     say = progress or (lambda s: None)
 
     def sims_at(v, sd=seed):
         vals = {k: float(x0[k] * math.exp(v[j])) for j, k in enumerate(params)}
-        return evaluate(build, rows, vals, base, ios, replications, sd)
+        return evaluate(scn, rows, vals, base, ios, replications, sd)
 
     n_eval = [0]
 
@@ -589,7 +572,7 @@ def calibrate(scenario, measured, params: Sequence[str] | None = None, *, start:
     names = residual_names(rows)
     m_res = len(names)
     if not params:
-        sims = evaluate(build, rows, {}, base, ios, replications, seed)
+        sims = evaluate(scn, rows, {}, base, ios, replications, seed)
         r = residuals(rows, sims)
         return CalibrationResult({}, {}, {}, {}, 0.5 * float(r @ r), float(r @ r) / max(m_res, 1), 1,
                                  "evaluated", rows, sims, budget)
@@ -642,10 +625,8 @@ def calibrate(scenario, measured, params: Sequence[str] | None = None, *, start:
                              n_eval[0], str(res.message), rows, sims, budget, bnd, corr)
 
 
-# ---- the command ---------------------------------------------------------------------------
-
-
-def _parse_set(items) -> dict:
+def parse_set(items) -> dict:
+    """``name=value`` strings (``--set``) -> {name: value}; a value is read as TOML, else kept as text."""
     out = {}
     for it in items:
         if "=" not in it:
@@ -660,46 +641,6 @@ def _parse_set(items) -> dict:
     return out
 
 
-@click.command("calibrate")
-@click.option("--scenario", required=True, help="Scenario name (mcio scenarios lists them).")
-@click.option("--measured", required=True, help="Measured intervals: CSV or TOML (see mcio.calibrate).")
-@click.option("--params", default=None,
-              help="Comma-separated parameters to fit: scenario parameters or dotted model fields "
-                   "(default: the scenario's own; 'none' only evaluates).")
-@click.option("--set", "sets", multiple=True, help="Fixed override name=value (repeatable); also a start value.")
-@click.option("--seed", type=int, default=1, show_default=True, help="Root seed, the same at every evaluation.")
-@click.option("--ios", type=int, default=100_000, show_default=True, help="Measured I/Os per replication.")
-@click.option("--replications", type=int, default=4, show_default=True)
-@click.option("--noise-seeds", type=int, default=3, show_default=True,
-              help="Other seeds used to estimate the simulation-noise part of the uncertainty.")
-@click.option("--max-evals", type=int, default=80, show_default=True, help="Loss evaluations at most.")
-@click.option("--threads", type=int, default=None, help="Numba threads.")
-@click.option("-q", "--quiet", is_flag=True, help="No progress lines.")
-def calibrate_cmd(scenario, measured, params, sets, seed, ios, replications, noise_seeds, max_evals,
-                  threads, quiet):
-    """Fit scenario parameters to MEASURED intervals and print fitted values and per-row errors."""
-    if threads is not None:
-        from .cli import set_threads
-        set_threads(threads)
-    rows = load_measured(measured)
-    build = resolve_builder(scenario)
-    overrides = _parse_set(sets)
-    if params is None:
-        plist = None
-    elif params.strip().lower() in ("", "none"):
-        plist = []
-    else:
-        plist = [p.strip() for p in params.split(",") if p.strip()]
-    fit_names = plist if plist is not None else list(getattr(build, "calibration_params", ()) or ())
-    start = {k: v for k, v in overrides.items() if k in fit_names}
-    base = {k: v for k, v in overrides.items() if k not in fit_names}
-    say = None if quiet else (lambda s: click.echo(s, err=True))
-    res = calibrate(build, rows, plist, start=start, base=base, ios=ios, replications=replications,
-                    seed=seed, noise_seeds=noise_seeds if plist != [] else 0, max_nfev=max_evals,
-                    progress=say)
-    click.echo(f"mcio calibrate: scenario {scenario}, {len(rows)} measured rows from {measured}")
-    click.echo(res.to_text())
-
-
 __all__ = ["Row", "SCALES", "load_measured", "parse_rows", "calibrate", "evaluate", "CalibrationResult",
-           "calibrate_cmd", "build_model", "row_model", "simulate_row"]
+           "build_model", "row_model", "simulate_row", "resolve_scenario", "start_values", "search_bounds",
+           "parse_set"]

@@ -1,8 +1,9 @@
 """Sweep points on a Dask cluster, for sweeps that outgrow one machine.
 
-Each point is one task, :func:`point_task` ``(spec text, point index)``: a pure function (the
-random stream is keyed by seed, point and replication, not by worker or order) that returns the
-content of the point's part file as bytes. The client writes the part files as results arrive, so
+Each point is one task, :func:`mcio.sweep.point_task` ``(spec text, point index)``: a pure
+function (the random stream is keyed by seed, point and replication, not by worker or order) that
+returns the content of the point's part file as bytes. (This module knows nothing of sweeps:
+:meth:`Cluster.run` is given the task, so the imports stay acyclic.) The client writes the part files as results arrive, so
 the workers need no shared file system, and resume, atomic parts and the atomic final file work
 exactly as in-process. Points are assembled by index, never by completion order: the same seed
 gives the same results in-process or on any cluster.
@@ -20,18 +21,15 @@ Needs the optional dependency ``dask[distributed]``: ``pip install 'mcio[dask]'`
 from __future__ import annotations
 
 import contextlib
-import functools
 import os
 import threading
-import tomllib
 import uuid
-from typing import Iterable, Iterator
+from typing import Callable, Iterable, Iterator
 
 from .errors import McioError
 
 FIELD = "--dask"
 CONNECT_TIMEOUT_S = 20
-_RUN_LOCK = threading.Lock()  # one point at a time per worker process (Numba's workqueue layer is not thread-safe)
 
 
 def import_distributed(dask=None):
@@ -158,9 +156,10 @@ class Cluster:
     def __exit__(self, *exc):
         self.close()
 
-    def run(self, spec, points: Iterable[int]) -> Iterator[tuple[int, bytes, int]]:
-        """Submit one task per point and yield ``(point, part-file bytes, I/Os simulated)`` in
-        completion order. Closing the generator (or an exception in the caller) cancels what is left."""
+    def run(self, spec, points: Iterable[int], task: Callable) -> Iterator[tuple[int, bytes, int]]:
+        """Submit ``task(spec.text, point, threads)`` per point and yield ``(point, part-file bytes,
+        I/Os simulated)`` in completion order. Closing the generator (or an exception in the caller)
+        cancels what is left. ``task`` must be importable by reference on the workers."""
         distributed = import_distributed(self.dask)
 
         points = list(points)
@@ -169,7 +168,7 @@ class Cluster:
         token = uuid.uuid4().hex[:12]  # fresh keys per run: a resubmitted key could inherit a cancellation
         futures = {}
         for p in points:
-            f = self.client.submit(point_task, spec.text, p, self.worker_threads,
+            f = self.client.submit(task, spec.text, p, self.worker_threads,
                                    key=f"mcio-point-{token}-{p:06d}", pure=False, priority=-p)
             futures[f] = p
         pending = set(futures)
@@ -191,7 +190,7 @@ class Cluster:
 def _result(f, p: int, dask):
     try:
         return f.result()
-    except PointError as e:
+    except McioError as e:  # raised on the worker, pickled back (McioError pickles)
         raise McioError(e.field, e.value, f"{e.allowed} (sweep point {p}, on a Dask worker)") from None
     except Exception as e:
         if type(e).__name__ == "KilledWorker":  # the scheduler gave up after the point's workers died
@@ -205,7 +204,7 @@ def _result(f, p: int, dask):
 
 def _lacks_mcio(e: BaseException | None) -> bool:
     """Whether ``e`` (or what caused it) is a failed import of mcio on the cluster: the scheduler
-    unpickles the task graph, the workers the task, both by reference to mcio.distributed."""
+    unpickles the task graph, the workers the task, both by reference to mcio.sweep."""
     seen = set()
     while e is not None and id(e) not in seen:
         seen.add(id(e))
@@ -218,39 +217,4 @@ def _lacks_mcio(e: BaseException | None) -> bool:
     return False
 
 
-class PointError(Exception):
-    """A McioError raised on a worker, in a form that pickles (McioError takes three arguments)."""
-
-    def __init__(self, field, value, allowed):
-        super().__init__(field, value, allowed)
-        self.field, self.value, self.allowed = field, value, allowed
-
-    def __str__(self):
-        return f"{self.field} = {self.value!r}: {self.allowed}"
-
-
-@functools.lru_cache(maxsize=4)
-def _spec(text: str):
-    from .sweep import parse_spec
-    return parse_spec(tomllib.loads(text), text=text)
-
-
-def point_task(spec_text: str, p: int, threads: int | None = None) -> tuple[bytes, int]:
-    """Simulate point ``p`` of the sweep whose TOML is ``spec_text`` (on a worker): the content of its
-    part file and the I/Os simulated. ``threads``: Numba threads for this task (results do not
-    depend on it)."""
-    from .store import netcdf_bytes
-    from .sweep import _ios_simulated, run_point
-
-    with _RUN_LOCK:
-        try:
-            if threads is not None:
-                import numba
-                numba.set_num_threads(max(1, min(int(threads), numba.config.NUMBA_NUM_THREADS)))
-            ds = run_point(_spec(spec_text), p)
-        except McioError as e:
-            raise PointError(e.field, e.value, e.allowed) from None
-    return netcdf_bytes(ds), _ios_simulated(ds)
-
-
-__all__ = ["Cluster", "point_task", "import_distributed", "parse_address", "PointError"]
+__all__ = ["Cluster", "import_distributed", "parse_address", "usable_cores"]

@@ -2,10 +2,15 @@
 
 
 class McioError(ValueError):
-    """A bad input: ``field``, ``value`` and ``allowed`` say what and why."""
+    """A bad input: ``field``, ``value`` and ``allowed`` say what and why.
+
+    It pickles (a Dask worker raises it and the client re-raises the same error)."""
 
     def __init__(self, field: str, value, allowed: str):
         self.field = field
         self.value = value
         self.allowed = allowed
         super().__init__(f"{field} = {value!r}: {allowed}")
+
+    def __reduce__(self):
+        return (type(self), (self.field, self.value, self.allowed))

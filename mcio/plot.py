@@ -117,8 +117,8 @@ def plot_curves(ds, x: str | None = None, hue: str | None = None, band: float | 
     sweep axis (right).
 
     ``x``: "channel_busy" (default when the channels do work), "throughput_iops" or a sweep
-    dimension. ``hue``: the sweep dimension drawn as one line per value (default: the second
-    sweep dim). ``band``: upper quantile of the shaded band from the median (a level the file
+    dimension. ``hue``: the sweep dimension drawn as one line per value (default: ``variant``
+    if the sweep has named variants, else the second sweep dim). ``band``: upper quantile of the shaded band from the median (a level the file
     holds, e.g. 0.95 or 0.99), None for no band; ``bands`` False turns bands off too (default:
     on for up to three lines). ``measured``: points to overlay, ``{"x": [...], "response_ms":
     [...], "label": "..."}`` (or a list), ``x`` in the unit of the x axis. ``logy``: log
@@ -137,6 +137,8 @@ def plot_curves(ds, x: str | None = None, hue: str | None = None, band: float | 
     dims = sweep_dims(ds)
     if hue is not None and hue not in dims:
         raise McioError("hue", hue, f"must be a sweep dimension: {', '.join(dims) or '(none)'}")
+    if hue is None and "variant" in dims and len(dims) > 1:
+        hue = "variant"  # named variants: one line each, along the sweep axis
     along = next((d for d in dims if d != hue), None)
     if hue is None:
         hue = next((d for d in dims if d != along), None)

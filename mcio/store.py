@@ -22,6 +22,8 @@ import numpy as np
 from .errors import McioError
 
 COMPRESSION = {"zlib": True, "complevel": 4}
+#: The one CF convention every mcio results file declares (sweeps, ISFC links, scripts' files).
+CONVENTIONS = "CF-1.10"
 SPEC_FILE = "spec.toml"
 
 
@@ -52,13 +54,13 @@ def check_writable(path, what: str = "output") -> Path:
 
 def _versions() -> dict:
     import numba
-    from . import __version__
+    from ._version import __version__
     return {"mcio_version": __version__, "numba_version": numba.__version__, "numpy_version": np.__version__}
 
 
 def global_attrs(spec, engine_attrs: dict) -> dict:
     """The CF global attributes of a sweep's Dataset."""
-    a = {"Conventions": "CF-1.10", "title": spec.title, **_versions()}
+    a = {"Conventions": CONVENTIONS, "title": spec.title, **_versions()}
     for k in ("mcio_version", "numba_version", "numpy_version"):
         if k in engine_attrs:
             a[k] = engine_attrs[k]
@@ -78,6 +80,17 @@ def global_attrs(spec, engine_attrs: dict) -> dict:
         "history": f"{_now()} created by mcio sweep",
         "date_created": _now(),
     })
+    if getattr(spec, "variants", ()):
+        a["variants"] = ", ".join(spec.variant_names)
+    return {k: _attr_value(v) for k, v in a.items()}
+
+
+def cf_attrs(title: str, source: str, **extra) -> dict:
+    """The CF global attributes of a results Dataset that is not a sweep's (an ISFC link, a
+    script's figures): Conventions, title, versions, source, history, date_created, ``extra``."""
+    now = _now()
+    a = {"Conventions": CONVENTIONS, "title": title, **_versions(), "source": source,
+         "history": f"{now} created by {source}", "date_created": now, **extra}
     return {k: _attr_value(v) for k, v in a.items()}
 
 
@@ -119,6 +132,7 @@ def _for_writing(ds):
     """A shallow copy of ``ds`` with netCDF-safe attributes and no inherited encodings."""
     ds = ds.copy()
     ds.attrs = {k: _attr_value(v) for k, v in ds.attrs.items()}
+    ds.attrs["Conventions"] = CONVENTIONS  # one convention for every file mcio writes
     for v in ds.variables.values():
         v.attrs = {k: _attr_value(x) for k, x in v.attrs.items()}
         v.encoding = {}
@@ -181,12 +195,27 @@ def dataset_from_bytes(data: bytes, what: str = "<bytes>"):
         raise McioError("part", what, f"is not a readable HDF5/netCDF part ({msg})") from None
 
 
-def write_results(ds, out) -> Path:
-    """The final sweep file: ``OUT.tmp`` first, renamed to ``OUT`` once complete."""
-    out = check_writable(out)
+def write_results(ds, out, what: str = "output") -> Path:
+    """A results file (a sweep's, an ISFC link's, ...): ``OUT.tmp`` first, renamed to ``OUT`` once
+    complete. ``what`` names the output in the McioError of an unwritable path."""
+    out = check_writable(out, what)
     tmp = tmp_path(out)
     write_netcdf(ds, tmp)
     os.replace(tmp, out)
+    return out
+
+
+def write_groups(datasets: dict, out, what: str = "output") -> Path:
+    """Several Datasets as the groups of one file (``name -> Dataset``; read one back with
+    ``xr.open_dataset(out, engine="h5netcdf", group=name)``), atomically like :func:`write_results`."""
+    out = check_writable(out, what)
+    tmp = tmp_path(out)
+    with _atomic(out, tmp):
+        with _local_locks():
+            for i, (name, ds) in enumerate(datasets.items()):
+                ds = _for_writing(ds)
+                ds.to_netcdf(tmp, engine="h5netcdf", group=name, mode="w" if i == 0 else "a",
+                             encoding=encoding_for(ds))
     return out
 
 
@@ -263,5 +292,5 @@ class PartStore:
         shutil.rmtree(self.dir, ignore_errors=True)
 
 
-__all__ = ["open_results", "write_results", "write_netcdf", "netcdf_bytes", "write_bytes", "dataset_from_bytes",
+__all__ = ["CONVENTIONS", "cf_attrs", "write_groups", "open_results", "write_results", "write_netcdf", "netcdf_bytes", "write_bytes", "dataset_from_bytes",
            "check_writable", "parts_dir", "tmp_path", "global_attrs", "PartStore"]

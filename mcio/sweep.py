@@ -18,14 +18,27 @@ named scenario (``scenario = "mm1-demo"`` plus ``[scenario_params]``), the sweep
     warmup = 2000                # omit for the engine's automatic rule
     seed = 1
 
-Point ``p`` (0..P-1, C order over the grid) is simulated with ``point=p``: its own random stream.
-Points run in this process, or with ``dask=...`` one task each on a Dask cluster
+Named variants give the grid one more dimension, ``variant`` (a string coordinate, the first
+dimension): each ``[variants.NAME]`` table overrides fields of the base, dotted model fields
+(``"channels.zhpf_share" = 1.0``, or a ``[variants.NAME.channels]`` table) or, in a scenario spec,
+scenario parameters (``zhpf_share = 1.0``)::
+
+    [variants.ccw]               # nothing overridden: the base as it is
+    [variants.zhpf]
+    zhpf_share = 1.0
+
+Point ``p`` (0..P-1, C order over the grid) is simulated on its own random stream, keyed by its
+index over the sweep axes alone (:meth:`SweepSpec.stream_index`; ``p`` itself without variants):
+the variants of one set of axis values share their random numbers (common random numbers, so
+their differences are sharper than their CIs). Points run in this process, or with ``dask=...`` one task each on a Dask cluster
 (:mod:`mcio.distributed`); either way they are assembled by index, so the results are the same.
 """
 from __future__ import annotations
 
+import functools
 import math
 import sys
+import threading
 import tomllib
 import types
 from contextlib import closing
@@ -40,11 +53,12 @@ from .errors import McioError
 from .model import Model
 from .model.spec import SECTIONS, load_toml
 
-TOP_KEYS = ("title", "description", "model", "scenario", "scenario_params", "sweep", "run")
+TOP_KEYS = ("title", "description", "model", "scenario", "scenario_params", "variants", "sweep", "run")
+VARIANT_DIM = "variant"
 RUN_KEYS = ("replications", "ios", "warmup", "seed")
 RUN_DEFAULTS = {"replications": 4, "ios": 200_000, "warmup": None, "seed": 0}
 # dims the engine already uses and names of its variables: a sweep dim must not collide with them
-RESERVED_DIMS = ("replication", "channel", "quantile", "device", "point")
+RESERVED_DIMS = ("replication", "channel", "quantile", "device", "point", VARIANT_DIM)
 UNIT_OF_SUFFIX = (("_mb_s", "MB s-1"), ("_iops", "s-1"), ("_ms", "ms"), ("_us", "us"), ("_kb", "kB"))
 
 
@@ -79,30 +93,59 @@ class SweepSpec:
     run: dict
     scenario: str | None = None
     source: str = "<dict>"
+    #: (name, overrides) per named variant, in the spec's order; () without variants
+    variants: tuple = ()
+    _bases: tuple = field(default=(), repr=False, compare=False)   # the base model of each variant
     _models: tuple = field(default=(), repr=False, compare=False)
 
     @property
-    def shape(self) -> tuple[int, ...]:
+    def variant_names(self) -> tuple[str, ...]:
+        return tuple(name for name, _ in self.variants)
+
+    @property
+    def axes_shape(self) -> tuple[int, ...]:
         return tuple(len(a.values) for a in self.axes)
 
     @property
+    def shape(self) -> tuple[int, ...]:
+        return ((len(self.variants),) if self.variants else ()) + self.axes_shape
+
+    @property
     def n_points(self) -> int:
-        return int(np.prod(self.shape, dtype=np.int64)) if self.axes else 1
+        return int(np.prod(self.shape, dtype=np.int64)) if self.shape else 1
 
     @property
     def dims(self) -> tuple[str, ...]:
-        return tuple(a.dim for a in self.axes)
+        return ((VARIANT_DIM,) if self.variants else ()) + tuple(a.dim for a in self.axes)
 
     def coords(self, p: int) -> dict[str, Any]:
-        """The sweep-axis values (by dim name) of point ``p``."""
-        idx = np.unravel_index(p, self.shape) if self.axes else ()
-        return {a.dim: a.values[i] for a, i in zip(self.axes, idx)}
+        """The coordinates (by dim name: the variant's name, then the sweep-axis values) of point ``p``."""
+        idx = np.unravel_index(p, self.shape) if self.shape else ()
+        out = {}
+        if self.variants:
+            out[VARIANT_DIM] = self.variants[idx[0]][0]
+            idx = idx[1:]
+        out.update({a.dim: a.values[i] for a, i in zip(self.axes, idx)})
+        return out
+
+    def stream_index(self, p: int) -> int:
+        """The random stream (engine ``point``) of point ``p``: its index over the sweep axes alone,
+        so that every variant of the same axis values gets the same stream (``p`` without variants)."""
+        if not self.variants:
+            return p
+        return p % int(np.prod(self.axes_shape, dtype=np.int64)) if self.axes else 0
+
+    def variant_index(self, p: int) -> int:
+        return p // (int(np.prod(self.axes_shape, dtype=np.int64)) if self.axes else 1) if self.variants else 0
 
     def point_model(self, p: int) -> Model:
-        """The model of point ``p``: the base model with every axis field set."""
+        """The model of point ``p``: the base model (of its variant) with every axis field set."""
         if not 0 <= p < self.n_points:
             raise McioError("point", p, f"must be in 0..{self.n_points - 1}")
-        return self._models[p] if self._models else _apply(self.model, self.axes, self.coords(p))
+        if self._models:
+            return self._models[p]
+        base = self._bases[self.variant_index(p)] if self._bases else self.model
+        return _apply(base, self.axes, self.coords(p))
 
     def points(self) -> Iterator[tuple[int, dict, Model]]:
         for p in range(self.n_points):
@@ -178,11 +221,61 @@ def parse_spec(raw: dict, text: str | None = None, source: str = "<dict>") -> Sw
 
     run = _parse_run(raw.get("run", {}))
     axes = _parse_axes(raw.get("sweep", {}), model)
+    variants = _parse_variants(raw.get("variants"), scenario is not None)
+    bases = tuple(_variant_model(model, scenario, raw.get("scenario_params", {}), name, over)
+                  for name, over in variants)
     spec = SweepSpec(text=text if text is not None else tomli_w.dumps(raw), raw=raw, title=title, model=model,
-                     axes=axes, run=run, scenario=scenario, source=source)
+                     axes=axes, run=run, scenario=scenario, source=source, variants=variants, _bases=bases)
     # build every point's model now: a bad axis value fails at validation, not mid-sweep
-    models = tuple(_apply(model, axes, spec.coords(p)) for p in range(spec.n_points))
+    models = tuple(spec.point_model(p) for p in range(spec.n_points))
     return SweepSpec(**{**spec.__dict__, "_models": models})
+
+
+def _parse_variants(raw, scenario_spec: bool) -> tuple:
+    """``[variants.NAME]`` tables -> ((name, {key: value}), ...). Keys: dotted model fields (a
+    nested table under a model section is flattened) or, in a scenario spec, scenario parameters."""
+    if raw is None:
+        return ()
+    if not isinstance(raw, dict) or not raw:
+        raise McioError("variants", raw, "must be a table of named tables, e.g. [variants.zhpf]")
+    out = []
+    for name, over in raw.items():
+        where = f"variants.{name}"
+        if not name or not isinstance(over, dict):
+            raise McioError(where, over, "must be a table of overrides (dotted model fields"
+                            + (" or scenario parameters)" if scenario_spec else ")"))
+        flat = {}
+        for k, v in over.items():
+            if k in SECTIONS and isinstance(v, dict):
+                flat.update(dict(_flatten_keys(v, k + ".")))
+            else:
+                flat[k] = v
+        for k in flat:
+            if "." in k:
+                if k.split(".")[0] not in SECTIONS:
+                    raise McioError(f"{where}.{k}", flat[k], f"unknown model section {k.split('.')[0]!r}; "
+                                                            f"allowed: {', '.join(SECTIONS)}")
+            elif not scenario_spec:
+                raise McioError(f"{where}.{k}", flat[k], "must be a dotted model field (e.g. "
+                                "\"channels.zhpf_share\"); scenario parameters need scenario = \"name\"")
+        out.append((name, flat))
+    return tuple(out)
+
+
+def _variant_model(model: Model, scenario, scenario_params, name: str, over: dict) -> Model:
+    """The base model of variant ``name``: the scenario rebuilt with its parameter overrides (a
+    scenario spec), then its dotted model fields set."""
+    params = {k: v for k, v in over.items() if "." not in k}
+    if params:
+        from .scenarios import build_scenario
+        try:
+            model = build_scenario(scenario, {**(scenario_params or {}), **params})
+        except McioError as e:
+            raise McioError(f"variants.{name}: {e.field}", e.value, e.allowed) from None
+    for k, v in over.items():
+        if "." in k:
+            model = _set_field(model, k, v, f"variants.{name}.{k}")
+    return model
 
 
 def _prefixed(fn: Callable, prefix: str):
@@ -301,26 +394,30 @@ def _flatten_keys(sweep: dict, prefix: str = "") -> list[tuple[str, Any]]:
 
 def _apply(model: Model, axes, coords: dict) -> Model:
     for a in axes:
-        value = coords[a.dim]
-        key, set_to = a.key, value
-        parent, _, sub = key.rpartition(".")
-        if sub in ("mean", "scv") and parent.count(".") >= 1:
-            try:
-                base = model.get(parent)
-            except McioError:
-                base = None
-            if isinstance(base, (int, float)):
-                # a deterministic duration is a bare number: its mean is the number itself;
-                # giving it an SCV makes it a gamma of that mean
-                key, set_to = parent, (value if sub == "mean" else {"dist": "gamma", "mean": base, "scv": value})
-        try:
-            model = model.replace(key, set_to)
-        except McioError as e:
-            raise McioError(f"sweep.{a.key}" if e.field == a.key else e.field, e.value,
-                            e.allowed if e.field == a.key else f"{e.allowed} (at sweep.{a.key} = {value!r})") from None
-        except (TypeError, AttributeError, KeyError, IndexError):
-            raise McioError(f"sweep.{a.key}", value, "is not a settable model field") from None
+        model = _set_field(model, a.key, coords[a.dim], f"sweep.{a.key}")
     return model
+
+
+def _set_field(model: Model, field_key: str, value, where: str) -> Model:
+    """``model`` with dotted ``field_key`` set to ``value``; errors name ``where``."""
+    key, set_to = field_key, value
+    parent, _, sub = key.rpartition(".")
+    if sub in ("mean", "scv") and parent.count(".") >= 1:
+        try:
+            base = model.get(parent)
+        except McioError:
+            base = None
+        if isinstance(base, (int, float)):
+            # a deterministic duration is a bare number: its mean is the number itself;
+            # giving it an SCV makes it a gamma of that mean
+            key, set_to = parent, (value if sub == "mean" else {"dist": "gamma", "mean": base, "scv": value})
+    try:
+        return model.replace(key, set_to)
+    except McioError as e:
+        raise McioError(where if e.field == field_key else e.field, e.value,
+                        e.allowed if e.field == field_key else f"{e.allowed} (at {where} = {value!r})") from None
+    except (TypeError, AttributeError, KeyError, IndexError):
+        raise McioError(where, value, "is not a settable model field") from None
 
 
 # ---- running ----------------------------------------------------------------------------------
@@ -332,15 +429,26 @@ def _simulate(model: Model, **kw):
     return simulate(model, **kw)
 
 
+def dim_attrs(spec: SweepSpec) -> dict[str, dict]:
+    """The attributes of each sweep dimension's coordinate (the variant first, if any)."""
+    out = {}
+    if spec.variants:
+        out[VARIANT_DIM] = {"long_name": "named variant of the spec ([variants.NAME] tables)",
+                            "mcio_key": "variants"}
+    out.update({a.dim: a.attrs for a in spec.axes})
+    return out
+
+
 def run_point(spec: SweepSpec, p: int):
     """Simulate point ``p`` of ``spec``; the Dataset carries the point's sweep coordinates as
     scalar coordinates (one entry per axis)."""
     r = spec.run
     ds = _simulate(spec.point_model(p), ios=r["ios"], replications=r["replications"], seed=r["seed"],
-                   warmup=r["warmup"], point=p, allow_unstable=True)
-    for a in spec.axes:
-        ds = ds.assign_coords({a.dim: spec.coords(p)[a.dim]})
-        ds[a.dim].attrs.update(a.attrs)
+                   warmup=r["warmup"], point=spec.stream_index(p), allow_unstable=True)
+    c = spec.coords(p)
+    for dim, attrs in dim_attrs(spec).items():
+        ds = ds.assign_coords({dim: c[dim]})
+        ds[dim].attrs.update(attrs)
     ds.attrs["point"] = p
     return ds
 
@@ -430,11 +538,33 @@ def _compute(spec: SweepSpec, points, dask=None, worker_threads=None, store=None
     points = list(points)
     if not points:
         return
-    with Cluster(dask, worker_threads) as cluster, closing(cluster.run(spec, points)) as results:
+    with Cluster(dask, worker_threads) as cluster, closing(cluster.run(spec, points, point_task)) as results:
         for p, data, ios in results:
             if store is not None:
                 store.write_bytes(p, data)  # the worker's file, byte for byte: no re-encoding here
             yield p, dataset_from_bytes(data, f"point {p}"), ios
+
+
+_RUN_LOCK = threading.Lock()  # one point at a time per worker process (Numba's workqueue layer is not thread-safe)
+
+
+@functools.lru_cache(maxsize=4)
+def _spec_of(text: str) -> SweepSpec:
+    return parse_spec(tomllib.loads(text), text=text)
+
+
+def point_task(spec_text: str, p: int, threads: int | None = None) -> tuple[bytes, int]:
+    """Simulate point ``p`` of the sweep whose TOML is ``spec_text`` (a Dask task, on a worker):
+    the content of its part file and the I/Os simulated. ``threads``: Numba threads for this task
+    (results do not depend on it). A bad input raises McioError, which pickles back to the client."""
+    from .store import netcdf_bytes
+
+    with _RUN_LOCK:
+        if threads is not None:
+            import numba
+            numba.set_num_threads(max(1, min(int(threads), numba.config.NUMBA_NUM_THREADS)))
+        ds = run_point(_spec_of(spec_text), p)
+    return netcdf_bytes(ds), _ios_simulated(ds)
 
 
 def _ios_simulated(ds) -> int:
@@ -455,7 +585,7 @@ def assemble(spec: SweepSpec, parts: list):
         raise McioError("parts", len(parts), f"need all {spec.n_points} points")
     fixed = []
     for ds in parts:
-        ds = ds.drop_vars([a.dim for a in spec.axes if a.dim in ds.coords])
+        ds = ds.drop_vars([d for d in spec.dims if d in ds.coords])
         # index-less engine dims get integer labels so points of different sizes (e.g. a
         # channels.count axis) align, the shorter padded with NaN
         ds = ds.assign_coords({d: np.arange(n) for d, n in ds.sizes.items() if d not in ds.coords})
@@ -463,7 +593,12 @@ def assemble(spec: SweepSpec, parts: list):
     stacked = xr.concat(fixed, dim="point", join="outer", combine_attrs="override",
                         data_vars="all", coords="different", compat="equals", fill_value=np.nan)
     shape = spec.shape
-    coords = {a.dim: xr.Variable((a.dim,), np.asarray(a.values), a.attrs) for a in spec.axes}
+    attrs = dim_attrs(spec)
+    coords = {}
+    if spec.variants:
+        coords[VARIANT_DIM] = xr.Variable((VARIANT_DIM,), np.asarray(spec.variant_names, dtype=object),
+                                          attrs[VARIANT_DIM])
+    coords.update({a.dim: xr.Variable((a.dim,), np.asarray(a.values), a.attrs) for a in spec.axes})
     for name, c in stacked.coords.items():
         if "point" not in c.dims:
             coords[name] = c
@@ -495,7 +630,8 @@ def open_results(path):
     return _open(path)
 
 
-__all__ = ["Axis", "SweepSpec", "load_spec", "parse_spec", "sweep", "run_point", "assemble", "open_results"]
+__all__ = ["Axis", "SweepSpec", "load_spec", "parse_spec", "sweep", "run_point", "point_task", "assemble",
+           "open_results"]
 
 
 class _CallableModule(types.ModuleType):

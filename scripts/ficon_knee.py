@@ -1,23 +1,19 @@
 """Seed 001: the knee of one FICON channel, command mode (CCW) against z/HPF (transport mode).
 
-Sweeps the closed population (I/Os kept outstanding, no think time) of the calibrated
-``ficon-channel`` scenario for three channel set-ups and writes
+Runs the sweep spec ``examples/ficon_zhpf_knee.toml`` (the closed population of the calibrated
+``ficon-channel`` scenario, I/Os kept outstanding with no think time, for three channel set-ups:
+the spec's named variants ``ccw``, ``zhpf``, ``zhpf_free_cu``; ``mcio sweep`` runs the same spec)
+and writes
 
-- ``OUT/ficon_knee.h5``: one Dataset, dims (mode, population, replication, channel, quantile),
-  written with ``ds.to_netcdf(path, engine="h5netcdf")``;
+- ``OUT/ficon_knee.h5``: one Dataset, dims (variant, population, replication, channel, quantile),
+  through mcio.store (the sweep's file plus the ``open_*`` variables below);
 - ``OUT/ficon_knee.png``: response versus channel (MP) busy, and response versus I/O rate, with the
-  seed's measured intervals overlaid, plus the model at the measured loads (as the calibration
-  drives them: paced rows open, flat-out rows closed);
-- a summary on stdout: per mode, the maximum I/O rate and the knee (where response reaches 1.5x
+  seed's measured intervals overlaid, plus the model at the measured loads (the scenario's
+  variants row1-row6: paced rows open, flat-out rows closed);
+- a summary on stdout: per variant, the maximum I/O rate and the knee (where response reaches 1.5x
   and 2x its one-I/O value), quoted in docs/ficon_zhpf.md; and the same knee under a paced (open)
-  load at 10-95 % of each mode's maximum (the ``open_*`` variables, dim ``load_fraction``), the way
-  the seed's first four rows were driven.
-
-Modes: ``ccw`` (the measured z9 channel), ``zhpf`` (all I/O in transport mode: MP work per I/O
-halved, everything else equal, including the fitted exchange cap of 48 and the control unit),
-``zhpf_free_cu`` (the same with 750 exchanges, the order later channels allow in transport mode,
-and 64 host-adapter servers: the channel's own limit, a bound rather than a prediction — the seed
-says nothing about the control unit's capacity beyond 12,100 I/O per second).
+  load at 10-95 % of each variant's maximum (the ``open_*`` variables, dim ``load_fraction``), the
+  way the seed's first four rows were driven (it depends on the sweep's maxima, so it is not a spec).
 
     python scripts/ficon_knee.py [--out out/] [--ios 40000] [--replications 4] [--seed 2026]
 """
@@ -30,50 +26,33 @@ from pathlib import Path
 import numpy as np
 import xarray as xr
 
-from mcio import __version__, simulate
+import mcio
+from mcio import simulate
 from mcio.calibrate import evaluate, parse_rows
 from mcio.scenarios import ficon_channel as fc
+from mcio.store import write_results
+from mcio.sweep import load_spec, parse_spec
 
-POPULATIONS = (1, 2, 3, 5, 8, 11, 16, 20, 26, 32, 40, 48, 56, 64, 80, 100, 128, 160, 200, 256,
-               320, 400, 578)
-MODES = {
-    "ccw": {},
-    "zhpf": {"zhpf_share": 1.0},
-    "zhpf_free_cu": {"zhpf_share": 1.0, "max_open_exchanges": 750, "ha_servers": 64},
-}
-KEEP = ("response_ms", "iosq_ms", "pend_ms", "cmr_ms", "disconnect_ms", "connect_ms",
-        "response_ci95_ms", "pend_ci95_ms", "throughput_iops", "throughput_ci95_iops",
-        "response_quantile_ms", "channel_busy", "link_busy", "open_exchanges_mean",
-        "open_exchanges_max", "deferred_iops", "mp_queue_mean", "cu_ha_busy", "backend_busy",
-        "device_busy", "in_system_mean")
+SPEC = Path(__file__).resolve().parent.parent / "examples" / "ficon_zhpf_knee.toml"
+
+
+def knee_spec(ios: int, replications: int, seed: int):
+    """The spec with the run size asked for."""
+    s = load_spec(SPEC)
+    return parse_spec({**s.raw, "run": {**s.raw.get("run", {}), "ios": ios, "replications": replications,
+                                        "seed": seed}}, source=str(SPEC))
 
 
 def sweep(ios: int, replications: int, seed: int) -> xr.Dataset:
-    per_mode = []
-    for mi, (mode, over) in enumerate(MODES.items()):
-        pts = []
-        for pi, n in enumerate(POPULATIONS):
-            ds = simulate(fc.model(population=n, **over), ios=ios, replications=replications,
-                          seed=seed, point=mi * 1000 + pi)
-            pts.append(ds[list(KEEP)])
-            print(f"  {mode:<11} N={n:>4}: {float(ds.throughput_iops.mean()):8.0f} IOPS, busy "
-                  f"{100 * float(ds.channel_busy.mean()):5.1f} %, response {float(ds.response_ms.mean()):7.3f} ms",
-                  file=sys.stderr)
-        per_mode.append(xr.concat(pts, dim="population", combine_attrs="drop_conflicts"))
-    out = xr.concat(per_mode, dim="mode", combine_attrs="drop_conflicts")
-    out = out.assign_coords(population=("population", np.array(POPULATIONS)),
-                            mode=("mode", np.array(list(MODES))))
-    out["population"].attrs.update(units="1", long_name="I/Os kept outstanding (closed workload, no think time)")
-    out["mode"].attrs.update(long_name="channel set-up: ccw; zhpf (MP work x0.5); zhpf_free_cu (and 750 "
-                                       "exchanges, 64 host-adapter servers)")
-    for k in ("model_toml", "created", "point"):
-        out.attrs.pop(k, None)
-    out.attrs.update({
-        "Conventions": "CF-1.8", "title": "mcio: FICON channel knee, CCW vs z/HPF (seed 001)",
-        "mcio_version": __version__, "seed": int(seed), "scenario": "ficon-channel",
-        "modes_toml": "\n".join(f"# {m}\n{fc.model(**o).to_toml()}" for m, o in MODES.items()),
-    })
-    return out
+    """The spec's sweep (variants x population), as ``mcio sweep`` would write it."""
+    spec = knee_spec(ios, replications, seed)
+    return mcio.sweep(spec, progress=lambda done, total, _: print(f"  {done}/{total} points", file=sys.stderr)
+                      if done and done % 23 == 0 else None)
+
+
+def variants() -> dict[str, dict]:
+    """The spec's variants: name -> scenario parameter overrides."""
+    return dict(load_spec(SPEC).variants)
 
 
 LOAD_FRACTIONS = (0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.75, 0.8, 0.85, 0.9, 0.95)
@@ -81,20 +60,22 @@ OPEN_KEEP = ("response_ms", "pend_ms", "cmr_ms", "throughput_iops", "channel_bus
 
 
 def open_sweep(ds: xr.Dataset, ios: int, replications: int, seed: int) -> xr.Dataset:
-    """Paced (open, Poisson) load at fractions of each mode's closed maximum I/O rate.
+    """Paced (open, Poisson) load at fractions of each variant's closed maximum I/O rate.
 
     The seed's first four rows were paced by the load generator: this is the curve they sit on.
     """
     per_mode = []
-    for mi, (mode, over) in enumerate(MODES.items()):
-        xmax = float(ds.throughput_iops.sel(mode=mode).mean("replication").max())
+    for mi, (mode, over) in enumerate(variants().items()):
+        xmax = float(ds.throughput_iops.sel(variant=mode).mean("replication").max())
         pts = []
         for pi, f in enumerate(LOAD_FRACTIONS):
-            m = fc.model(**over, **{"workload.type": "open", "workload.rate_iops": f * xmax})
-            d = simulate(m, ios=ios, replications=replications, seed=seed, point=50_000 + mi * 1000 + pi)
+            m = fc.model(**over, load="open", rate_iops=f * xmax)
+            # one stream per load fraction, shared by the variants (common random numbers, as the spec)
+            d = simulate(m, ios=ios, replications=replications, seed=seed, point=50_000 + pi)
             pts.append(d[list(OPEN_KEEP)].rename({v: f"open_{v}" for v in OPEN_KEEP}))
         per_mode.append(xr.concat(pts, dim="load_fraction", combine_attrs="drop_conflicts"))
-    out = xr.concat(per_mode, dim="mode", combine_attrs="drop")
+    out = xr.concat(per_mode, dim="variant", combine_attrs="drop")
+    out = out.assign_coords(variant=("variant", np.array(list(variants()), dtype=object)))
     out = out.assign_coords(load_fraction=("load_fraction", np.array(LOAD_FRACTIONS)))
     out["load_fraction"].attrs.update(units="1", long_name="open (paced) I/O rate / the mode's closed maximum")
     for v in out.data_vars:
@@ -104,7 +85,7 @@ def open_sweep(ds: xr.Dataset, ios: int, replications: int, seed: int) -> xr.Dat
 
 def knee_open(ds: xr.Dataset, mode: str) -> dict:
     """The paced-load knee: IOPS / busy where response reaches 1.5x and 2x its 10 %-load value."""
-    d = ds.sel(mode=mode)
+    d = ds.sel(variant=mode)
     r = d.open_response_ms.mean("replication").values
     x = d.open_throughput_iops.mean("replication").values
     b = d.open_channel_busy.mean(("replication", "channel")).values
@@ -122,10 +103,11 @@ def knee_open(ds: xr.Dataset, mode: str) -> dict:
 
 def knee(ds: xr.Dataset, mode: str) -> dict:
     """Max IOPS, and the IOPS / busy where response reaches 1.5x and 2x its N = 1 value."""
-    d = ds.sel(mode=mode)
+    d = ds.sel(variant=mode)
     r = d.response_ms.mean("replication").values
     x = d.throughput_iops.mean("replication").values
     b = d.channel_busy.mean(("replication", "channel")).values
+    pops = ds.population.values
     out = {"max_iops": float(x.max()), "busy_at_max": float(b[np.argmax(x)]), "r1_ms": float(r[0])}
     for f in (1.5, 2.0):
         i = int(np.argmax(r >= f * r[0]))
@@ -135,7 +117,7 @@ def knee(ds: xr.Dataset, mode: str) -> dict:
         w = (f * r[0] - r[i - 1]) / (r[i] - r[i - 1])     # interpolate between the two points
         out[f"knee{f}"] = {"iops": float(x[i - 1] + w * (x[i] - x[i - 1])),
                            "busy": float(b[i - 1] + w * (b[i] - b[i - 1])),
-                           "population": float(POPULATIONS[i - 1] + w * (POPULATIONS[i] - POPULATIONS[i - 1]))}
+                           "population": float(pops[i - 1] + w * (pops[i] - pops[i - 1]))}
     return out
 
 
@@ -150,7 +132,7 @@ def plot(ds: xr.Dataset, at_rows: list, path: Path) -> None:
              "zhpf": ("C1", "-", "z/HPF: MP work x0.5, same 48-exchange cap"),
              "zhpf_free_cu": ("C2", ":", "z/HPF, 750 exchanges, 64 CU host-adapter servers")}
     for mode, (col, ls, lab) in style.items():
-        d = ds.sel(mode=mode)
+        d = ds.sel(variant=mode)
         r = d.response_ms.mean("replication")
         ci = d.response_ci95_ms
         b = 100 * d.channel_busy.mean(("replication", "channel"))
@@ -202,30 +184,27 @@ def main(argv=None) -> int:
     out.mkdir(parents=True, exist_ok=True)
     ds = sweep(a.ios, a.replications, a.seed)
     ds = xr.merge([ds, open_sweep(ds, a.ios, a.replications, a.seed)], combine_attrs="override")
-    h5 = out / "ficon_knee.h5"
-    tmp = h5.with_suffix(".h5.part")
-    ds.to_netcdf(tmp, engine="h5netcdf")
-    tmp.replace(h5)
+    h5 = write_results(ds, out / "ficon_knee.h5")
     b = fc.CALIBRATION["budget"]
     at_rows = evaluate("ficon-channel", parse_rows(list(fc.MEASURED)), ios=b["ios"],
                        replications=b["replications"], seed=b["seed"])
     png = out / "ficon_knee.png"
     plot(ds, at_rows, png)
     print(f"wrote {h5} and {png}")
-    print(f"{'mode':<12}{'max IOPS':>10}{'busy@max':>10}{'R(N=1) ms':>11}"
+    print(f"{'variant':<13}{'max IOPS':>10}{'busy@max':>10}{'R(N=1) ms':>11}"
           f"{'knee 1.5x: IOPS':>17}{'busy':>7}{'N':>6}{'knee 2x: IOPS':>15}{'busy':>7}{'N':>6}")
-    for mode in MODES:
+    for mode in variants():
         k = knee(ds, mode)
         cells = []
         for f in (1.5, 2.0):
             kk = k[f"knee{f}"]
             cells.append(f"{kk['iops']:>{17 if f == 1.5 else 15}.0f}{100 * kk['busy']:>7.1f}{kk['population']:>6.0f}"
                          if kk else f"{'-':>{17 if f == 1.5 else 15}}{'-':>7}{'-':>6}")
-        print(f"{mode:<12}{k['max_iops']:>10.0f}{100 * k['busy_at_max']:>10.1f}{k['r1_ms']:>11.3f}" + "".join(cells))
+        print(f"{mode:<13}{k['max_iops']:>10.0f}{100 * k['busy_at_max']:>10.1f}{k['r1_ms']:>11.3f}" + "".join(cells))
     print("paced (open) load, knee where response reaches 1.5x / 2x its value at 10 % of the maximum:")
-    for mode in MODES:
+    for mode in variants():
         k = knee_open(ds, mode)
-        print(f"{mode:<12}" + "".join(f"{f}x: {kk['iops']:>7.0f} IOPS at {100 * kk['busy']:5.1f} % busy   "
+        print(f"{mode:<13}" + "".join(f"{f}x: {kk['iops']:>7.0f} IOPS at {100 * kk['busy']:5.1f} % busy   "
                                         if kk else f"{f}x: -   " for f, kk in ((1.5, k['knee1.5']), (2.0, k['knee2.0']))))
     return 0
 

@@ -75,3 +75,17 @@ def cli_env(**extra) -> dict:
 
 
 CLI = [sys.executable, "-m", "mcio.cli"]
+
+# The grid's model with two named variants (the second twice, under two names) over population.
+VARIANT_GRID = FICON_GRID.replace('''[sweep]
+"workload.population" = [2, 8, 32]
+"channels.count" = [1, 2]''', '''[variants.ccw]
+
+[variants.fast_mp]
+"channels.mp_us_per_io_ccw" = 40.0
+
+[variants.fast_mp_again.channels]
+mp_us_per_io_ccw = 40.0
+
+[sweep]
+"workload.population" = [2, 8]''')

@@ -10,8 +10,9 @@ import pytest
 from click.testing import CliRunner
 
 from mcio import McioError, Model
-from mcio.calibrate import (calibrate, calibrate_cmd, evaluate, load_measured, parse_rows,
-                            residual_names)
+from mcio.calibrate import calibrate, evaluate, load_measured, parse_rows, residual_names
+from mcio.cli import calibrate_cmd
+from mcio.scenarios.base import Param, Scenario
 
 TRUE = {"mp_us": 120.0, "be_ms": 0.8}
 
@@ -28,6 +29,19 @@ def toy(mp_us: float = 100.0, be_ms: float = 1.0, servers: int = 8) -> Model:
     })
 
 
+class Toy(Scenario):
+    """The toy on the Scenario contract: calibrate reads its defaults and bounds from the Params."""
+    name = "toy"
+    params = (Param("mp_us", 100.0, "us", "assumed", "MP work per I/O", (1.0, 1000.0)),
+              Param("be_ms", 1.0, "ms", "assumed", "back-end service", (0.01, 50.0)),
+              Param("servers", 8, "1", "assumed", "back-end servers", (1, 64)))
+    calibration_params = ("mp_us", "be_ms")
+
+    def build(self, p):
+        return toy(**p)
+
+
+TOY = Toy()
 LOADS = [{"iops": 2000.0}, {"iops": 4000.0}, {"iops": 3000.0, "population": 6}]
 BUDGET = {"ios": 20_000, "replications": 2}
 
@@ -36,14 +50,14 @@ BUDGET = {"ios": 20_000, "replications": 2}
 def synthetic():
     """Rows 'measured' on the toy at TRUE values (seed 99): iops, busy, response, disconnect."""
     load_rows = parse_rows([{**ld, "channel_busy": 0.5, "response_ms": 1.0} for ld in LOADS])
-    sims = evaluate(lambda **kw: toy(**{**TRUE, **kw}), load_rows, seed=99, **BUDGET)
+    sims = evaluate(TOY, load_rows, TRUE, seed=99, **BUDGET)
     return [{**ld, "iops": s["iops"] if "population" in ld else ld["iops"],
              "channel_busy": s["channel_busy"], "response_ms": s["response_ms"],
              "disconnect_ms": s["disconnect_ms"]} for ld, s in zip(LOADS, sims)]
 
 
 def test_recovers_known_parameters_from_synthetic_data(synthetic):
-    res = calibrate(toy, synthetic, ["mp_us", "be_ms"], start={"mp_us": 90.0, "be_ms": 1.2},
+    res = calibrate(TOY, synthetic, ["mp_us", "be_ms"], start={"mp_us": 90.0, "be_ms": 1.2},
                     bounds={"mp_us": (30.0, 300.0), "be_ms": (0.2, 4.0)}, seed=1, noise_seeds=2,
                     **BUDGET)
     for k, truth in TRUE.items():
@@ -56,17 +70,34 @@ def test_recovers_known_parameters_from_synthetic_data(synthetic):
 
 def test_same_seed_same_answer(synthetic):
     rows = parse_rows(synthetic)
-    a = evaluate(toy, rows, {"mp_us": 110.0}, seed=5, **BUDGET)
-    b = evaluate(toy, rows, {"mp_us": 110.0}, seed=5, **BUDGET)
-    c = evaluate(toy, rows, {"mp_us": 110.0}, seed=6, **BUDGET)
+    a = evaluate(TOY, rows, {"mp_us": 110.0}, seed=5, **BUDGET)
+    b = evaluate(TOY, rows, {"mp_us": 110.0}, seed=5, **BUDGET)
+    c = evaluate(TOY, rows, {"mp_us": 110.0}, seed=6, **BUDGET)
     assert a == b
     assert a != c
+
+
+def test_defaults_bounds_and_fitted_names_come_from_the_contract(synthetic):
+    from mcio.calibrate import search_bounds, start_values
+    x0 = start_values(TOY, ["mp_us", "be_ms"], None, None)
+    assert x0 == {"mp_us": 100.0, "be_ms": 1.0}
+    assert search_bounds(TOY, ["mp_us", "be_ms"], x0) == {"mp_us": (1.0, 1000.0), "be_ms": (0.01, 50.0)}
+    # a dotted model field has no Param: start / 10 .. start x 10
+    x1 = start_values(TOY, ["channels.link_mb_s"], None, None)
+    assert search_bounds(TOY, ["channels.link_mb_s"], x1)["channels.link_mb_s"] == (40.0, 4000.0)
+    with pytest.raises(McioError, match="unknown parameter of scenario 'toy'"):
+        start_values(TOY, ["nope"], None, None)
+    with pytest.raises(McioError, match="must be in"):   # a base override outside its Param's bounds
+        evaluate(TOY, parse_rows(synthetic), base={"be_ms": -1.0}, **BUDGET)
+    # no parameter names: the scenario's calibration_params are fitted (here only evaluated: 1 step)
+    res = calibrate(TOY, synthetic, None, seed=1, max_nfev=1, **BUDGET)
+    assert list(res.params) == ["mp_us", "be_ms"]
 
 
 def test_think_time_solved_to_deliver_the_row_iops():
     rows = parse_rows([{"iops": 3000.0, "channel_busy": 0.3, "response_ms": 1.0,
                         "population": 12, "think_ms": "solve"}])
-    s = evaluate(toy, rows, seed=3, **BUDGET)[0]
+    s = evaluate(TOY, rows, seed=3, **BUDGET)[0]
     assert s["think_ms"] > 0
     assert s["iops"] == pytest.approx(3000.0, rel=0.01)
 
@@ -109,14 +140,14 @@ def test_busy_over_100_percent(tmp_path):
 
 def test_too_few_rows_for_the_parameters(synthetic):
     with pytest.raises(McioError, match="needs at least 3 measured rows; the table has 2"):
-        calibrate(toy, synthetic[:2], ["mp_us", "be_ms", "servers"], start={"servers": 8.0})
+        calibrate(TOY, synthetic[:2], ["mp_us", "be_ms", "servers"], start={"servers": 8.0})
 
 
 def test_unknown_column_and_integer_parameter(tmp_path, synthetic):
     with pytest.raises(McioError, match="unknown"):
         load_measured(_write(tmp_path, "iops,channel_busy,response_ms,resp\n1000,0.09,1.8,2\n"))
     with pytest.raises(McioError, match="integer parameter"):
-        calibrate(toy, synthetic, ["servers"])
+        calibrate(TOY, synthetic, ["servers"])
 
 
 def test_percent_forms_and_toml_are_read_alike(tmp_path):
@@ -142,6 +173,6 @@ def test_cli_reports_bad_input_in_one_line(tmp_path):
 
 def test_the_whole_fit_is_deterministic_for_a_seed(synthetic):
     kw = dict(start={"mp_us": 90.0, "be_ms": 1.2}, seed=4, ios=5_000, replications=2, max_nfev=6)
-    a = calibrate(toy, synthetic, ["mp_us", "be_ms"], **kw)
-    b = calibrate(toy, synthetic, ["mp_us", "be_ms"], **kw)
+    a = calibrate(TOY, synthetic, ["mp_us", "be_ms"], **kw)
+    b = calibrate(TOY, synthetic, ["mp_us", "be_ms"], **kw)
     assert a.params == b.params and a.loss == b.loss and a.stderr_fit == b.stderr_fit

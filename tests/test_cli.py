@@ -135,11 +135,13 @@ def test_sweep_info_plot(tmp_path):
 def test_sweep_without_spec_runs_the_builtin_example(tmp_path, monkeypatch):
     """The README's main job: ``mcio sweep`` alone writes mcio-sweep.h5 from the shipped example
     (made cheap here: same spec, fewer I/Os)."""
-    from mcio import cli
+    from pathlib import Path
+
+    from mcio.cli import commands as cli
     from mcio.sweep import load_spec
 
     example = cli.builtin_example()
-    repo_examples = sorted((cli.Path(__file__).parent.parent / "examples").glob("*.toml"))
+    repo_examples = sorted((Path(__file__).parent.parent / "examples").glob("*.toml"))
     assert example.name in [p.name for p in repo_examples]
     for p in repo_examples:  # the packaged copies are the repository's examples
         assert cli.builtin_example(p.name).read_text() == p.read_text(), p.name

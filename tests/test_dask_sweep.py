@@ -128,10 +128,10 @@ def test_partial_dask_run_resumes_without_recomputing_finished_points(reference,
     submitted, written = [], []
     real_run, real_write = dist_mod.Cluster.run, PartStore.write_bytes
 
-    def run_spy(self, spec_, points):
+    def run_spy(self, spec_, points, task):
         points = list(points)
         submitted.extend(points)
-        return real_run(self, spec_, points)
+        return real_run(self, spec_, points, task)
 
     def write_spy(self, p, data):
         written.append(p)
@@ -190,3 +190,15 @@ def test_results_do_not_depend_on_completion_order(reference, monkeypatch):
     ds = sweep(spec)
     assert_same_results(ds.assign_attrs(date_created="x", history="x"), ref.assign_attrs(date_created="y", history="y"))
     assert np.isfinite(ds["response_ms"]).all()
+
+
+def test_variant_sweep_on_dask_is_the_in_process_one(client, tmp_path):
+    from sweep_specs import VARIANT_GRID
+    spec = write(tmp_path, VARIANT_GRID.replace("ios = 3000", "ios = 1500"))
+    ref = sweep(spec, out=tmp_path / "ref.h5")
+    out = tmp_path / "dask.h5"
+    sweep(spec, out=out, dask=client)
+    back = open_results(out)
+    assert list(back.variant.values) == ["ccw", "fast_mp", "fast_mp_again"]
+    assert_same_results(back, open_results(tmp_path / "ref.h5"))
+    np.testing.assert_array_equal(back.response_ms.values, ref.response_ms.values)

@@ -92,19 +92,22 @@ def test_the_knee_is_at_the_host_end(sims):
 
 def test_fitted_parameters_are_physical_and_recorded():
     p = fc.defaults()
+    params = {q.name: q for q in fc.PARAMS}
     for name, value in fc.CALIBRATION["values"].items():
-        assert fc.PARAMS[name][1] == "fitted"
+        assert params[name].provenance == "fitted"
         assert p[name] == value
+        lo, hi = params[name].bounds
+        assert lo < value < hi
         assert fc.CALIBRATION["uncertainty"][name] > 0
     assert 75.0 <= p["mp_us_per_io"] <= 90.0            # the seed's busy / IOPS: 75-90 us
     assert 45 <= p["max_open_exchanges"] <= 50 <= 64     # the seed's 45-50; IBM's z9 limit 64
     assert 0.5 <= p["ha_service_us"] / 1000.0 <= 2.0     # CMR ~1 ms at low load, 1-2 ms at the top
     assert 0.0 < p["backend_service_ms"] < 20.0
-    # every value has a provenance and a reason
-    for name, (value, source, why) in fc.PARAMS.items():
-        assert source in ("seed", "IBM", "assumed", "fitted"), name
-        assert why.strip(), name
-        assert value is not None, name
+    # every value has a provenance, a unit and a reason (rate_iops is set by an open load's rows)
+    for q in fc.PARAMS:
+        assert q.provenance in ("seed", "IBM", "assumed", "fitted"), q.name
+        assert q.reason.strip() and q.unit, q.name
+        assert q.value is not None or q.name == "rate_iops", q.name
     # the fitted MP work is the seed's: busy / IOPS at saturation within the CI of the fit
     m = fc.model()
     assert m.channels["mp_us_per_io_ccw"] == p["mp_us_per_io"]

@@ -11,7 +11,7 @@ from click.testing import CliRunner
 
 from mcio.engine import simulate
 from mcio.scenarios.isfc import BUSY_DEFINITIONS, DEFAULT_PARAMS, IsfcLink, simulate_link, straight_layout, summary
-from mcio.scenarios.isfc_cli import isfc_group
+from mcio.cli.isfc import isfc_group
 
 SYSTEMS = ("LPAR1", "LPAR2")
 RUN = dict(ios_per_device=5_000, replications=3)

@@ -1,4 +1,4 @@
-"""z/VM's write-collision convention (mcio.scenarios.isfc_rules), exhaustively for 1-16 devices.
+"""z/VM's write-collision convention (mcio.scenarios.isfc.rules), exhaustively for 1-16 devices.
 
 The oracle is the convention as IBM words it (seed 000 and "Avoidance of write collisions"),
 restated independently here as "which end of the sorted device list each member is barred from".
@@ -8,7 +8,7 @@ import itertools
 import pytest
 
 from mcio.errors import McioError
-from mcio.scenarios.isfc_rules import (check_pair, first_member, format_devno_ranges, parse_chpid,
+from mcio.scenarios.isfc.rules import (check_pair, first_member, format_devno_ranges, parse_chpid,
                                        parse_devno, parse_devno_ranges, reserved_per_side,
                                        used_positions, write_order, writers)
 

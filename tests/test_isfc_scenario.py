@@ -14,7 +14,7 @@ from mcio.errors import McioError
 from mcio.scenarios.isfc import (DEFAULT_PARAMS, SEED_000, IsfcLink, IsfcParams, channel_table,
                                  channel_throughput_mva, ci95, fit_to_seed, plan, simulate_link,
                                  straight_layout, striped_layout, summary)
-from mcio.scenarios.isfc_cli import isfc_group
+from mcio.cli.isfc import isfc_group
 
 SYSTEMS = ("LPAR1", "LPAR2")
 CHPIDS_3 = ["3C", "3D", "3E"]
@@ -161,10 +161,13 @@ def test_both_directions_with_shares():
 
 
 def test_dataset_writes_hdf5(tmp_path, straight):
+    """Through mcio.store, the one writer: CF-1.10 like a sweep's file, units and names kept."""
     import xarray as xr
-    p = tmp_path / "isfc.h5"
-    straight.to_netcdf(p, engine="h5netcdf")
+    from mcio.store import CONVENTIONS, write_results
+    p = write_results(straight, tmp_path / "isfc.h5")
     back = xr.open_dataset(p, engine="h5netcdf")
+    assert back.attrs["Conventions"] == CONVENTIONS == "CF-1.10" == straight.attrs["Conventions"]
+    assert back.attrs["mcio_version"] and back.attrs["date_created"]
     for v in ("connection_ssch_iops", "channel_ssch_iops", "channel_mb_s", "channel_busy",
               "link_ssch_iops", "link_mb_s", "connection_busy"):
         assert "units" in back[v].attrs and "long_name" in back[v].attrs

@@ -75,3 +75,5 @@ def test_mcio_reproduce_prints_json_and_exits_by_the_tolerances():
     assert all(r["within"] for r in rows)
     res = CliRunner().invoke(main, ["reproduce", "no-such"])
     assert res.exit_code == 2 and "no-such" in res.output
+    res = CliRunner().invoke(main, ["reproduce", "mm1-demo", "--variant", "rho99"])
+    assert res.exit_code == 2 and "unknown variant" in res.stderr and "rho50" in res.stderr

@@ -188,3 +188,92 @@ warmup = 1000
 """)
     assert list(ds["unstable"].values) == [0, 1]
     assert ds["throughput_iops"].sel(rate_iops=20000.0).mean() < 12_600
+
+
+# ---- named variants -------------------------------------------------------------------------
+
+
+def test_variants_are_a_leading_string_dimension_with_common_random_numbers(monkeypatch):
+    from sweep_specs import VARIANT_GRID
+    s = load_spec(VARIANT_GRID)
+    assert s.dims == ("variant", "population") and s.shape == (3, 2)
+    assert [s.coords(p)["variant"] for p in range(6)] == ["ccw"] * 2 + ["fast_mp"] * 2 + ["fast_mp_again"] * 2
+    # streams keyed by the index over the sweep axes alone: the variants of one population share one
+    assert [s.stream_index(p) for p in range(6)] == [0, 1, 0, 1, 0, 1]
+    assert s.point_model(0).channels["mp_us_per_io_ccw"] == 80.0
+    assert s.point_model(3).channels["mp_us_per_io_ccw"] == 40.0 and s.point_model(3).workload["population"] == 8
+    calls = []
+    real = sweep_mod._simulate
+    monkeypatch.setattr(sweep_mod, "_simulate", lambda m, **kw: calls.append(kw["point"]) or real(m, **kw))
+    ds = sweep(s)
+    assert calls == [0, 1, 0, 1, 0, 1]
+    assert list(ds.variant.values) == ["ccw", "fast_mp", "fast_mp_again"]
+    assert ds.response_ms.dims[:2] == ("variant", "population")
+    r = ds.response_ms.values
+    # the same model under two names on the same streams: bit-identical; a different model: not
+    assert np.array_equal(r[1], r[2]) and not np.array_equal(r[0], r[1])
+    assert (ds.channel_busy.sel(variant="fast_mp") < ds.channel_busy.sel(variant="ccw")).all()
+
+
+def test_scenario_variants_override_scenario_params():
+    s = load_spec("""
+scenario = "mm1-demo"
+[scenario_params]
+service_ms = 1.0
+[variants.base]
+[variants.slow]
+service_ms = 1.5
+[variants.slow_disc]
+"control_unit.backend_service_ms.mean" = 1.5
+[sweep]
+"workload.rate_iops" = [100.0, 200.0]
+""")
+    means = [s.point_model(p).control_unit["backend_service_ms"].mean for p in range(s.n_points)]
+    assert means == [1.0, 1.0, 1.5, 1.5, 1.5, 1.5]
+    assert s.point_model(5).workload["rate_iops"] == 200.0
+
+
+@pytest.mark.parametrize("text,field", [
+    ('[variants.a]\nzhpf_share = 1.0\n', "variants.a.zhpf_share"),                       # no scenario
+    ('[variants.a]\n"chanels.count" = 2\n', "variants.a.chanels.count"),                  # bad section
+    ('scenario = "mm1-demo"\n[variants.a]\nnope = 1\n', "variants.a: scenario_params.nope"),
+    ('variants = 3\n', "variants"),
+    ('[variants]\na = 1\n', "variants.a"),
+])
+def test_variant_errors_name_the_key(text, field):
+    with pytest.raises(McioError) as e:
+        load_spec(text)
+    assert e.value.field == field, str(e.value)
+
+
+def test_variant_sweep_file_and_resume(tmp_path, monkeypatch):
+    from mcio.store import open_results, parts_dir
+    from sweep_specs import VARIANT_GRID
+    spec = write(tmp_path, VARIANT_GRID)
+    ref = sweep(spec, out=tmp_path / "ref.h5")
+    back = open_results(tmp_path / "ref.h5")
+    assert list(back.variant.values) == ["ccw", "fast_mp", "fast_mp_again"]
+    assert back.attrs["sweep_dims"] == "variant, population" and back.attrs["variants"].startswith("ccw")
+    np.testing.assert_array_equal(back.response_ms.values, ref.response_ms.values)
+
+    class Stop(Exception):
+        pass
+
+    def stop_after(done, total, ios):
+        if done == 3:
+            raise Stop
+
+    out = tmp_path / "cut.h5"
+    with pytest.raises(Stop):
+        sweep(spec, out=out, progress=stop_after)
+    assert len(list(parts_dir(out).glob("p*.nc"))) == 3
+    computed = []
+    real = sweep_mod._simulate
+    monkeypatch.setattr(sweep_mod, "_simulate", lambda m, **kw: computed.append(kw["point"]) or real(m, **kw))
+    sweep(spec, out=out, resume=True)
+    assert computed == [1, 0, 1]      # points 3, 4, 5: streams 1, 0, 1
+    a = open_results(out)
+    for k in ("date_created", "history"):
+        a.attrs.pop(k), back.attrs.pop(k)
+    import xarray as xr
+    xr.testing.assert_identical(a, back)

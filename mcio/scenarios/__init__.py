@@ -4,10 +4,14 @@
 the callable's ``description`` attribute, else the first line of its docstring. A sweep spec names
 one with ``scenario = "name"`` and passes keyword arguments from ``[scenario_params]``.
 
-To add a scenario, write a module here and register its builder in this file, e.g.::
+To add a scenario, write a :class:`~.base.Scenario` subclass in a module here (a sub-package if
+it needs several modules, as :mod:`.isfc`) and register an instance in this file, e.g.::
 
-    from .isfc import build_isfc
-    register("isfc-link", "ISFC logical link over FICON CTC devices (seed 000)")(build_isfc)
+    from .isfc import SCENARIO as _ISFC_LINK
+    register_scenario(_ISFC_LINK)
+
+(the scenario modules never import this one: registering here keeps the imports acyclic).
+A plain builder ``build(**params) -> Model`` may still be registered with :func:`register`.
 """
 from __future__ import annotations
 
@@ -142,13 +146,11 @@ __all__ = ["SCENARIOS", "SCENARIO_OBJECTS", "register", "register_scenario", "ge
 
 register_scenario(_mm1_scenario())
 
-from .ficon_channel import model as _ficon_channel  # noqa: E402
+from .ficon_channel import SCENARIO as _FICON_CHANNEL  # noqa: E402
+from .isfc import SCENARIO as _ISFC_LINK  # noqa: E402
 
-register("ficon-channel", "One FICON channel saturating: MP busy, open exchanges and pend (seed 001)")(_ficon_channel)
-
-from .isfc import build_isfc as _build_isfc  # noqa: E402
-
-register("isfc-link", "ISFC logical link over FICON CTC devices, one sender (seed 000)")(_build_isfc)
+register_scenario(_FICON_CHANNEL)
+register_scenario(_ISFC_LINK)
 
 from .zhpf_dump import SCENARIO as _zhpf_dump  # noqa: E402
 

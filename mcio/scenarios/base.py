@@ -147,8 +147,10 @@ class Scenario:
     variants: Mapping[str, Mapping[str, Any]] = {"default": {}}
     figures: tuple[Figure, ...] = ()
     run_size: RunSize = RunSize()
-    #: parameters ``mcio calibrate`` fits by default
+    #: parameters ``mcio calibrate`` fits by default (searched within their Params' bounds)
     calibration_params: tuple[str, ...] = ()
+    #: what :attr:`RunSize.ios` counts for this scenario (printed by ``mcio reproduce``)
+    ios_meaning: str = "I/Os"
 
     # ---- parameters ----------------------------------------------------------------------
 
@@ -214,15 +216,24 @@ class Scenario:
         headline RMF figures (means over replications; channel figures summed over channels)."""
         return headline(ds)
 
+    def stream(self, variant: str) -> int:
+        """The random stream (engine ``point``) ``variant`` is simulated on; 0 for every variant
+        by default (common random numbers across variants)."""
+        return 0
+
     def evaluate(self, variant: str, run: RunSize) -> dict[str, tuple[float, float]]:
         """Simulate ``variant`` at ``run`` and return :meth:`derive` of its Dataset."""
         from ..engine import simulate
-        ds = simulate(self.model(variant), ios=run.ios, replications=run.replications, seed=run.seed)
+        ds = simulate(self.model(variant), ios=run.ios, replications=run.replications, seed=run.seed,
+                      point=self.stream(variant))
         return self.derive(variant, ds)
 
     def reproduce(self, run: RunSize | None = None, variants: Sequence[str] | None = None) -> list[FigureResult]:
         """Every figure (of ``variants``, default all) beside the model's value."""
         run = run or self.run_size
+        for v in variants or ():
+            if v not in self.variants:
+                raise McioError("--variant", v, f"unknown variant of {self.name!r}; allowed: {', '.join(self.variants)}")
         needed = [v for v in dict.fromkeys(f.variant for f in self.figures) if variants is None or v in variants]
         values = {v: self.evaluate(v, run) for v in needed}
         out = []
@@ -283,8 +294,13 @@ def format_table(rows: Sequence[FigureResult]) -> str:
         ok = "-" if r.within is None else ("yes" if r.within else "NO")
         err = "-" if r.error is None else f"{100 * r.error:+.1f} %"
         body.append((r.figure + (f" [{r.unit}]" if r.unit else ""), num(r.measured), num(r.model),
-                     "-" if not r.ci95 else f"±{r.ci95:.3g}", err, r.tolerance or "-", ok))
+                     "-" if not r.ci95 or r.ci95 <= 1e-9 * max(1.0, abs(r.model or 0.0)) else f"±{r.ci95:.3g}",
+                     err, r.tolerance or "-", ok))
     widths = [max(len(str(x[i])) for x in [head] + body) for i in range(len(head))]
     lines = ["  ".join(str(c).ljust(w) for c, w in zip(row, widths)).rstrip() for row in [head] + body]
-    notes = [f"  note ({r.figure}): {r.note}" for r in rows if r.note]
+    by_note: dict[str, list[str]] = {}
+    for r in rows:
+        if r.note:
+            by_note.setdefault(r.note, []).append(r.figure)
+    notes = [f"  note ({'; '.join(figs)}): {note}" for note, figs in by_note.items()]
     return "\n".join(lines + notes)

@@ -6,8 +6,9 @@ skewed, 74 % average read miss, one-minute RMF intervals. The host channel MP sa
 storage: from ~12,000 I/O per second on, the I/O rate stops growing and pend explodes while CMR
 stays at 1-2 ms ("the delay is at the host end").
 
-This module is the scenario as a documented parameter set on the generic engine (no logic of its
-own): :data:`PARAMS` holds every value with its unit and where it comes from —
+This module is the scenario on the contract of :mod:`mcio.scenarios.base` (no logic of its own):
+:data:`PARAMS` holds every value as a :class:`~.base.Param` (unit, bounds, reason) and where it
+comes from —
 
 - ``seed``:    stated in the seed document;
 - ``IBM``:     a public IBM figure (z9 FICON Express4, RMF definitions);
@@ -15,9 +16,11 @@ own): :data:`PARAMS` holds every value with its unit and where it comes from —
                cannot know it — see the notes);
 - ``fitted``:  fitted to the seed table by ``mcio calibrate`` (see :data:`CALIBRATION`).
 
-:func:`model` builds the :class:`~mcio.Model`; :data:`MEASURED` is the seed table as data (the
-calibration's target, never read by :func:`model`). The same table ships as
-``ficon_channel_measured.csv`` for ``mcio calibrate``.
+:class:`FiconChannel` builds the :class:`~mcio.Model` (:func:`model` is its default variant);
+:data:`MEASURED` is the seed table as data (the calibration's target and the source of
+:data:`FIGURES`, never read by the builder). The same table ships as ``ficon_channel_measured.csv``
+for ``mcio calibrate``. Variants ``row1`` .. ``row6`` load the model as each measured row was
+loaded (below); ``mcio reproduce ficon-channel`` compares every row's figures with the seed.
 
 How each measured row's load is set (the way the measurement set it): the first four rows have
 round I/O rates (1,000 / 3,000 / 6,000 / 9,000 per second) — a load generator pacing to a target
@@ -29,12 +32,14 @@ so the IOPS check there is a real test of the saturation throughput; their respo
 to N / IOPS by Little's law, i.e. the response check at those rows is the same test again.
 
 Run ``mcio calibrate --scenario ficon-channel --measured mcio/scenarios/ficon_channel_measured.csv``
-to reproduce the table; ``scripts/ficon_knee.py`` sweeps the population for CCW and z/HPF.
+to refit; ``mcio sweep examples/ficon_zhpf_knee.toml`` (what ``scripts/ficon_knee.py`` runs) sweeps
+the population for CCW and z/HPF.
 """
 from __future__ import annotations
 
 from ..errors import McioError
 from ..model import Model
+from .base import Figure, Param, RunSize, Scenario, Tolerance
 
 # ---- the seed table ---------------------------------------------------------------------------
 
@@ -64,67 +69,7 @@ MEASURED_RANGES: dict[int, dict[str, tuple[float, float]]] = {
     5: {"pend_ms": (40.0, 50.0), "open_exchanges": (45.0, 50.0), "cmr_ms": (1.0, 2.0)},
 }
 
-# ---- the parameters ---------------------------------------------------------------------------
-
-#: name -> (default, provenance, why). Units are in the names. ``fitted`` values come from
-#: CALIBRATION below; everything else is fixed.
-PARAMS: dict[str, tuple[object, str, str]] = {
-    # workload -------------------------------------------------------------------------------
-    "population": (578, "seed", "I/Os kept outstanding by the load generator; 578 = 12,100 IOPS x "
-                   "47.77 ms, the flat-out row (Little's law on the seed table)"),
-    "think_ms": (0.0, "assumed", "flat out: each finished I/O is reissued at once"),
-    "read_share": (0.75, "assumed", "the seed says 'read/write' without the mix; 3:1 is the usual "
-                   "z/OS read:write ratio. Only read_share x read_miss_ratio x backend_service_ms "
-                   "is identified by the data: the fitted back end absorbs this choice"),
-    "read_miss_ratio": (0.74, "seed", "'a variety of read cache misses (avg 74%)'; writes are DASD "
-                        "fast writes (cache hits, no disconnect)"),
-    "kb": (4.0, "seed", "'4kb read/write workload'; one record (CCW) per I/O"),
-    # devices ----------------------------------------------------------------------------------
-    "volumes": (1024, "seed", "'spread across 1024 volumes'"),
-    "hot_fraction": (0.1, "assumed", "'some volumes having skewed IO': 10 % of the volumes ..."),
-    "hot_share": (0.3, "assumed", "... take 30 % of the I/Os (no figure in the seed)"),
-    "aliases": (3, "assumed", "PAV aliases per volume. At the 96 % row pend (45 ms) is nearly all of "
-                "the 47.77 ms response, so IOSQ is small with 578 I/Os over 1024 volumes: impossible "
-                "with one exposure per volume (an I/O waiting for an exchange holds its volume); "
-                "z9 + USP-V shops ran PAV/HyperPAV"),
-    # channel ----------------------------------------------------------------------------------
-    "link_mb_s": (400.0, "IBM", "FICON Express4 (z9) at 4 Gbit/s: ~400 MB/s per direction; a 4 KB "
-                  "transfer takes ~10 us, so the link is never the limit here"),
-    "max_open_exchanges": (48, "seed", "64 per channel is the limit (the post: 'ports capable of 64 OE "
-                           "each'; IBM's FICON figure), but the "
-                           "seed sees 45-50 OE at saturation with hundreds of I/Os queued (at N = "
-                           "578 the model's mean OE equals the cap): an effective cap of 48, the "
-                           "middle of the seed's 45-50 (an integer: read off the seed, not optimised)"),
-    "mp_us_per_io": (None, "fitted", "channel MP work per 4 KB CCW I/O; the seed's busy/IOPS gives "
-                     "75-90 us (it falls from 90 to 76-79 us as load grows)"),
-    "mp_scv": (None, "fitted", "variability (squared coefficient of variation) of the MP work per "
-               "I/O. Large: the MP's work comes in bursts (retries, SAP re-drives, link "
-               "housekeeping: 'the interaction of channel usage, retries, IOP % busy and OE'). It "
-               "makes the response knee at 72 % busy and keeps the saturated MP ~94 % busy instead "
-               "of 100 %: while one long piece of work runs, other exchanges finish and the MP "
-               "later idles although 48 exchanges are open"),
-    "mp_start_fraction": (0.5, "assumed", "half the MP work starts the I/O (in pend), half ends it "
-                          "(in connect, served before new starts)"),
-    "zhpf_share": (0.0, "seed", "z9: command mode (CCW) only; 1.0 = all I/O in transport mode"),
-    "zhpf_mp_ratio": (0.5, "IBM", "z/HPF MP work per I/O / CCW MP work per I/O for small blocks: "
-                      "IBM's z/HPF material gives roughly half (about 2x the I/O rate per channel)"),
-    "protocol_us_per_command_ccw": (0.0, "assumed", "connect-time handshakes: no connect figures in "
-                                    "the seed; at 4 KB and one CCW per I/O they are a few us"),
-    # control unit -----------------------------------------------------------------------------
-    "ha_servers": (12, "fitted", "host-adapter (CHA) processors serving the channel's commands, an "
-                   "integer chosen by profiling the calibration: refitted at 8, 10, 12, 13, 14, 15 and "
-                   "16 servers the loss was 11.8, 11.6, 11.7, 11.8, 12.1, 12.2, 12.5 - flat from 8 to "
-                   "13 within the simulation noise; 12 keeps the CMR nearest the seed's 1 ms at 72 % "
-                   "busy. The CU does not saturate first (the seed: 'the host channel MP saturates "
-                   "before the storage'): 74 % busy at the flat-out rows, CMR 1.3 ms there"),
-    "ha_service_us": (None, "fitted", "host-adapter work per I/O = the CMR at low load ('CMR time "
-                      "is staying constant at 1ms')"),
-    "ha_scv": (1.0, "assumed", "exponential host-adapter work"),
-    "backend_servers": (64, "assumed", "USP-V back end: many array groups; never a queue here"),
-    "backend_service_ms": (None, "fitted", "disconnect per read miss; with the low-load response "
-                           "of ~1.7 ms it is the remainder after CMR, MP and connect"),
-    "backend_scv": (1.0, "assumed", "exponential back-end service"),
-}
+# ---- the calibration --------------------------------------------------------------------------
 
 #: The fitted values and how they were obtained (mcio calibrate; see docs/ficon_zhpf.md).
 CALIBRATION: dict = {
@@ -147,75 +92,192 @@ CALIBRATION: dict = {
                 "--measured mcio/scenarios/ficon_channel_measured.csv"),
     "budget": {"ios": 100_000, "replications": 4, "seed": 1},
 }
-for _k, _v in CALIBRATION["values"].items():
-    PARAMS[_k] = (_v,) + PARAMS[_k][1:]
+_FIT = CALIBRATION["values"]
 
-#: Parameters ``mcio calibrate`` fits by default, with physical bounds (same units as the names).
+# ---- the parameters ---------------------------------------------------------------------------
+
+#: Every parameter (Param: name, value, unit, provenance, reason, bounds). ``fitted`` values come
+#: from CALIBRATION above; everything else is fixed. Bounds are physical (a fitted parameter's
+#: are the range the fit may search).
+PARAMS: tuple[Param, ...] = (
+    # workload -------------------------------------------------------------------------------
+    Param("load", "closed", "1", "seed", "how the I/Os arrive: 'closed' (the generator flat out, "
+          "keeping population I/Os outstanding: the last two rows) or 'open' (paced at rate_iops "
+          "as a Poisson stream: the first four rows' round I/O rates)"),
+    Param("population", 578, "1", "seed", "I/Os kept outstanding by the load generator; 578 = 12,100 "
+          "IOPS x 47.77 ms, the flat-out row (Little's law on the seed table)", (1, 10_000_000)),
+    Param("rate_iops", None, "s-1", "seed", "the paced I/O rate of an open load (load = 'open' only; "
+          "the variants row1-row4 set the seed's rows)", (1e-6, None)),
+    Param("think_ms", 0.0, "ms", "assumed", "flat out: each finished I/O is reissued at once "
+          "(exponential think time of this mean otherwise)", (0.0, None)),
+    Param("read_share", 0.75, "1", "assumed", "the seed says 'read/write' without the mix; 3:1 is the "
+          "usual z/OS read:write ratio. Only read_share x read_miss_ratio x backend_service_ms is "
+          "identified by the data: the fitted back end absorbs this choice", (0.0, 1.0)),
+    Param("read_miss_ratio", 0.74, "1", "seed", "'a variety of read cache misses (avg 74%)'; writes "
+          "are DASD fast writes (cache hits, no disconnect)", (0.0, 1.0)),
+    Param("kb", 4.0, "kB", "seed", "'4kb read/write workload'; one record (CCW) per I/O", (0.0, None)),
+    # devices ----------------------------------------------------------------------------------
+    Param("volumes", 1024, "1", "seed", "'spread across 1024 volumes'", (1, None)),
+    Param("hot_fraction", 0.1, "1", "assumed", "'some volumes having skewed IO': 10 % of the volumes ...",
+          (0.0, 1.0)),
+    Param("hot_share", 0.3, "1", "assumed", "... take 30 % of the I/Os (no figure in the seed)", (0.0, 1.0)),
+    Param("aliases", 3, "1", "assumed", "PAV aliases per volume. At the 96 % row pend (45 ms) is nearly "
+          "all of the 47.77 ms response, so IOSQ is small with 578 I/Os over 1024 volumes: impossible "
+          "with one exposure per volume (an I/O waiting for an exchange holds its volume); z9 + USP-V "
+          "shops ran PAV/HyperPAV", (0, 255)),
+    # channel ----------------------------------------------------------------------------------
+    Param("link_mb_s", 400.0, "MB s-1", "IBM", "FICON Express4 (z9) at 4 Gbit/s: ~400 MB/s per "
+          "direction; a 4 KB transfer takes ~10 us, so the link is never the limit here", (1e-6, None)),
+    Param("max_open_exchanges", 48, "1", "seed", "64 per channel is the limit (the post: 'ports capable "
+          "of 64 OE each'; IBM's FICON figure), but the seed sees 45-50 OE at saturation with hundreds "
+          "of I/Os queued (at N = 578 the model's mean OE equals the cap): an effective cap of 48, the "
+          "middle of the seed's 45-50 (an integer: read off the seed, not optimised)", (1, None)),
+    Param("mp_us_per_io", _FIT["mp_us_per_io"], "us", "fitted", "channel MP work per 4 KB CCW I/O; the "
+          "seed's busy/IOPS gives 75-90 us (it falls from 90 to 76-79 us as load grows)", (60.0, 110.0)),
+    Param("mp_scv", _FIT["mp_scv"], "1", "fitted", "variability (squared coefficient of variation) of "
+          "the MP work per I/O. Large: the MP's work comes in bursts (retries, SAP re-drives, link "
+          "housekeeping: 'the interaction of channel usage, retries, IOP % busy and OE'). It makes the "
+          "response knee at 72 % busy and keeps the saturated MP ~94 % busy instead of 100 %: while "
+          "one long piece of work runs, other exchanges finish and the MP later idles although 48 "
+          "exchanges are open", (0.25, 40.0)),
+    Param("mp_start_fraction", 0.5, "1", "assumed", "half the MP work starts the I/O (in pend), half "
+          "ends it (in connect, served before new starts)", (0.05, 1.0)),
+    Param("zhpf_share", 0.0, "1", "seed", "z9: command mode (CCW) only; 1.0 = all I/O in transport "
+          "mode", (0.0, 1.0)),
+    Param("zhpf_mp_ratio", 0.5, "1", "IBM", "z/HPF MP work per I/O / CCW MP work per I/O for small "
+          "blocks: IBM's z/HPF material gives roughly half (about 2x the I/O rate per channel)", (0.0, 1.0)),
+    Param("protocol_us_per_command_ccw", 0.0, "us", "assumed", "connect-time handshakes: no connect "
+          "figures in the seed; at 4 KB and one CCW per I/O they are a few us", (0.0, None)),
+    # control unit -----------------------------------------------------------------------------
+    Param("ha_servers", 12, "1", "fitted", "host-adapter (CHA) processors serving the channel's "
+          "commands, an integer chosen by profiling the calibration: refitted at 8, 10, 12, 13, 14, 15 "
+          "and 16 servers the loss was 11.8, 11.6, 11.7, 11.8, 12.1, 12.2, 12.5 - flat from 8 to 13 "
+          "within the simulation noise; 12 keeps the CMR nearest the seed's 1 ms at 72 % busy. The CU "
+          "does not saturate first (the seed: 'the host channel MP saturates before the storage'): "
+          "74 % busy at the flat-out rows, CMR 1.3 ms there", (1, None)),
+    Param("ha_service_us", _FIT["ha_service_us"], "us", "fitted", "host-adapter work per I/O = the CMR "
+          "at low load ('CMR time is staying constant at 1ms')", (100.0, 3000.0)),
+    Param("ha_scv", 1.0, "1", "assumed", "exponential host-adapter work", (0.0, None)),
+    Param("backend_servers", 64, "1", "assumed", "USP-V back end: many array groups; never a queue "
+          "here", (1, None)),
+    Param("backend_service_ms", _FIT["backend_service_ms"], "ms", "fitted", "disconnect per read miss; "
+          "with the low-load response of ~1.7 ms it is the remainder after CMR, MP and connect",
+          (0.1, 20.0)),
+    Param("backend_scv", 1.0, "1", "assumed", "exponential back-end service", (0.0, None)),
+)
+
+#: Parameters ``mcio calibrate`` fits by default (their bounds are the Params').
 CALIBRATION_PARAMS = ("mp_us_per_io", "mp_scv", "ha_service_us", "backend_service_ms")
-CALIBRATION_BOUNDS = {"mp_us_per_io": (60.0, 110.0), "mp_scv": (0.25, 40.0), "mp_start_fraction": (0.05, 1.0),
-                      "ha_service_us": (100.0, 3000.0), "backend_service_ms": (0.1, 20.0)}
 
 
-def defaults() -> dict:
-    """The scenario's parameter values (name -> value)."""
-    return {k: v[0] for k, v in PARAMS.items()}
+def _row_load(row: dict) -> dict:
+    """The parameters that load the model as the measured ``row`` was loaded: closed with the
+    seed's Little's-law population for the flat-out rows, open at the row's IOPS otherwise (the
+    same rule as mcio.calibrate.row_model)."""
+    if "population" in row:
+        return {"load": "closed", "population": row["population"]}
+    return {"load": "open", "rate_iops": row["iops"]}
 
 
-def model(**overrides) -> Model:
-    """Seed 001: one FICON channel, 1024 skewed volumes, 4 KB I/O, 74 % read miss (closed workload).
+#: ``flat_out``: the scenario as it stands (the defaults: N = 578, as sweeps and calibration
+#: see it); ``row1`` .. ``row6``: the load of each measured row.
+VARIANTS: dict[str, dict] = {"flat_out": {},
+                             **{f"row{i + 1}": _row_load(r) for i, r in enumerate(MEASURED)}}
 
-    ``overrides`` are scenario parameters (see :data:`PARAMS`, e.g. ``population=80``,
-    ``zhpf_share=1.0``) or dotted model fields applied last (``{"channels.mp_scv": 2.0}``).
-    """
-    p = defaults()
-    dotted = {}
-    for k, v in overrides.items():
-        if "." in k:
-            dotted[k] = v
-        elif k in p:
-            p[k] = v
+_IMPOSED = ("imposed by the open load at the row's IOPS: this figure tests nothing (only that the "
+            "engine delivers its arrival rate)")
+_FLAT_OUT = ("closed at the seed's Little's-law population: the model's own throughput at that "
+             "load (the channel's saturation)")
+_LITTLE = "closed row: ~ population / IOPS by Little's law, so close to the I/O rate's test again"
+_SRC = "seed 001 table, one-minute interval"
+_FROM70 = ("seed 001 text 'from ~70 % MP busy'; given to the 91 % row: the 72 % row cannot hold it "
+           "(26 I/Os in the system < 40 OE; pend 3-5 ms > its 2.88 ms response)")
+_ABOVE95 = "seed 001 text 'above 95 % MP busy'"
+
+
+def _figures() -> tuple[Figure, ...]:
+    out = []
+    for i, r in enumerate(MEASURED):
+        v, busy = f"row{i + 1}", round(100 * r["channel_busy"])
+        head = f"{v} ({r['iops']:,.0f} IOPS, {busy} % busy)"
+        closed = "population" in r
+        out += [Figure(f"{head}: I/O rate", v, "throughput_iops", r["iops"], Tolerance(rel=0.05), "s-1",
+                       _SRC, _FLAT_OUT if closed else _IMPOSED),
+                Figure(f"{head}: channel MP busy", v, "channel_busy", r["channel_busy"], Tolerance(abs=0.03),
+                       "1", _SRC),
+                Figure(f"{head}: response", v, "response_ms", r["response_ms"], Tolerance(rel=0.10), "ms",
+                       _SRC, _LITTLE if closed else "")]
+    rng = MEASURED_RANGES
+    out += [Figure("from ~70 % busy: open exchanges", "row5", "open_exchanges_mean", rng[4]["open_exchanges"],
+                   Tolerance(), "1", _FROM70),
+            Figure("from ~70 % busy: pend", "row5", "pend_ms", rng[4]["pend_ms"], Tolerance(), "ms", _FROM70),
+            Figure("above 95 % busy: open exchanges", "row6", "open_exchanges_mean", rng[5]["open_exchanges"],
+                   Tolerance(), "1", _ABOVE95),
+            Figure("above 95 % busy: pend (~45 ms)", "row6", "pend_ms", rng[5]["pend_ms"], Tolerance(), "ms",
+                   _ABOVE95, "'~45 ms' read as 40-50 ms"),
+            Figure("above 95 % busy: CMR", "row6", "cmr_ms", rng[5]["cmr_ms"], Tolerance(), "ms", _ABOVE95)]
+    return tuple(out)
+
+
+#: The measured figures the scenario must reproduce (built from MEASURED and MEASURED_RANGES).
+FIGURES: tuple[Figure, ...] = _figures()
+
+
+class FiconChannel(Scenario):
+    """Seed 001: one FICON channel, 1024 skewed volumes, 4 KB I/O, 74 % read miss."""
+
+    name = "ficon-channel"
+    description = "One FICON channel saturating: MP busy, open exchanges and pend (seed 001)"
+    params = PARAMS
+    variants = VARIANTS
+    figures = FIGURES
+    run_size = RunSize(**CALIBRATION["budget"])
+    calibration_params = CALIBRATION_PARAMS
+
+    def stream(self, variant: str) -> int:
+        # row i is simulated on stream i, as mcio calibrate simulates it (same numbers)
+        return int(variant[3:]) - 1 if variant.startswith("row") else 0
+
+    def build(self, p: dict) -> Model:
+        if p["load"] not in ("closed", "open"):
+            raise McioError("scenario_params.load", p["load"], "must be 'closed' or 'open'")
+        if p["load"] == "open":
+            if p["rate_iops"] is None:
+                raise McioError("scenario_params.rate_iops", None, "an open load needs rate_iops (I/O per s)")
+            workload = {"type": "open", "rate_iops": p["rate_iops"]}
         else:
-            raise McioError(f"ficon-channel.{k}", v,
-                            f"unknown parameter; allowed: {', '.join(PARAMS)} or a dotted model field")
-    for k in ("read_share", "zhpf_mp_ratio"):
-        if not isinstance(p[k], (int, float)) or isinstance(p[k], bool) or not 0.0 <= p[k] <= 1.0:
-            raise McioError(f"ficon-channel.{k}", p[k], "must be a number in [0, 1]")
-    think = p["think_ms"]
-    think = {"dist": "exponential", "mean": think} if isinstance(think, (int, float)) and think > 0 else think
-    reads = {"name": "read", "share": p["read_share"], "kb": p["kb"], "records": 1,
-             "miss_ratio": p["read_miss_ratio"]}
-    writes = {"name": "write", "share": 1.0 - p["read_share"], "kb": p["kb"], "records": 1,
-              "miss_ratio": 0.0}
-    mp = p["mp_us_per_io"]
-    raw = {
-        "workload": {"type": "closed", "population": p["population"], "think_ms": think},
-        "io": [c for c in (reads, writes) if c["share"] > 0],
-        "devices": {"count": p["volumes"], "skew": "hotset", "hot_fraction": p["hot_fraction"],
-                    "hot_share": p["hot_share"], "aliases": p["aliases"]},
-        "channels": {"count": 1, "link_mb_s": p["link_mb_s"],
-                     "max_open_exchanges": p["max_open_exchanges"],
-                     "mp_us_per_io_ccw": mp, "mp_us_per_command_ccw": 0.0, "mp_us_per_kb_ccw": 0.0,
-                     "mp_us_per_io_zhpf": mp * p["zhpf_mp_ratio"] if isinstance(mp, (int, float)) else mp,
-                     "mp_us_per_command_zhpf": 0.0, "mp_us_per_kb_zhpf": 0.0,
-                     "mp_scv": p["mp_scv"], "mp_start_fraction": p["mp_start_fraction"],
-                     "zhpf_share": p["zhpf_share"],
-                     "protocol_us_per_command_ccw": p["protocol_us_per_command_ccw"],
-                     "protocol_us_per_io_zhpf": p["protocol_us_per_command_ccw"]},
-        "control_unit": {"ha_servers": p["ha_servers"],
-                         "ha_service_us": _gamma(p["ha_service_us"], p["ha_scv"]),
-                         "backend_servers": p["backend_servers"],
-                         "backend_service_ms": _gamma(p["backend_service_ms"], p["backend_scv"])},
-    }
-    m = Model.from_dict(raw, where="scenario ficon-channel")
-    for k, v in dotted.items():
-        m = m.replace(k, v)
-    return m
+            think = p["think_ms"]
+            think = {"dist": "exponential", "mean": think} if isinstance(think, (int, float)) and think > 0 else think
+            workload = {"type": "closed", "population": p["population"], "think_ms": think}
+        reads = {"name": "read", "share": p["read_share"], "kb": p["kb"], "records": 1,
+                 "miss_ratio": p["read_miss_ratio"]}
+        writes = {"name": "write", "share": 1.0 - p["read_share"], "kb": p["kb"], "records": 1,
+                  "miss_ratio": 0.0}
+        mp = p["mp_us_per_io"]
+        raw = {
+            "workload": workload,
+            "io": [c for c in (reads, writes) if c["share"] > 0],
+            "devices": {"count": p["volumes"], "skew": "hotset", "hot_fraction": p["hot_fraction"],
+                        "hot_share": p["hot_share"], "aliases": p["aliases"]},
+            "channels": {"count": 1, "link_mb_s": p["link_mb_s"],
+                         "max_open_exchanges": p["max_open_exchanges"],
+                         "mp_us_per_io_ccw": mp, "mp_us_per_command_ccw": 0.0, "mp_us_per_kb_ccw": 0.0,
+                         "mp_us_per_io_zhpf": mp * p["zhpf_mp_ratio"],
+                         "mp_us_per_command_zhpf": 0.0, "mp_us_per_kb_zhpf": 0.0,
+                         "mp_scv": p["mp_scv"], "mp_start_fraction": p["mp_start_fraction"],
+                         "zhpf_share": p["zhpf_share"],
+                         "protocol_us_per_command_ccw": p["protocol_us_per_command_ccw"],
+                         "protocol_us_per_io_zhpf": p["protocol_us_per_command_ccw"]},
+            "control_unit": {"ha_servers": p["ha_servers"],
+                             "ha_service_us": _gamma(p["ha_service_us"], p["ha_scv"]),
+                             "backend_servers": p["backend_servers"],
+                             "backend_service_ms": _gamma(p["backend_service_ms"], p["backend_scv"])},
+        }
+        return Model.from_dict(raw, where="scenario ficon-channel")
 
 
 def _gamma(mean, scv):
     """A duration of given mean and SCV (deterministic when SCV = 0)."""
-    if not isinstance(scv, (int, float)) or isinstance(scv, bool):
-        return {"dist": "gamma", "mean": mean, "scv": scv}  # let the model's checker name it
     if scv == 0:
         return mean
     if scv == 1:
@@ -223,9 +285,21 @@ def _gamma(mean, scv):
     return {"dist": "gamma", "mean": mean, "scv": scv}
 
 
-model.defaults = defaults
-model.calibration_params = CALIBRATION_PARAMS
-model.calibration_bounds = CALIBRATION_BOUNDS
+#: The registered instance.
+SCENARIO = FiconChannel()
 
-__all__ = ["MEASURED", "MEASURED_RANGES", "PARAMS", "CALIBRATION", "CALIBRATION_PARAMS",
-           "CALIBRATION_BOUNDS", "defaults", "model"]
+
+def defaults() -> dict:
+    """The scenario's parameter values (name -> value)."""
+    return SCENARIO.defaults()
+
+
+def model(**overrides) -> Model:
+    """The scenario's model (its defaults: closed, N = 578) with ``overrides``: scenario parameters
+    (see :data:`PARAMS`, e.g. ``population=80``, ``zhpf_share=1.0``) or dotted model fields
+    applied last (``{"channels.mp_scv": 2.0}``)."""
+    return SCENARIO.model("flat_out", **overrides)
+
+
+__all__ = ["MEASURED", "MEASURED_RANGES", "PARAMS", "CALIBRATION", "CALIBRATION_PARAMS", "VARIANTS", "FIGURES",
+           "FiconChannel", "SCENARIO", "defaults", "model"]

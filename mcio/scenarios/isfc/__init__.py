@@ -1,7 +1,7 @@
 """Seed 000: an ISFC logical link made of FICON CTC (FCTC) devices, live guest relocation traffic.
 
 A link is a set of FCTC devices (device numbers), each on one FICON channel (CHPID), between two
-z/VM members. z/VM's write-collision convention (:mod:`.isfc_rules`) decides on which devices each
+z/VM members. z/VM's write-collision convention (:mod:`.rules`) decides on which devices each
 member writes. The sending member keeps one write outstanding on every device it may use (a
 relocation is a bulk stream and an FCTC device carries one I/O at a time), so each channel is a
 small closed queueing network: per used device one I/O cycling through
@@ -24,24 +24,27 @@ uses that to score thousands of layouts from one simulation per channel kind.
 
 The scenario's modules, one concept each (every public name is importable from here):
 
-- :mod:`.isfc_rules`: z/VM's write-collision convention; device-number and CHPID syntax;
-- :mod:`.isfc_params`: the physics (:class:`IsfcParams`) with each figure's provenance, the
+- :mod:`.rules`: z/VM's write-collision convention; device-number and CHPID syntax;
+- :mod:`.params`: the physics (:class:`IsfcParams`) with each figure's provenance, the
   seed's figures (:data:`SEED_000`), the fit to them and the exact-MVA oracle;
-- :mod:`.isfc_link`: the link (:class:`IsfcLink`), who writes on which device, standard layouts;
-- :mod:`.isfc_sim`: engine models of a link's channels, :func:`simulate_link`, the results Dataset;
-- :mod:`.isfc_plan`: the device-number layout planner (:func:`plan`);
-- this module: :func:`build_isfc`, the registry's one-model view of a link (scenario isfc-link).
+- :mod:`.link`: the link (:class:`IsfcLink`), who writes on which device, standard layouts;
+- :mod:`.sim`: engine models of a link's channels, :func:`simulate_link`, the results Dataset;
+- :mod:`.plan`: the device-number layout planner (:func:`plan`);
+- :mod:`.scenario`: the scenario on the contract (:data:`SCENARIO`: Params, variants, seed 000's
+  figures; ``mcio reproduce isfc-link``);
+- this module: every public name, and :func:`build_isfc`, the one-model view of a link.
 """
 from __future__ import annotations
 
 from typing import Mapping, Sequence
 
-from ..errors import McioError
-from ..model import Model
-from .isfc_link import IsfcLink, direction_shares, parse_senders, straight_layout, striped_layout
-from .isfc_params import DEFAULT_PARAMS, SEED_000, IsfcParams, channel_throughput_mva, fit_to_seed
-from .isfc_plan import Plan, PlanEntry, channel_table, plan
-from .isfc_sim import BUSY_DEFINITIONS, _channel_model, assemble, ci95, simulate_link, summary
+from ...model import Model
+from .link import IsfcLink, direction_shares, parse_senders, straight_layout, striped_layout
+from .params import DEFAULT_PARAMS, SEED_000, IsfcParams, channel_throughput_mva, fit_to_seed
+from .plan import Plan, PlanEntry, channel_table, plan
+from .sim import BUSY_DEFINITIONS, assemble, ci95, simulate_link, summary
+from .scenario import (FIGURES, SCENARIO, STRAIGHT_3X3, STRIPED_3X3, IsfcLinkScenario, build_link_model,
+                       link_of, physics)
 
 
 def build_isfc(layout: Mapping | None = None, systems: Sequence[str] = ("LPAR1", "LPAR2"),
@@ -53,21 +56,17 @@ def build_isfc(layout: Mapping | None = None, systems: Sequence[str] = ("LPAR1",
 
     ``layout``: CHPID -> device-number ranges (default: the seed's striped 3 x 3 link); channel i
     of the model is the i-th CHPID, device j the j-th lowest device number. Devices the sender may
-    not write on get weight 0. (:func:`simulate_link` gives the labelled per-connection view.)
+    not write on get weight 0. (:func:`simulate_link` gives the labelled per-connection view;
+    the registered scenario is :data:`SCENARIO`.)
     """
-    layout = layout or {"3C": "D000,D003,D006", "3D": "D001,D004,D007", "3E": "D002,D005,D008"}
-    link = IsfcLink.from_ranges(list(systems), layout, shared=shared)
+    link = IsfcLink.from_ranges(list(systems), layout or STRIPED_3X3, shared=shared)
     prm = IsfcParams(kb_per_io=kb_per_io, channel_mb_s=channel_mb_s, mp_us_per_end=mp_us_per_end,
                      mp_scv=mp_scv, partner_latency_ms=partner_latency_ms)
-    used = direction_shares(link, parse_senders(link, sender)).sum(axis=1) > 0
-    if not used.any():
-        raise McioError("layout", layout, "the sender may write on none of these devices")
-    idx = {c: i for i, c in enumerate(link.chpids)}
-    return _channel_model([idx[c] for _, c in link.devices], list(used), len(link.chpids), shared, prm,
-                          where="scenario isfc-link")
+    return build_link_model(link, sender, prm, shared)
 
 
 __all__ = ["IsfcParams", "DEFAULT_PARAMS", "SEED_000", "fit_to_seed", "IsfcLink", "simulate_link", "build_isfc",
            "assemble", "summary", "straight_layout", "striped_layout", "channel_throughput_mva",
            "parse_senders", "direction_shares", "ci95", "plan", "Plan", "PlanEntry", "channel_table",
-           "BUSY_DEFINITIONS"]
+           "BUSY_DEFINITIONS", "SCENARIO", "IsfcLinkScenario", "FIGURES", "STRIPED_3X3", "STRAIGHT_3X3",
+           "build_link_model", "link_of", "physics"]

@@ -29,7 +29,7 @@ import math
 import re
 from typing import Iterable
 
-from ..errors import McioError
+from ...errors import McioError
 
 MAX_DEVICES = 16          # devices (FCTC connections) in one ISFC logical link (z/VM limit)
 MAX_DEVNO = 0xFFFF        # device numbers are 4 hex digits

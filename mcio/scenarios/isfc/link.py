@@ -2,7 +2,7 @@
 
 :class:`IsfcLink` checks a layout (device numbers per CHPID) once, on input; :func:`parse_senders`
 and :func:`direction_shares` turn "who sends" into each device's share of each member's writes by
-z/VM's write-collision convention (:mod:`.isfc_rules`); :func:`straight_layout` and
+z/VM's write-collision convention (:mod:`.rules`); :func:`straight_layout` and
 :func:`striped_layout` build the seed's two device-number layouts for any channels.
 """
 from __future__ import annotations
@@ -12,8 +12,8 @@ from typing import Iterable, Mapping, Sequence
 
 import numpy as np
 
-from ..errors import McioError
-from .isfc_rules import (MAX_DEVICES, MAX_DEVNO, check_pair, first_member, format_chpid, format_devno,
+from ...errors import McioError
+from .rules import (MAX_DEVICES, MAX_DEVNO, check_pair, first_member, format_chpid, format_devno,
                          format_devno_ranges, is_real, parse_chpid, parse_devno, parse_devno_ranges, writers)
 
 # ---- the link ------------------------------------------------------------------------------
@@ -112,7 +112,7 @@ class IsfcLink:
 
 
 def check_systems(systems) -> tuple[str, str]:
-    """The link's two z/VM members' system names, checked (:func:`.isfc_rules.check_pair`)."""
+    """The link's two z/VM members' system names, checked (:func:`.rules.check_pair`)."""
     if not isinstance(systems, (list, tuple)) or len(systems) != 2:
         raise McioError("systems", systems, "give the two z/VM members' system names")
     return check_pair(*systems)

@@ -23,11 +23,11 @@ from typing import Callable, Sequence
 
 import numpy as np
 
-from ..errors import McioError
-from .isfc_link import IsfcLink, _link_from_order, check_room, check_systems, straight_layout, striped_layout
-from .isfc_params import DEFAULT_PARAMS, IsfcParams
-from .isfc_rules import first_member, format_chpid, parse_chpid, parse_devno, reserved_per_side, write_order
-from .isfc_sim import _channel_model, _engine, _per_channel, ci95, simulate_link
+from ...errors import McioError
+from .link import IsfcLink, _link_from_order, check_room, check_systems, straight_layout, striped_layout
+from .params import DEFAULT_PARAMS, IsfcParams
+from .rules import first_member, format_chpid, parse_chpid, parse_devno, reserved_per_side, write_order
+from .sim import _channel_model, _engine, _per_channel, ci95, simulate_link
 
 
 @dataclass

@@ -3,30 +3,14 @@
     mcio isfc plan --chpids 3C,3D,3E --devices 9 --systems LPAR1,LPAR2
     mcio isfc run  --systems LPAR1,LPAR2 --layout 3C=D000-D002 --layout 3D=D003-D005 --sender LPAR2
 
-Bad input prints one line ``mcio: error: ...`` on stderr and exits 2, as the main CLI does.
+The error policy is the main command's (:mod:`mcio.cli.app`), also when this group runs alone.
 """
 from __future__ import annotations
-
-import os
 
 import click
 
 from ..errors import McioError
-
-EXIT_BAD_INPUT = 2
-
-
-class _Group(click.Group):
-    """Turn McioError into one line on stderr, also when this group runs on its own."""
-
-    def invoke(self, ctx):
-        try:
-            return super().invoke(ctx)
-        except McioError as e:
-            if os.environ.get("MCIO_DEBUG"):
-                raise
-            click.echo(f"mcio: error: {' '.join(str(e).split())}", err=True)
-            ctx.exit(EXIT_BAD_INPUT)
+from .app import McioGroup
 
 
 def _csv(text: str) -> list[str]:
@@ -40,7 +24,7 @@ def _systems(text: str) -> list[str]:
     return names
 
 
-@click.group("isfc", cls=_Group)
+@click.group("isfc", cls=McioGroup)
 def isfc_group():
     """ISFC logical links over FICON CTC devices: layout planner and link simulation (seed 000)."""
 
@@ -76,7 +60,7 @@ def _with(options):
 @_with(_sim_options)
 def plan_cmd(chpids, n_devices, systems, sender, base, shared, top, verify, ios_per_device, replications, seed):
     """Search device-number layouts and rank them by simulated link throughput."""
-    from .isfc import plan
+    from ..scenarios.isfc import plan
     names = _systems(systems)
     chs = _csv(chpids)
     p = plan(chs, n_devices, names, sender, base=base, shared=shared, ios_per_device=ios_per_device,
@@ -100,7 +84,7 @@ def plan_cmd(chpids, n_devices, systems, sender, base, shared, top, verify, ios_
 @_with(_sim_options)
 def run_cmd(systems, layout, sender, shared, output, ios_per_device, replications, seed):
     """Simulate one link layout: SSCH/s per connection, per channel and for the link."""
-    from .isfc import BUSY_DEFINITIONS, IsfcLink, simulate_link, summary
+    from ..scenarios.isfc import BUSY_DEFINITIONS, IsfcLink, simulate_link, summary
     names = _systems(systems)
     ranges = {}
     for item in layout:
@@ -133,10 +117,8 @@ def run_cmd(systems, layout, sender, shared, output, ios_per_device, replication
     click.echo(f"link: {s['link_ssch_iops']:.1f} ±{s['link_ssch_ci95_iops']:.1f} SSCH/s, "
                f"{s['link_mb_s']:.1f} ±{s['link_mb_s_ci95']:.1f} MB/s")
     if output:
-        try:
-            ds.to_netcdf(output, engine="h5netcdf")
-        except OSError as e:
-            raise McioError("--output", output, f"cannot be written ({e.strerror or e})") from None
+        from ..store import write_results
+        write_results(ds, output, what="--output")
         click.echo(f"wrote {output}")
 
 

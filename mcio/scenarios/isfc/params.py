@@ -4,7 +4,7 @@
 latency) and says for each default whether it is read off seed 000, a public IBM figure or fitted
 to the seed; :data:`SEED_000` holds the seed's figures and :func:`fit_to_seed` derives the fitted
 defaults from them by exact MVA (:func:`channel_throughput_mva`), the oracle the simulation of one
-channel must match. The scenario as a whole is described in :mod:`.isfc`.
+channel must match. The scenario as a whole is described in :mod:`mcio.scenarios.isfc`.
 """
 from __future__ import annotations
 
@@ -12,8 +12,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..errors import McioError
-from .isfc_rules import is_real
+from ...errors import McioError
+from .rules import is_real
 
 # ---- physical parameters -------------------------------------------------------------------
 

@@ -14,11 +14,12 @@ from typing import Callable, Mapping, Sequence
 import numpy as np
 import xarray as xr
 
-from ..errors import McioError
-from ..model import Model
-from .isfc_link import IsfcLink, direction_shares, parse_senders
-from .isfc_params import DEFAULT_PARAMS, IsfcParams
-from .isfc_rules import format_chpid, format_devno, writers
+from ...errors import McioError
+from ...model import Model
+from ...store import cf_attrs
+from .link import IsfcLink, direction_shares, parse_senders
+from .params import DEFAULT_PARAMS, IsfcParams
+from .rules import format_chpid, format_devno, writers
 
 # ---- model building --------------------------------------------------------------------------
 
@@ -54,10 +55,8 @@ def _latency(params: IsfcParams):
 
 
 def _engine():
-    try:
-        from ..engine import simulate
-    except ImportError as e:  # pragma: no cover - the engine is part of the package
-        raise McioError("engine", "mcio.engine", f"cannot be imported ({e})") from None
+    """The engine's simulate, imported late (the planner and tests may pass their own)."""
+    from ...engine import simulate
     return simulate
 
 
@@ -185,7 +184,8 @@ def assemble(link: IsfcLink, shares: Mapping[str, float], frac: np.ndarray, ch_v
             "system": ("system", list(link.systems), u("1", "z/VM member")),
             "sender_share": ("system", [float(shares[s]) for s in link.systems], u("1", "relative share of sending")),
         },
-        attrs={"Conventions": "CF-1.8", "title": "ISFC logical link over FICON CTC (mcio scenario isfc, seed 000)",
+        attrs={**cf_attrs("ISFC logical link over FICON CTC (mcio scenario isfc-link, seed 000)",
+                          "mcio scenario isfc-link (simulate_link)"),
                "layout": link.describe(), "params": repr(asdict(params)),
                "device_busy_definition": "; ".join(f"{v}: {d}, {BUSY_DEFINITIONS[d]}"
                                                    for v, (d, _) in busies.items()),

@@ -1,44 +1,17 @@
-"""The ``mcio`` command: sweep, run, plot, info, scenarios, validate.
-
-Every bad input (McioError, a missing or unreadable file, bad TOML, an unwritable output) ends as
-one line ``mcio: error: ...`` on stderr and exit code 2. Set MCIO_DEBUG=1 to see the traceback.
-"""
+"""The ``mcio`` commands sweep, run, plot, info, scenarios, reproduce and validate (the error
+policy is :mod:`mcio.cli.app`'s)."""
 from __future__ import annotations
 
-import os
 import sys
 import time
 from pathlib import Path
 
 import click
 
-from .errors import McioError
+from ..errors import McioError
+from .app import main, set_threads
 
 BUILTIN_EXAMPLE = "ficon_knee.toml"
-EXIT_BAD_INPUT = 2
-
-
-class McioGroup(click.Group):
-    """A click group that turns bad-input exceptions into one line on stderr."""
-
-    def invoke(self, ctx):
-        try:
-            return super().invoke(ctx)
-        except (McioError, OSError, ValueError) as e:
-            if os.environ.get("MCIO_DEBUG"):
-                raise
-            click.echo(f"mcio: error: {_one_line(e)}", err=True)
-            ctx.exit(EXIT_BAD_INPUT)
-
-
-def _one_line(e: BaseException) -> str:
-    if isinstance(e, McioError):
-        text = str(e)
-    elif isinstance(e, OSError) and e.filename is not None:
-        text = f"{e.filename}: {e.strerror or e}"
-    else:
-        text = f"{type(e).__name__}: {e}" if not str(e) else str(e)
-    return " ".join(text.split())
 
 
 def builtin_example(name: str = BUILTIN_EXAMPLE) -> Path:
@@ -48,12 +21,6 @@ def builtin_example(name: str = BUILTIN_EXAMPLE) -> Path:
     if not p.exists():
         raise McioError("example", name, "is not shipped with this installation of mcio")
     return p
-
-
-@click.group(cls=McioGroup, context_settings={"help_option_names": ["-h", "--help"]})
-@click.version_option(package_name="mcio", prog_name="mcio")
-def main():
-    """mcio: Monte Carlo simulation of IBM Z (FICON) I/O performance."""
 
 
 # ---- sweep ------------------------------------------------------------------------------------
@@ -91,16 +58,6 @@ def _si(x: float) -> str:
     return f"{x:.0f}"
 
 
-def set_threads(n: int | None) -> None:
-    if n is None:
-        return
-    import numba
-    top = numba.config.NUMBA_NUM_THREADS
-    if not 1 <= n <= top:
-        raise McioError("--threads", n, f"must be in 1..{top} (NUMBA_NUM_THREADS)")
-    numba.set_num_threads(n)
-
-
 @main.command("sweep")
 @click.argument("spec", required=False)
 @click.option("-o", "--out", default="mcio-sweep.h5", show_default=True, help="HDF5 results file.")
@@ -113,12 +70,12 @@ def set_threads(n: int | None) -> None:
 @click.option("-q", "--quiet", is_flag=True, help="No progress bar or summary.")
 def sweep_cmd(spec, out, resume, threads, dask, quiet):
     """Run the sweep in SPEC (TOML; default: the built-in FICON knee example) into OUT."""
-    from .store import check_writable
-    from .sweep import load_spec, sweep
+    from ..store import check_writable
+    from ..sweep import load_spec, sweep
 
     spec_path = Path(spec) if spec else builtin_example()
     if dask is not None:
-        from .distributed import import_distributed, parse_address
+        from ..distributed import import_distributed, parse_address
         parse_address(dask)
         import_distributed(dask)
     s = load_spec(spec_path)
@@ -150,7 +107,7 @@ def sweep_cmd(spec, out, resume, threads, dask, quiet):
 @click.option("--threads", type=int, default=None, help="Numba threads.")
 def run_cmd(spec, point, ios, replications, threads):
     """Simulate one point of SPEC (a model or the first grid point) and print an RMF-like report."""
-    from .sweep import load_spec, run_point, parse_spec
+    from ..sweep import load_spec, run_point, parse_spec
 
     s = load_spec(Path(spec) if spec else builtin_example())
     if ios is not None or replications is not None:
@@ -176,7 +133,9 @@ def report(ds, spec, point: int) -> str:
     def ci(name):
         return float(ds[name].values) if name in ds else float("nan")
 
-    where = ", ".join(f"{a.key} = {spec.coords(point)[a.dim]}" for a in spec.axes)
+    c = spec.coords(point)
+    where = ", ".join(([f"variant = {c['variant']}"] if "variant" in c else [])
+                      + [f"{a.key} = {c[a.dim]}" for a in spec.axes])
     warm = ds.attrs.get("warmup_ios", "auto")
     lines = [f"mcio run: {spec.title} — point {point}{': ' + where if where else ''}",
              f"{ds.attrs.get('replications', '?')} replications x {ds.attrs.get('ios', '?')} I/Os "
@@ -219,8 +178,8 @@ def report(ds, spec, point: int) -> str:
 @click.option("--logy", is_flag=True, help="Logarithmic response axis.")
 def plot_cmd(results, out, x, hue, band, logy):
     """Response versus utilisation curves and the component breakdown of RESULTS."""
-    from .plot import save_plot
-    from .store import check_writable, open_results
+    from ..plot import save_plot
+    from ..store import check_writable, open_results
 
     ds = open_results(results)
     out = out or str(Path(results).with_suffix(".png"))
@@ -233,7 +192,7 @@ def plot_cmd(results, out, x, hue, band, logy):
 @click.argument("results")
 def info_cmd(results):
     """Dimensions, variables (with units) and attributes of RESULTS."""
-    from .store import open_results
+    from ..store import open_results
     ds = open_results(results)
     out = [f"{results}: {ds.attrs.get('title', '')}", "dimensions:"]
     for d, n in ds.sizes.items():
@@ -258,7 +217,7 @@ def _fmt(v) -> str:
 @main.command("scenarios")
 def scenarios_cmd():
     """List the named scenarios a spec may use (scenario = "name")."""
-    from .scenarios import SCENARIOS, describe
+    from ..scenarios import SCENARIOS, describe
     width = max((len(n) for n in SCENARIOS), default=0)
     for name in sorted(SCENARIOS):
         click.echo(f"{name:<{width}}  {describe(name)}")
@@ -276,8 +235,8 @@ def reproduce_cmd(name, as_json, ios, replications, seed, variants):
     and the tolerance. Exit 0 when all are within tolerance, 1 when any is not."""
     import dataclasses
     import json
-    from .scenarios import get_scenario
-    from .scenarios.base import format_table
+    from ..scenarios import get_scenario
+    from ..scenarios.base import format_table
     scn = get_scenario(name)
     run = dataclasses.replace(scn.run_size, **{k: v for k, v in
                                                (("ios", ios), ("replications", replications), ("seed", seed))
@@ -287,7 +246,7 @@ def reproduce_cmd(name, as_json, ios, replications, seed, variants):
         click.echo(json.dumps([r.to_json() for r in rows], indent=1))
     else:
         click.echo(f"{scn.name}: {scn.description}")
-        click.echo(f"({run.replications} replications x {run.ios} I/Os, seed {run.seed})")
+        click.echo(f"({run.replications} replications x {run.ios} {scn.ios_meaning}, seed {run.seed})")
         click.echo(format_table(rows))
     sys.exit(1 if any(r.within is False for r in rows) else 0)
 
@@ -296,27 +255,10 @@ def reproduce_cmd(name, as_json, ios, replications, seed, variants):
 @click.argument("spec", required=False)
 def validate_cmd(spec):
     """Check SPEC (every grid point's model) without running it."""
-    from .sweep import load_spec
+    from ..sweep import load_spec
     s = load_spec(Path(spec) if spec else builtin_example())
     axes = "; ".join(f"{a.key} -> {a.dim} ({len(a.values)})" for a in s.axes) or "no sweep axes"
+    if s.variants:
+        axes = f"variants {', '.join(s.variant_names)} -> variant ({len(s.variants)}); " + axes
     click.echo(f"{s.source}: ok: {s.n_points} point(s) [{axes}], {s.run['replications']} replications "
                f"x {s.run['ios']} I/Os, seed {s.run['seed']}")
-
-
-# ---- commands other modules provide ------------------------------------------------------------
-
-try:
-    from .scenarios.isfc_cli import isfc_group
-    main.add_command(isfc_group)
-except ImportError:
-    pass
-
-try:
-    from .calibrate import calibrate_cmd
-    main.add_command(calibrate_cmd)
-except ImportError:
-    pass
-
-
-if __name__ == "__main__":
-    main()

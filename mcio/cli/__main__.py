@@ -1,0 +1,4 @@
+"""``python -m mcio.cli``: the ``mcio`` command."""
+from . import main
+
+main()

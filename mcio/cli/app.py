@@ -1,0 +1,84 @@
+"""The ``mcio`` command group and its one error policy.
+
+- :class:`~mcio.McioError` (a bad input: it names the field, the value and what is allowed), or an
+  OSError about a file (missing, unreadable, unwritable: the path and the reason): one line
+  ``mcio: error: ...`` on stderr, exit code 2;
+- any other exception is a bug in mcio: its traceback, then a line asking to report it, exit 1.
+
+Set ``MCIO_DEBUG=1`` to get the traceback of a bad input too. The ``mcio isfc`` group uses the
+same class, so it behaves alike when invoked on its own.
+"""
+from __future__ import annotations
+
+import os
+import sys
+import traceback
+
+import click
+
+from ..errors import McioError
+
+EXIT_BAD_INPUT = 2
+EXIT_BUG = 1
+REPORT_TO = "the mcio maintainers (with the command line and this traceback)"
+
+
+class McioGroup(click.Group):
+    """A click group applying the error policy of this module to every command below it."""
+
+    def invoke(self, ctx):
+        try:
+            return super().invoke(ctx)
+        except (click.exceptions.ClickException, click.exceptions.Exit, click.exceptions.Abort):
+            raise  # click's own usage errors and exits
+        except McioError as e:
+            if os.environ.get("MCIO_DEBUG"):
+                raise
+            click.echo(f"mcio: error: {one_line(e)}", err=True)
+            ctx.exit(EXIT_BAD_INPUT)
+        except OSError as e:
+            if os.environ.get("MCIO_DEBUG"):
+                raise
+            if e.filename is None:  # not about a file the user named: a bug like any other
+                _bug(ctx)
+            click.echo(f"mcio: error: {one_line(e)}", err=True)
+            ctx.exit(EXIT_BAD_INPUT)
+        except Exception:  # noqa: BLE001 - anything else is a bug: say so loudly
+            if os.environ.get("MCIO_DEBUG"):
+                raise
+            _bug(ctx)
+
+
+def _bug(ctx):
+    traceback.print_exc(file=sys.stderr)
+    click.echo(f"mcio: internal error: this is a bug in mcio, please report it to {REPORT_TO}", err=True)
+    ctx.exit(EXIT_BUG)
+
+
+def one_line(e: BaseException) -> str:
+    """The error as one line: McioError's text, or ``path: reason`` for a file error."""
+    if isinstance(e, OSError) and not isinstance(e, McioError) and e.filename is not None:
+        text = f"{e.filename}: {e.strerror or e}"
+    else:
+        text = str(e) or type(e).__name__
+    return " ".join(text.split())
+
+
+@click.group(cls=McioGroup, context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(package_name="mcio", prog_name="mcio")
+def main():
+    """mcio: Monte Carlo simulation of IBM Z (FICON) I/O performance."""
+
+
+def set_threads(n: int | None) -> None:
+    """Numba's thread count (McioError outside 1..NUMBA_NUM_THREADS)."""
+    if n is None:
+        return
+    import numba
+    top = numba.config.NUMBA_NUM_THREADS
+    if not 1 <= n <= top:
+        raise McioError("--threads", n, f"must be in 1..{top} (NUMBA_NUM_THREADS)")
+    numba.set_num_threads(n)
+
+
+__all__ = ["main", "McioGroup", "one_line", "set_threads", "EXIT_BAD_INPUT", "EXIT_BUG"]
