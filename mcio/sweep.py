@@ -411,6 +411,18 @@ def _set_field(model: Model, field_key: str, value, where: str) -> Model:
             # a deterministic duration is a bare number: its mean is the number itself;
             # giving it an SCV makes it a gamma of that mean
             key, set_to = parent, (value if sub == "mean" else {"dist": "gamma", "mean": base, "scv": value})
+    elif isinstance(value, (int, float)) and not isinstance(value, bool):
+        try:
+            cur = model.get(key)
+        except McioError:
+            cur = None
+        if isinstance(cur, dict):
+            # a bare number on a distribution field sets its mean and keeps its shape (writing
+            # 1.0 for an exponential of mean 1.376 must not make it a constant)
+            if "mean" not in cur:
+                raise McioError(where, value, f"{key} is an empirical distribution: give its values "
+                                f"as a table, e.g. {{dist = \"empirical\", values = [...], weights = [...]}}")
+            set_to = {**cur, "mean": value}
     try:
         return model.replace(key, set_to)
     except McioError as e:

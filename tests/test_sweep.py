@@ -277,3 +277,23 @@ def test_variant_sweep_file_and_resume(tmp_path, monkeypatch):
         a.attrs.pop(k), back.attrs.pop(k)
     import xarray as xr
     xr.testing.assert_identical(a, back)
+
+
+def test_a_bare_number_on_a_distribution_axis_sets_its_mean_and_keeps_its_shape():
+    # the analyst's-experience issue, item 2: [1.0, 2.0] on an exponential turned it constant
+    from mcio.sweep import load_spec
+    text = """scenario = "mm1-demo"
+[sweep]
+"control_unit.backend_service_ms" = [1.0, 2.0]
+[run]
+replications = 2
+ios = 1000
+"""
+    s = load_spec(text)
+    for p in range(2):
+        d = s.point_model(p).control_unit["backend_service_ms"]
+        assert d.kind == "exponential" and d.mean == [1.0, 2.0][p]
+    emp = text.replace('scenario = "mm1-demo"', '[model.control_unit]\nbackend_service_ms = '
+                       '{dist = "empirical", values = [1.0, 2.0]}')
+    with pytest.raises(McioError, match="empirical"):
+        load_spec(emp).point_model(0)

@@ -6,6 +6,7 @@ The entry point is ``mcio.cli:main``; ``python -m mcio.cli`` runs it too.
 """
 from .app import EXIT_BAD_INPUT, EXIT_BUG, McioGroup, main, set_threads
 from . import commands  # noqa: F401  (registers its commands on main)
+from . import whatif  # noqa: F401  (compare, schema)
 from .calibrate import calibrate_cmd
 from .commands import builtin_example, report
 from .isfc import isfc_group

@@ -29,8 +29,19 @@ class McioGroup(click.Group):
     def invoke(self, ctx):
         try:
             return super().invoke(ctx)
+        except click.exceptions.UsageError as e:
+            # one line like every other bad input, not click's three (usage, hint, error)
+            if os.environ.get("MCIO_DEBUG"):
+                raise
+            cmd = e.ctx.command_path if e.ctx is not None else "mcio"
+            click.echo(f"mcio: error: {one_line(e.format_message())} (see {cmd} --help)", err=True)
+            ctx.exit(EXIT_BAD_INPUT)
         except (click.exceptions.ClickException, click.exceptions.Exit, click.exceptions.Abort):
-            raise  # click's own usage errors and exits
+            raise  # click's own exits
+        except BrokenPipeError:
+            # the reader went away (mcio ... | head): not an error of ours; quiet, like cat
+            sys.stderr.close()
+            ctx.exit(141)
         except McioError as e:
             if os.environ.get("MCIO_DEBUG"):
                 raise
@@ -55,8 +66,10 @@ def _bug(ctx):
     ctx.exit(EXIT_BUG)
 
 
-def one_line(e: BaseException) -> str:
+def one_line(e) -> str:
     """The error as one line: McioError's text, or ``path: reason`` for a file error."""
+    if isinstance(e, str):
+        return " ".join(e.split())
     if isinstance(e, OSError) and not isinstance(e, McioError) and e.filename is not None:
         text = f"{e.filename}: {e.strerror or e}"
     else:

@@ -90,6 +90,9 @@ def sweep_cmd(spec, out, resume, threads, dask, quiet):
         ds = sweep(s, out=out, resume=resume, progress=bar, dask=dask, worker_threads=threads if dask else None)
     finally:
         bar.close()
+    from .whatif import diagnostics
+    for line in diagnostics(ds):
+        click.echo(f"mcio: {line}", err=True)
     if not quiet:
         dims = " x ".join(f"{d}={ds.sizes[d]}" for d in s.dims) or "1 point"
         click.echo(f"mcio: wrote {out} ({dims}, {s.run['replications']} replications x {s.run['ios']} I/Os) "
@@ -174,17 +177,40 @@ def report(ds, spec, point: int) -> str:
 @click.option("-o", "--out", default=None, help="PNG (or PDF/SVG) file; default: RESULTS with .png.")
 @click.option("--x", "x", default=None, help="x axis: channel_busy, throughput_iops or a sweep dimension.")
 @click.option("--hue", default=None, help="Sweep dimension drawn as one line per value.")
-@click.option("--band", type=float, default=0.95, show_default=True, help="Upper quantile of the p50 band.")
-@click.option("--logy", is_flag=True, help="Logarithmic response axis.")
-def plot_cmd(results, out, x, hue, band, logy):
+@click.option("--band", default="0.95", show_default=True,
+              help="Upper quantile of the p50 band (a level the file holds), or 'none'.")
+@click.option("--no-bands", is_flag=True, help="No percentile bands (clearer with many lines).")
+@click.option("--logy", is_flag=True, help="Logarithmic response axis (the stacked components stay linear).")
+@click.option("--components-by", "by", default=None, metavar="DIM",
+              help="Instead: stacked component bars, one per value of DIM (e.g. variant).")
+def plot_cmd(results, out, x, hue, band, no_bands, logy, by):
     """Response versus utilisation curves and the component breakdown of RESULTS."""
-    from ..plot import save_plot
+    import math
+    from ..plot import check_band, plot_components, save_plot
     from ..store import check_writable, open_results
 
+    if str(band).lower() == "none":
+        band_v = None
+    else:
+        try:
+            band_v = float(band)
+        except ValueError:
+            raise McioError("--band", band, "must be a quantile level in (0.5, 1), e.g. 0.95, or none") from None
+        if not math.isfinite(band_v):
+            raise McioError("--band", band, "must be a quantile level in (0.5, 1), e.g. 0.95, or none")
+    check_band(band_v)
     ds = open_results(results)
     out = out or str(Path(results).with_suffix(".png"))
     check_writable(out)
-    save_plot(ds, out, x=x, hue=hue, band=band, logy=logy)
+    if by is not None:
+        import matplotlib.pyplot as plt
+        fig = plot_components(ds, by=by)
+        try:
+            fig.savefig(out, dpi=110)
+        finally:
+            plt.close(fig)
+    else:
+        save_plot(ds, out, x=x, hue=hue, band=band_v, logy=logy, bands=False if no_bands else None)
     click.echo(f"mcio: wrote {out}", err=True)
 
 
@@ -253,10 +279,27 @@ def reproduce_cmd(name, as_json, ios, replications, seed, variants):
 
 @main.command("validate")
 @click.argument("spec", required=False)
-def validate_cmd(spec):
-    """Check SPEC (every grid point's model) without running it."""
+@click.option("--show", is_flag=True, help="Also print the fully resolved model (every default) of --point.")
+@click.option("--point", type=int, default=0, show_default=True, help="The grid point --show prints.")
+def validate_cmd(spec, show, point):
+    """Check SPEC (every grid point's model) without running it: bad values, and open loads over
+    a station's capacity (an error naming the station and the largest allowed rate)."""
     from ..sweep import load_spec
+    from .whatif import overloaded_points
     s = load_spec(Path(spec) if spec else builtin_example())
+    over = overloaded_points(s)
+    if over:
+        p, coords, station, u, allowed = over[0]
+        where = ", ".join(f"{k}={v}" for k, v in coords.items()) or "the model"
+        more = f" (and {len(over) - 1} more point(s))" if len(over) > 1 else ""
+        raise McioError(f"point {p} ({where})", round(u, 4),
+                        f"open load over capacity: {station} utilisation >= 1; allowed: rate_iops < {allowed:.6g}"
+                        f"{more}. Such points run only flagged unstable")
+    m = s.point_model(point)
+    for note in m.notes():
+        click.echo(f"note: {note}")
+    if show:
+        click.echo(f"# point {point}: the model as simulated, every field resolved\n{m.to_toml()}")
     axes = "; ".join(f"{a.key} -> {a.dim} ({len(a.values)})" for a in s.axes) or "no sweep axes"
     if s.variants:
         axes = f"variants {', '.join(s.variant_names)} -> variant ({len(s.variants)}); " + axes

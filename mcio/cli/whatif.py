@@ -1,0 +1,104 @@
+"""``mcio compare`` (a what-if on common random numbers), ``mcio schema`` and the diagnostics a
+sweep prints (unstable points, inadequate warm-up): what an analyst must see on screen."""
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+from ..errors import McioError
+from .app import main, set_threads
+
+
+def _model_of(arg: str, point: int):
+    """A model from ``SPEC.toml`` (its grid point ``point``) or ``SCENARIO[:VARIANT]``."""
+    from ..scenarios import SCENARIOS, get_scenario
+    name, _, variant = arg.partition(":")
+    if name in SCENARIOS and not Path(arg).exists():
+        scn = get_scenario(name) if variant else None
+        if scn is not None:
+            return scn.model(variant), f"{name}:{variant}"
+        return SCENARIOS[name](), name
+    from ..sweep import load_spec
+    s = load_spec(Path(arg))
+    return s.point_model(point), (f"{Path(arg).stem}" + (f"[{point}]" if s.n_points > 1 else ""))
+
+
+@main.command("compare")
+@click.argument("a")
+@click.argument("b")
+@click.option("--point", type=int, default=0, show_default=True, help="Grid point of a sweep spec.")
+@click.option("--ios", type=int, default=100_000, show_default=True, help="I/Os per replication.")
+@click.option("--replications", type=int, default=8, show_default=True, help="Replications (paired).")
+@click.option("--seed", type=int, default=0, show_default=True, help="Root seed (both models).")
+@click.option("--threads", type=int, default=None, help="Numba threads.")
+@click.option("-o", "--out", default=None, help="Write the comparison Dataset (netCDF-4/HDF5).")
+def compare_cmd(a, b, point, ios, replications, seed, threads, out):
+    """What-if: A and B (spec files, or SCENARIO:VARIANT) on common random numbers; every
+    headline figure's difference B - A with its paired 95 % CI (and the unpaired one beside it)."""
+    from ..compare import compare, format_compare
+    ma, la = _model_of(a, point)
+    mb, lb = _model_of(b, point)
+    if la == lb:
+        la, lb = "A:" + la, "B:" + lb
+    set_threads(threads)
+    ds = compare(ma, mb, ios=ios, replications=replications, seed=seed, labels=(la, lb))
+    click.echo(f"mcio compare: {la} vs {lb} ({replications} paired replications x {ios} I/Os, seed {seed})")
+    click.echo(format_compare(ds))
+    if out:
+        from ..store import check_writable, write_netcdf
+        check_writable(out)
+        write_netcdf(ds, out)
+        click.echo(f"mcio: wrote {out}", err=True)
+
+
+@main.command("schema")
+@click.option("--markdown", is_flag=True, help="The table of every model field and its default instead.")
+def schema_cmd(markdown):
+    """Print the JSON Schema of sweep specs (for editors' TOML language servers)."""
+    import json
+    from ..model.schema import markdown_table, spec_schema
+    click.echo(markdown_table() if markdown else json.dumps(spec_schema(), indent=1))
+
+
+def overloaded_points(spec, limit: int = 10_000) -> list[tuple[int, dict, str, float, float]]:
+    """(point, coords, station, utilisation, largest allowed rate) of every statically
+    overloaded open point (the first ``limit`` points are checked)."""
+    out = []
+    for p in range(min(spec.n_points, limit)):
+        m = spec.point_model(p)
+        station, u, rate = m.open_bottleneck()
+        if u >= 1.0:
+            out.append((p, spec.coords(p), station, u, rate / u))
+    return out
+
+
+def diagnostics(ds) -> list[str]:
+    """One warning line per unstable point and per point whose warm-up MSER judged too short."""
+    import numpy as np
+    lines = []
+    from ..plot import sweep_dims
+    dims = sweep_dims(ds)
+    if "unstable" in ds:
+        flags = np.atleast_1d(ds["unstable"].values).ravel()
+        reasons = (np.atleast_1d(ds["unstable_reason"].values).ravel() if "unstable_reason" in ds
+                   else [ds.attrs.get("unstable_reason", "")] * flags.size)
+        for i in np.flatnonzero(flags):
+            lines.append(f"warning: {_where(ds, dims, i)} is unstable (not a steady state; stored as NaN "
+                         f"where no figure exists): {reasons[i] or 'open load over capacity'}")
+    if "warmup_adequate" in ds:
+        ok = np.atleast_1d(ds["warmup_adequate"].values).ravel()
+        bad = np.flatnonzero(ok == 0)
+        if bad.size:
+            where = ", ".join(_where(ds, dims, i) for i in bad[:8]) + (" ..." if bad.size > 8 else "")
+            lines.append(f"warning: warm-up shorter than MSER recommends at {bad.size} point(s): {where}; "
+                         "raise [run] warmup (see warmup_mser_ios)")
+    return lines
+
+
+def _where(ds, dims, flat: int) -> str:
+    import numpy as np
+    if not dims:
+        return "the point"
+    idx = np.unravel_index(flat, tuple(ds.sizes[d] for d in dims))
+    return "point " + ", ".join(f"{d}={ds[d].values[k]}" for d, k in zip(dims, idx))
