@@ -5,10 +5,13 @@ The rule is a two-stage (Stein-type) procedure, repeated: a pilot run of ``ios``
 replication estimates the CI half-width h(n) of each target variable; since h shrinks as
 1/sqrt(n), the next run length is n * (h / target)^2 with a 15 % margin (capped at ``max_ios``
 and at 8x the current length per round, so a noisy pilot cannot jump to the budget at once).
-Each round is a fresh run of the same streams (the kernels keep no state between calls), so the
-reported figures are those of one fixed-length run whose length was chosen from an earlier
-one; the first n draws of every row are the same in each round (common random numbers). The
-final run's CI is reported as is; ``precision_reached`` says whether it met the target, and
+Each round is a fresh run (the kernels keep no state between calls) on streams of its own:
+round r > 0 runs with a seed derived from (seed, r). Were the final run to reuse the pilot's
+streams, its variance estimate would share the pilot's luck: a pilot whose CI came out small by
+chance picks a short final run that starts with the same draws, and coverage falls (measured:
+90 % instead of 94 % on M/M/1 at rho 0.75, 200 seeds). With independent rounds the length is
+chosen from data the final CI does not see. Points of a sweep use the same round seeds, so
+common random numbers across points are kept. The final run's CI is reported as is; ``precision_reached`` says whether it met the target, and
 ``ios_used`` / ``ios_spent`` how many I/Os the final run and all rounds took.
 
 Spending goes where the variance is: a high-load point (long correlated busy periods) needs
@@ -44,6 +47,13 @@ def relative_halfwidth(ds: xr.Dataset, var: str) -> float:
     return float(ci95_halfwidth(np.asarray(vals, float))) / abs(m)
 
 
+def round_seed(seed: int, r: int) -> int:
+    """The root seed of round ``r`` (round 0: ``seed`` itself), 63 bits."""
+    if r == 0:
+        return int(seed)
+    return int(np.random.SeedSequence([int(seed), int(r), 0x5EC]).generate_state(1, np.uint64)[0] >> np.uint64(1))
+
+
 def simulate_to_precision(model, precision: float, precision_of=("response_ms",), ios: int = 20_000,
                           max_ios: int = 2_000_000, replications: int = 8, seed: int = 0,
                           point: int = 0, warmup: int | None = None, simulate=None, **kw) -> xr.Dataset:
@@ -58,7 +68,7 @@ def simulate_to_precision(model, precision: float, precision_of=("response_ms",)
     n = int(ios)
     spent = 0
     for rounds in range(1, MAX_ROUNDS + 1):
-        ds = simulate(model, ios=n, replications=replications, seed=seed, point=point,
+        ds = simulate(model, ios=n, replications=replications, seed=round_seed(seed, rounds - 1), point=point,
                       warmup=warmup if warmup is not None else max(1000, n // 10), **kw)
         spent += n
         if int(ds["unstable"].max()) if "unstable" in ds else 0:
@@ -79,6 +89,7 @@ def simulate_to_precision(model, precision: float, precision_of=("response_ms",)
     )
     ds.attrs["precision_target"] = float(precision)
     ds.attrs["precision_of"] = ", ".join(precision_of)
+    ds.attrs["seed_final_round"] = round_seed(seed, rounds - 1)
     return ds
 
 

@@ -31,10 +31,12 @@ def test_budget_caps_the_run_and_says_the_target_was_missed():
 def test_sequential_rule_keeps_coverage():
     # M/M/1, S = 1 ms, rho = 0.75: mean response 4 ms exactly
     m = build_scenario("mm1-demo", {"rate_iops": 750.0})
-    seeds = 120
+    # each round runs on its own streams: reusing the pilot's gave 90 % coverage (200 seeds)
+    # against 94 % for fixed-length runs; with independent rounds it measured 92.5 %
+    seeds = 160
     hits = 0
     for seed in range(seeds):
-        ds = simulate_to_precision(m, 0.03, ios=2_000, replications=6, seed=1000 + seed)
+        ds = simulate_to_precision(m, 0.03, ios=2_000, replications=10, seed=1000 + seed)
         mean = float(ds.response_ms.mean())
         hw = float(ds.response_ci95_ms)
         hits += abs(mean - 4.0) <= hw
