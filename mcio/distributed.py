@@ -237,9 +237,9 @@ def _spec(text: str):
 
 def point_task(spec_text: str, p: int, threads: int | None = None) -> tuple[bytes, int]:
     """Simulate point ``p`` of the sweep whose TOML is ``spec_text`` (on a worker): the content of its
-    part file and the I/Os simulated. ``threads``: Numba threads for this task (results do not
-    depend on it)."""
-    from .store import netcdf_bytes
+    part file (:func:`mcio.store.part_bytes`) and the I/Os simulated. ``threads``: Numba threads
+    for this task (results do not depend on it)."""
+    from .store import part_bytes, spec_hash
     from .sweep import _ios_simulated, run_point
 
     with _RUN_LOCK:
@@ -247,10 +247,11 @@ def point_task(spec_text: str, p: int, threads: int | None = None) -> tuple[byte
             if threads is not None:
                 import numba
                 numba.set_num_threads(max(1, min(int(threads), numba.config.NUMBA_NUM_THREADS)))
-            ds = run_point(_spec(spec_text), p)
+            spec = _spec(spec_text)
+            ds = run_point(spec, p)
         except McioError as e:
             raise PointError(e.field, e.value, e.allowed) from None
-    return netcdf_bytes(ds), _ios_simulated(ds)
+    return part_bytes(ds, spec_hash(spec_text), p, spec.coords(p)), _ios_simulated(ds)
 
 
 __all__ = ["Cluster", "point_task", "import_distributed", "parse_address", "PointError"]

@@ -1,19 +1,32 @@
 """Results on disk: netCDF-4 compatible HDF5 written with xarray's h5netcdf engine.
 
-A sweep writing ``OUT.h5`` keeps each finished point as ``OUT.h5.parts/p000012.nc`` (written to a
-temporary name, then renamed, so a part is whole or absent), with the spec text beside them in
+A sweep writing ``OUT.h5`` keeps each finished point as ``OUT.h5.parts/p000012.part`` (written to
+a temporary name, then renamed, so a part is whole or absent), with the spec text beside them in
 ``OUT.h5.parts/spec.toml``. When every point is done the combined file is written to
 ``OUT.h5.tmp`` and renamed to ``OUT.h5``: a file under the final name is always complete. On Dask a
-worker encodes its point's part (:func:`netcdf_bytes`) and this process stores it the same way.
+worker encodes its point's part (:func:`part_bytes`) and this process stores it the same way.
+
+A part is raw arrays, not netCDF (a netCDF file per point cost ~0.3 s, more than most points take
+to simulate): ``MAGIC``, the header length (uint64 LE), a JSON header (spec hash, point index and
+coordinates, attributes, and per variable its dims, dtype, shape, offset and attributes), the
+arrays' bytes, and a CRC-32 of everything after the magic. :meth:`PartStore.validate` checks each
+part on resume (whole, same spec, same point and coordinates, every variable) so a damaged one is
+recomputed, not merged. ``OUT.h5.lock`` (an flock) keeps two sweeps off one output.
 """
 from __future__ import annotations
 
 import contextlib
 import datetime as _dt
+import hashlib
 import io
+import json
+import math
 import os
 import shutil
+import struct
 import sys
+import tomllib
+import zlib
 from pathlib import Path
 from typing import Callable
 
@@ -23,6 +36,12 @@ from .errors import McioError
 
 COMPRESSION = {"zlib": True, "complevel": 4}
 SPEC_FILE = "spec.toml"
+PART_SUFFIX = ".part"
+MAGIC = b"MCIOPART\x01\n"
+#: Target size of one HDF5 chunk of the final file: a 1e5-point sweep reads in slices of ~this.
+CHUNK_BYTES = 1 << 20
+#: Variables every part must hold (a part missing one is damaged, whatever else it has).
+CORE_VARS = ("response_ms", "throughput_iops", "ios_measured", "unstable")
 
 
 def parts_dir(out) -> Path:
@@ -33,6 +52,20 @@ def parts_dir(out) -> Path:
 def tmp_path(out) -> Path:
     out = Path(out)
     return out.with_name(out.name + ".tmp")
+
+
+def lock_path(out) -> Path:
+    out = Path(out)
+    return out.with_name(out.name + ".lock")
+
+
+def spec_hash(text: str) -> str:
+    """SHA-256 of a spec's TOML content (parsed: comments and layout do not count)."""
+    try:
+        canon = json.dumps(tomllib.loads(text), sort_keys=True, default=str)
+    except tomllib.TOMLDecodeError:
+        canon = text
+    return hashlib.sha256(canon.encode()).hexdigest()
 
 
 def check_writable(path, what: str = "output") -> Path:
@@ -96,12 +129,27 @@ def _attr_value(v):
     return str(v)
 
 
-def encoding_for(ds) -> dict:
-    """zlib compression on every non-scalar, non-string variable."""
+def encoding_for(ds, chunk_dims=()) -> dict:
+    """zlib compression on every non-scalar, non-string variable; with ``chunk_dims`` (the sweep
+    dims) chunks of about CHUNK_BYTES split along them (C order: the last varies fastest, so it
+    is kept whole first), every other dim whole, so a slice of a large sweep reads lazily."""
     enc = {}
     for name, v in ds.variables.items():
         if v.ndim and v.dtype.kind in "iufb":
-            enc[name] = dict(COMPRESSION)
+            e = dict(COMPRESSION)
+            swept = [d for d in v.dims if d in chunk_dims]
+            if swept:
+                per_point = v.dtype.itemsize * math.prod(n for d, n in zip(v.dims, v.shape) if d not in chunk_dims)
+                budget = max(1, CHUNK_BYTES // max(per_point, 1))
+                sizes = dict(zip(v.dims, v.shape))
+                chunk = {}
+                for d in reversed(swept):
+                    chunk[d] = max(1, min(sizes[d], budget))
+                    budget = max(1, budget // chunk[d])
+                e["chunksizes"] = tuple(chunk.get(d, n) for d, n in zip(v.dims, v.shape))
+            enc[name] = e
+        elif v.ndim and v.dtype.kind in "OU":
+            enc[name] = {"dtype": str}  # variable-length strings (read back as object), even when all empty
     return enc
 
 
@@ -125,14 +173,14 @@ def _for_writing(ds):
     return ds
 
 
-def write_netcdf(ds, path) -> None:
+def write_netcdf(ds, path, chunk_dims=()) -> None:
     """Write ``ds`` to ``path`` atomically (temporary name in the same directory, then rename)."""
     path = Path(path)
     tmp = path.with_name(path.name + f".{os.getpid()}.tmp") if path.suffix != ".tmp" else path
     ds = _for_writing(ds)
     with _atomic(path, tmp):
         with _local_locks():
-            ds.to_netcdf(tmp, engine="h5netcdf", encoding=encoding_for(ds))
+            ds.to_netcdf(tmp, engine="h5netcdf", encoding=encoding_for(ds, chunk_dims))
 
 
 def netcdf_bytes(ds) -> bytes:
@@ -181,11 +229,16 @@ def dataset_from_bytes(data: bytes, what: str = "<bytes>"):
         raise McioError("part", what, f"is not a readable HDF5/netCDF part ({msg})") from None
 
 
-def write_results(ds, out) -> Path:
-    """The final sweep file: ``OUT.tmp`` first, renamed to ``OUT`` once complete."""
+def write_results(ds, out, chunk_dims=None) -> Path:
+    """The final sweep file: ``OUT.tmp`` first, renamed to ``OUT`` once complete. Chunked along
+    ``chunk_dims`` (default: the sweep dims named in ``ds.attrs["sweep_dims"]``)."""
     out = check_writable(out)
     tmp = tmp_path(out)
-    write_netcdf(ds, tmp)
+    if tmp.is_dir():
+        raise McioError("output", str(out), f"{str(tmp)!r} is a directory in the way of the final file; remove it")
+    if chunk_dims is None:
+        chunk_dims = tuple(d.strip() for d in str(ds.attrs.get("sweep_dims", "")).split(",") if d.strip())
+    write_netcdf(ds, tmp, chunk_dims)
     os.replace(tmp, out)
     return out
 
@@ -206,21 +259,198 @@ def open_results(path):
         raise McioError("file", str(p), f"is not a readable HDF5/netCDF results file ({msg})") from None
 
 
+# ---- parts: one point's arrays, raw ---------------------------------------------------------
+
+
+def _json_value(v):
+    """Attributes as JSON: numpy scalars as Python numbers, anything else as a string."""
+    if isinstance(v, (bool, np.bool_)):
+        return bool(v)
+    if isinstance(v, (np.integer,)):
+        return int(v)
+    if isinstance(v, (np.floating,)):
+        return float(v)
+    if isinstance(v, (str, int, float)) or v is None:
+        return v
+    if isinstance(v, (list, tuple)):
+        return [_json_value(x) for x in v]
+    return str(v)
+
+
+class Part:
+    """One point as plain arrays: ``vars`` maps name -> (dims, array, attrs, is_coord)."""
+
+    __slots__ = ("point", "coords", "attrs", "vars")
+
+    def __init__(self, point: int, coords: dict, attrs: dict, vars: dict):
+        self.point, self.coords, self.attrs, self.vars = point, coords, attrs, vars
+
+    @classmethod
+    def from_dataset(cls, ds, point: int | None = None, coords: dict | None = None) -> "Part":
+        out = {}
+        for name, v in ds.variables.items():
+            a = np.asarray(v.values)
+            if a.dtype.kind == "O":
+                a = a.astype(str)
+            out[name] = (tuple(v.dims), a, dict(v.attrs), name in ds.coords)
+        p = int(ds.attrs.get("point", 0)) if point is None else int(point)
+        return cls(p, dict(coords or {}), dict(ds.attrs), out)
+
+    def to_dataset(self):
+        import xarray as xr
+        data, coords = {}, {}
+        for name, (dims, a, attrs, is_coord) in self.vars.items():
+            (coords if is_coord else data)[name] = xr.Variable(dims, a, attrs)
+        return xr.Dataset(data, coords=coords, attrs=dict(self.attrs))
+
+
+def part_bytes(ds_or_part, spec_sha256: str, point: int, coords: dict) -> bytes:
+    """The content of a part file for point ``point`` (see the module docstring for the layout)."""
+    part = ds_or_part if isinstance(ds_or_part, Part) else Part.from_dataset(ds_or_part, point, coords)
+    chunks, table, offset = [], [], 0
+    for name, (dims, a, attrs, is_coord) in part.vars.items():
+        a = np.asarray(a)  # (tobytes is C order whatever the layout; ascontiguousarray would make 0-d 1-d)
+        if a.dtype.kind not in "biufU":
+            raise McioError("part", name, f"dtype {a.dtype} cannot be stored in a part")
+        b = a.tobytes()
+        table.append({"name": name, "dims": list(dims), "dtype": a.dtype.str, "shape": list(a.shape),
+                      "offset": offset, "nbytes": len(b), "coord": bool(is_coord),
+                      "attrs": {k: _json_value(x) for k, x in attrs.items()}})
+        chunks.append(b)
+        offset += len(b)
+    header = json.dumps({"format": 1, "spec_sha256": spec_sha256, "point": int(point),
+                         "coords": {k: _json_value(v) for k, v in coords.items()},
+                         "attrs": {k: _json_value(v) for k, v in part.attrs.items()},
+                         "vars": table}).encode()
+    body = struct.pack("<Q", len(header)) + header + b"".join(chunks)
+    return MAGIC + body + struct.pack("<I", zlib.crc32(body))
+
+
+class PartError(ValueError):
+    """A part file that cannot be used; ``reason`` says why in a few words."""
+
+    def __init__(self, reason: str):
+        super().__init__(reason)
+        self.reason = reason
+
+
+def read_part(data: bytes, spec_sha256: str | None = None, point: int | None = None,
+              coords: dict | None = None) -> Part:
+    """Decode and check a part's bytes. Raises PartError saying why it cannot be used: not a part,
+    truncated, corrupt (CRC), another spec, another point or coordinates, a variable missing."""
+    if len(data) == 0:
+        raise PartError("empty file")
+    if not data.startswith(MAGIC):
+        raise PartError("not an mcio part file")
+    body, crc = data[len(MAGIC):-4], data[-4:]
+    if len(data) < len(MAGIC) + 12:
+        raise PartError("truncated")
+    (hlen,) = struct.unpack("<Q", body[:8])
+    if 8 + hlen > len(body):
+        raise PartError("truncated")
+    if struct.unpack("<I", crc)[0] != zlib.crc32(body):
+        raise PartError("truncated or corrupt (checksum mismatch)")
+    try:
+        h = json.loads(body[8:8 + hlen])
+        blob = memoryview(body)[8 + hlen:]
+        if spec_sha256 is not None and h["spec_sha256"] != spec_sha256:
+            raise PartError("written by a different spec")
+        if point is not None and h["point"] != point:
+            raise PartError(f"holds point {h['point']}, not {point}")
+        if coords is not None and h["coords"] != {k: _json_value(v) for k, v in coords.items()}:
+            raise PartError(f"coordinates {h['coords']} are not those of point {point}")
+        out = {}
+        for t in h["vars"]:
+            if t["offset"] + t["nbytes"] > len(blob):
+                raise PartError(f"variable {t['name']} runs past the end")
+            a = np.frombuffer(blob[t["offset"]:t["offset"] + t["nbytes"]], dtype=np.dtype(t["dtype"]))
+            a = a.reshape(tuple(t["shape"]))
+            out[t["name"]] = (tuple(t["dims"]), a, t["attrs"], t["coord"])
+    except PartError:
+        raise
+    except (ValueError, KeyError, TypeError) as e:
+        raise PartError(f"malformed header ({type(e).__name__}: {e})") from None
+    missing = [v for v in CORE_VARS if v not in out]
+    if missing:
+        raise PartError(f"lacks variable(s) {', '.join(missing)}")
+    return Part(h["point"], h["coords"], h["attrs"], out)
+
+
+class OutputLock:
+    """An exclusive lock on output ``OUT`` (``OUT.lock``, flock): a second sweep into the same
+    output refuses at once instead of duplicating the work. Released when the process ends,
+    however it ends (kill -9 included); the lock file is removed on a clean release."""
+
+    def __init__(self, out):
+        self.out = Path(out)
+        self.path = lock_path(self.out)
+        self.fd = None
+
+    def __enter__(self):
+        try:
+            import fcntl
+        except ImportError:  # no flock (Windows): no lock
+            return self
+        for _ in range(10):  # the file may be replaced between open and lock: retry on a stale inode
+            try:
+                fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o644)
+            except OSError as e:
+                raise McioError("output", str(self.out), f"cannot create the lock file {str(self.path)!r} "
+                                                         f"({e.strerror or e})") from None
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except OSError:
+                try:
+                    holder = os.read(fd, 64).decode(errors="replace").strip() or "?"
+                finally:
+                    os.close(fd)
+                raise McioError("output", str(self.out), f"another sweep (pid {holder}) is writing it "
+                                                         f"(lock {str(self.path)!r}); wait for it or choose "
+                                                         "another output") from None
+            try:
+                same = os.fstat(fd).st_ino == os.stat(self.path).st_ino
+            except FileNotFoundError:
+                same = False
+            if same:
+                os.ftruncate(fd, 0)
+                os.write(fd, str(os.getpid()).encode())
+                self.fd = fd
+                return self
+            os.close(fd)
+        raise McioError("output", str(self.out), f"cannot take the lock {str(self.path)!r}")
+
+    def __exit__(self, *exc):
+        if self.fd is not None:
+            self.path.unlink(missing_ok=True)  # unlinked while held: a waiting opener sees a new inode
+            os.close(self.fd)
+            self.fd = None
+
+
 class PartStore:
     """The sidecar directory of one sweep's finished points."""
 
     def __init__(self, out, spec_text: str, resume: bool = False, same_spec: Callable[[str], bool] | None = None):
         self.out = check_writable(out)
         self.dir = parts_dir(self.out)
+        self.spec_sha256 = spec_hash(spec_text)
         spec_file = self.dir / SPEC_FILE
-        if self.dir.exists() and not any(self.dir.glob("p*.nc")):
+        if self.dir.exists() and not self.dir.is_dir():
+            raise McioError("output", str(self.out), f"{str(self.dir)!r} is a file, where the sweep keeps its "
+                                                     "finished points; remove it or choose another output")
+        if tmp_path(self.out).is_dir():
+            raise McioError("output", str(self.out), f"{str(tmp_path(self.out))!r} is a directory in the way of "
+                                                     "the final file; remove it")
+        if self.dir.exists() and not any(self._part_files()):
             shutil.rmtree(self.dir, ignore_errors=True)  # interrupted before any point finished: nothing to keep
         if self.dir.exists():
             if not resume:
                 raise McioError("output", str(self.out),
                                 f"an interrupted sweep left {str(self.dir)!r}: add --resume to continue it "
                                 "(or delete that directory to start over)")
-            stored = spec_file.read_text() if spec_file.exists() else ""
+            try:
+                stored = spec_file.read_text() if spec_file.exists() else ""
+            except (OSError, UnicodeDecodeError):
+                stored = ""
             same = same_spec(stored) if same_spec else stored == spec_text
             if not same:
                 raise McioError("--resume", str(self.dir),
@@ -232,36 +462,68 @@ class PartStore:
             try:
                 self.dir.mkdir()
             except OSError as e:
-                raise McioError("output", str(self.out), f"cannot create {str(self.dir)!r} ({e})") from None
+                raise McioError("output", str(self.out), f"cannot create {str(self.dir)!r} ({e.strerror or e})") from None
             tmp = spec_file.with_name(SPEC_FILE + ".tmp")
-            tmp.write_text(spec_text)
-            os.replace(tmp, spec_file)
+            try:
+                tmp.write_text(spec_text)
+                os.replace(tmp, spec_file)
+            except OSError as e:
+                tmp.unlink(missing_ok=True)
+                raise McioError("output", str(self.out), f"cannot write {str(spec_file)!r} ({e.strerror or e})") from None
+
+    def _part_files(self):
+        return (f for f in self.dir.glob("p*" + PART_SUFFIX) if f.is_file())
 
     def path(self, p: int) -> Path:
-        return self.dir / f"p{p:06d}.nc"
+        return self.dir / f"p{p:06d}{PART_SUFFIX}"
 
     def finished(self, total: int) -> set[int]:
-        """Indices of points already stored (whole files only: temporaries are ignored)."""
+        """Indices of points with a part file (whole files only: temporaries are ignored; not checked:
+        see :meth:`validate`)."""
         done = set()
-        for f in self.dir.glob("p*.nc"):
-            stem = f.stem[1:]
+        for f in self._part_files():
+            stem = f.name[1:-len(PART_SUFFIX)]
             if stem.isdigit() and int(stem) < total:
                 done.add(int(stem))
         return done
 
-    def write(self, p: int, ds) -> None:
-        write_netcdf(ds, self.path(p))
+    def validate(self, total: int, coords: Callable[[int], dict]) -> tuple[dict, dict]:
+        """Read and check every part: ``(good, bad)`` with ``good`` {point: Part} and ``bad``
+        {point or file name: reason}. Bad part files are deleted (their points are recomputed);
+        files that are no part of this sweep (a point index beyond it) are reported and left."""
+        good, bad = {}, {}
+        for f in sorted(self._part_files()):
+            stem = f.name[1:-len(PART_SUFFIX)]
+            if not stem.isdigit():
+                continue
+            p = int(stem)
+            if p >= total:
+                bad[f.name] = f"point {p} is beyond this sweep's {total} points (left in place)"
+                continue
+            try:
+                good[p] = read_part(f.read_bytes(), self.spec_sha256, p, coords(p))
+            except OSError as e:
+                bad[p] = f"unreadable ({e.strerror or e})"
+            except PartError as e:
+                bad[p] = e.reason
+            if p in bad:
+                f.unlink(missing_ok=True)
+        return good, bad
+
+    def write(self, p: int, ds, coords: dict | None = None) -> None:
+        self.write_bytes(p, part_bytes(ds, self.spec_sha256, p, coords or {}))
 
     def write_bytes(self, p: int, data: bytes) -> None:
-        """Store a part whose content was made elsewhere (:func:`netcdf_bytes` on a Dask worker)."""
+        """Store a part whose content was made elsewhere (:func:`part_bytes` on a Dask worker)."""
         write_bytes(data, self.path(p))
 
-    def read(self, p: int):
-        return open_results(self.path(p))
+    def read(self, p: int) -> Part:
+        return read_part(self.path(p).read_bytes(), self.spec_sha256, p)
 
     def remove(self) -> None:
         shutil.rmtree(self.dir, ignore_errors=True)
 
 
 __all__ = ["open_results", "write_results", "write_netcdf", "netcdf_bytes", "write_bytes", "dataset_from_bytes",
-           "check_writable", "parts_dir", "tmp_path", "global_attrs", "PartStore"]
+           "check_writable", "parts_dir", "tmp_path", "lock_path", "global_attrs", "PartStore", "Part",
+           "part_bytes", "read_part", "PartError", "OutputLock", "spec_hash"]

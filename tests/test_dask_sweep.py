@@ -87,7 +87,7 @@ def client(reference):
 
 
 def _parts(out):
-    return sorted(parts_dir(out).glob("p*.nc"))
+    return sorted(parts_dir(out).glob("p*.part"))
 
 
 def test_dask_file_is_identical_to_the_in_process_one(reference, client, tmp_path):

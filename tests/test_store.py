@@ -96,7 +96,7 @@ BLOCK_AT = 3   # the child sweep stores points 0-2, then stops inside point 3 un
 
 
 def _parts(out):
-    return sorted(parts_dir(out).glob("p*.nc"))
+    return sorted(parts_dir(out).glob("p*.part"))
 
 
 def test_sigkill_then_resume_recomputes_nothing_and_matches_uninterrupted(tmp_path, monkeypatch):
