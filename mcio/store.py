@@ -1,15 +1,16 @@
-"""Results on disk: netCDF-4 compatible HDF5 written with xarray's h5netcdf engine.
+"""Results on disk: netCDF-4 (HDF5) final files, and the checkpoint of a running sweep.
 
-A sweep writing ``OUT.h5`` keeps each finished point as ``OUT.h5.parts/p000012.part`` (written to
-a temporary name, then renamed, so a part is whole or absent), with the spec text beside them in
+A sweep writing ``OUT.h5`` appends each finished point to ``OUT.h5.parts/points.log`` (one record
+per point, one write each: see :class:`PartStore`), with the spec text beside it in
 ``OUT.h5.parts/spec.toml``. When every point is done the combined file is written to
 ``OUT.h5.tmp`` and renamed to ``OUT.h5``: a file under the final name is always complete. On Dask a
 worker encodes its point's part (:func:`part_bytes`) and this process stores it the same way.
 
-A part is raw arrays, not netCDF (a netCDF file per point cost ~0.3 s, more than most points take
-to simulate): ``MAGIC``, the header length (uint64 LE), a JSON header (spec hash, point index and
-coordinates, attributes, and per variable its dims, dtype, shape, offset and attributes), the
-arrays' bytes, and a CRC-32 of everything after the magic. :meth:`PartStore.validate` checks each
+A part record is raw arrays, not netCDF (a netCDF file per point cost ~0.3 s, more than most
+points take to simulate): ``MAGIC``, the record length and the header length (uint64 LE), a JSON
+header (spec hash, point index and coordinates, attributes, and per variable its dims, dtype,
+shape, offset and attributes), the arrays' bytes, and a CRC-32 of everything after the lengths.
+The final file is written with h5py directly in netCDF-4's layout (:func:`write_netcdf4`). :meth:`PartStore.validate` checks each
 part on resume (whole, same spec, same point and coordinates, every variable) so a damaged one is
 recomputed, not merged. ``OUT.h5.lock`` (an flock) keeps two sweeps off one output.
 """
@@ -36,7 +37,6 @@ from .errors import McioError
 
 COMPRESSION = {"zlib": True, "complevel": 4}
 SPEC_FILE = "spec.toml"
-PART_SUFFIX = ".part"
 MAGIC = b"MCIOPART\x01\n"
 #: Target size of one HDF5 chunk of the final file: a 1e5-point sweep reads in slices of ~this.
 CHUNK_BYTES = 1 << 20
@@ -229,6 +229,68 @@ def dataset_from_bytes(data: bytes, what: str = "<bytes>"):
         raise McioError("part", what, f"is not a readable HDF5/netCDF part ({msg})") from None
 
 
+NOT_A_VARIABLE = "This is a netCDF dimension but not a netCDF variable."
+
+
+def write_netcdf4(ds, path, chunk_dims=()) -> None:
+    """Write ``ds`` as netCDF-4 (HDF5 with dimension scales, the layout netCDF-C and h5netcdf
+    write) with h5py directly, atomically. The same file as ``to_netcdf(engine="h5netcdf")`` to
+    any netCDF reader, ~10x faster: h5netcdf's Python layer spends ~8 ms per variable, which on a
+    12-point sweep was a third of the run. Dims without a coordinate get netCDF's placeholder
+    scale; non-index coordinates are named in each variable's ``coordinates`` attribute (CF)."""
+    import h5py
+
+    path = Path(path)
+    tmp = path.with_name(path.name + f".{os.getpid()}.tmp") if path.suffix != ".tmp" else path
+    ds = _for_writing(ds)
+    enc = encoding_for(ds, chunk_dims)
+    with _atomic(path, tmp):
+        with h5py.File(tmp, "w", track_order=True, libver="earliest") as f:
+            f.attrs["_NCProperties"] = f"version=2,mcio=1,hdf5={h5py.version.hdf5_version},h5py={h5py.__version__}"
+            scales = {}
+            for dimid, (d, n) in enumerate(ds.sizes.items()):
+                if d in ds.variables:
+                    h = _h5_dataset(f, d, ds.variables[d], enc.get(d, {}))
+                    h.make_scale(d)
+                else:
+                    h = f.create_dataset(d, shape=(n,), dtype=">f4")
+                    h.make_scale(f"{NOT_A_VARIABLE}{n:10d}")
+                h.attrs["_Netcdf4Dimid"] = np.int32(dimid)
+                scales[d] = h
+            aux = [n for n in ds.coords if n not in ds.sizes]
+            for name, v in ds.variables.items():
+                if name in scales:
+                    h = scales[name]
+                else:
+                    h = _h5_dataset(f, name, v, enc.get(name, {}))
+                    for i, d in enumerate(v.dims):
+                        h.dims[i].attach_scale(scales[d])
+                for k, x in v.attrs.items():
+                    h.attrs[k] = x
+                if name not in ds.coords:
+                    mine = [c for c in aux if set(ds.variables[c].dims) <= set(v.dims)]
+                    if mine:
+                        h.attrs["coordinates"] = " ".join(mine)
+            for k, x in ds.attrs.items():
+                f.attrs[k] = x
+
+
+def _h5_dataset(f, name, v, enc: dict):
+    import h5py
+    a = np.asarray(v.values)
+    kw = {}
+    if a.dtype.kind in "OU":
+        a = np.array([str(x) for x in a.ravel()], dtype=object).reshape(a.shape)
+        kw["dtype"] = h5py.string_dtype()
+    if a.ndim and enc.get("zlib"):
+        kw.update(compression="gzip", compression_opts=enc.get("complevel", 4))
+        if "chunksizes" in enc:
+            kw["chunks"] = tuple(enc["chunksizes"])
+    if a.dtype.kind == "f":
+        kw["fillvalue"] = np.nan
+    return f.create_dataset(name, data=a, **kw)
+
+
 def write_results(ds, out, chunk_dims=None) -> Path:
     """The final sweep file: ``OUT.tmp`` first, renamed to ``OUT`` once complete. Chunked along
     ``chunk_dims`` (default: the sweep dims named in ``ds.attrs["sweep_dims"]``)."""
@@ -238,7 +300,7 @@ def write_results(ds, out, chunk_dims=None) -> Path:
         raise McioError("output", str(out), f"{str(tmp)!r} is a directory in the way of the final file; remove it")
     if chunk_dims is None:
         chunk_dims = tuple(d.strip() for d in str(ds.attrs.get("sweep_dims", "")).split(",") if d.strip())
-    write_netcdf(ds, tmp, chunk_dims)
+    write_netcdf4(ds, tmp, chunk_dims)
     os.replace(tmp, out)
     return out
 
@@ -323,7 +385,7 @@ def part_bytes(ds_or_part, spec_sha256: str, point: int, coords: dict) -> bytes:
                          "attrs": {k: _json_value(v) for k, v in part.attrs.items()},
                          "vars": table}).encode()
     body = struct.pack("<Q", len(header)) + header + b"".join(chunks)
-    return MAGIC + body + struct.pack("<I", zlib.crc32(body))
+    return MAGIC + struct.pack("<Q", len(body) + 4) + body + struct.pack("<I", zlib.crc32(body))
 
 
 class PartError(ValueError):
@@ -339,12 +401,15 @@ def read_part(data: bytes, spec_sha256: str | None = None, point: int | None = N
     """Decode and check a part's bytes. Raises PartError saying why it cannot be used: not a part,
     truncated, corrupt (CRC), another spec, another point or coordinates, a variable missing."""
     if len(data) == 0:
-        raise PartError("empty file")
+        raise PartError("empty")
     if not data.startswith(MAGIC):
-        raise PartError("not an mcio part file")
-    body, crc = data[len(MAGIC):-4], data[-4:]
-    if len(data) < len(MAGIC) + 12:
+        raise PartError("not an mcio part record")
+    if len(data) < len(MAGIC) + 20:
         raise PartError("truncated")
+    (rlen,) = struct.unpack("<Q", data[len(MAGIC):len(MAGIC) + 8])
+    if len(MAGIC) + 8 + rlen != len(data):
+        raise PartError("truncated" if len(MAGIC) + 8 + rlen > len(data) else "trailing bytes")
+    body, crc = data[len(MAGIC) + 8:-4], data[-4:]
     (hlen,) = struct.unpack("<Q", body[:8])
     if 8 + hlen > len(body):
         raise PartError("truncated")
@@ -426,13 +491,50 @@ class OutputLock:
             self.fd = None
 
 
+def split_log(data: bytes):
+    """Yield ``(offset, record bytes or None, reason)`` for each record of a points log; a damaged
+    record is skipped by its length prefix when the next record's magic follows it, else the rest
+    of the log is one damaged tail (reason given, record None)."""
+    o, n, head = 0, len(data), len(MAGIC) + 8
+    while o < n:
+        if not data.startswith(MAGIC, o):
+            nxt = data.find(MAGIC, o + 1)
+            end = nxt if nxt > 0 else n
+            yield o, None, f"{end - o} bytes that are no part record"
+            o = end
+            continue
+        if o + head > n:
+            yield o, None, "a truncated record"
+            return
+        (rlen,) = struct.unpack("<Q", data[o + len(MAGIC):o + head])
+        end = o + head + rlen
+        if end > n or (end < n and not data.startswith(MAGIC, end)):
+            nxt = data.find(MAGIC, o + 1)
+            stop = nxt if nxt > 0 else n
+            yield o, None, "a truncated record" if stop == n and end > n else "a record of the wrong length"
+            o = stop
+            continue
+        yield o, data[o:end], ""
+        o = end
+
+
 class PartStore:
-    """The sidecar directory of one sweep's finished points."""
+    """The sidecar directory of one sweep's finished points: ``spec.toml`` and ``points.log``, an
+    append-only log of part records (:func:`part_bytes`), one os.write per finished point.
+
+    A record reaches the file system's page cache when the write returns, so it survives the
+    process being killed (kill -9) at any later moment; one cut short (killed mid-write, disk
+    full) fails its length or checksum and is recomputed on resume. Appending costs ~30 us where a
+    file per point cost ~0.5-0.9 ms here (create + rename), more than 5 % of a fast point."""
+
+    LOG = "points.log"
 
     def __init__(self, out, spec_text: str, resume: bool = False, same_spec: Callable[[str], bool] | None = None):
         self.out = check_writable(out)
         self.dir = parts_dir(self.out)
+        self.log = self.dir / self.LOG
         self.spec_sha256 = spec_hash(spec_text)
+        self._fd = None
         spec_file = self.dir / SPEC_FILE
         if self.dir.exists() and not self.dir.is_dir():
             raise McioError("output", str(self.out), f"{str(self.dir)!r} is a file, where the sweep keeps its "
@@ -440,7 +542,7 @@ class PartStore:
         if tmp_path(self.out).is_dir():
             raise McioError("output", str(self.out), f"{str(tmp_path(self.out))!r} is a directory in the way of "
                                                      "the final file; remove it")
-        if self.dir.exists() and not any(self._part_files()):
+        if self.dir.exists() and not (self.log.is_file() and self.log.stat().st_size > 0):
             shutil.rmtree(self.dir, ignore_errors=True)  # interrupted before any point finished: nothing to keep
         if self.dir.exists():
             if not resume:
@@ -471,59 +573,103 @@ class PartStore:
                 tmp.unlink(missing_ok=True)
                 raise McioError("output", str(self.out), f"cannot write {str(spec_file)!r} ({e.strerror or e})") from None
 
-    def _part_files(self):
-        return (f for f in self.dir.glob("p*" + PART_SUFFIX) if f.is_file())
-
-    def path(self, p: int) -> Path:
-        return self.dir / f"p{p:06d}{PART_SUFFIX}"
-
     def finished(self, total: int) -> set[int]:
-        """Indices of points with a part file (whole files only: temporaries are ignored; not checked:
-        see :meth:`validate`)."""
-        done = set()
-        for f in self._part_files():
-            stem = f.name[1:-len(PART_SUFFIX)]
-            if stem.isdigit() and int(stem) < total:
-                done.add(int(stem))
-        return done
+        """Points with a whole record in the log (not checked against the spec: see :meth:`validate`)."""
+        return {p for p in stored_points(self.out) if p < total}
 
     def validate(self, total: int, coords: Callable[[int], dict]) -> tuple[dict, dict]:
-        """Read and check every part: ``(good, bad)`` with ``good`` {point: Part} and ``bad``
-        {point or file name: reason}. Bad part files are deleted (their points are recomputed);
-        files that are no part of this sweep (a point index beyond it) are reported and left."""
-        good, bad = {}, {}
-        for f in sorted(self._part_files()):
-            stem = f.name[1:-len(PART_SUFFIX)]
-            if not stem.isdigit():
+        """Read and check every record: ``(good, bad)`` with ``good`` {point: Part} and ``bad``
+        {point, or "bytes A-B" where no point can be read: reason}. With anything bad the log is
+        rewritten (atomically) with the good records only, so the bad points are recomputed."""
+        good, bad, keep = {}, {}, []
+        try:
+            data = self.log.read_bytes() if self.log.exists() else b""
+        except OSError as e:
+            raise McioError("--resume", str(self.log), f"cannot be read ({e.strerror or e})") from None
+        if not data and self.log.exists():
+            bad[f"{self.LOG}"] = "empty"
+        for off, rec, why in split_log(data):
+            where = f"{self.LOG} bytes {off}-{off + (len(rec) if rec else 0)}"
+            if rec is None:
+                bad[f"{self.LOG} from byte {off}"] = why
                 continue
-            p = int(stem)
-            if p >= total:
-                bad[f.name] = f"point {p} is beyond this sweep's {total} points (left in place)"
+            p = _record_point(rec)
+            key = p if p is not None and 0 <= p < total else where
+            if p is not None and p >= total:
+                bad[key] = f"point {p} is beyond this sweep's {total} points"
                 continue
+            if p in good:
+                continue  # a point stored twice (recomputed after a damaged copy): the first whole one
             try:
-                good[p] = read_part(f.read_bytes(), self.spec_sha256, p, coords(p))
-            except OSError as e:
-                bad[p] = f"unreadable ({e.strerror or e})"
+                good[p] = read_part(rec, self.spec_sha256, p, coords(p) if p is not None else None)
+                keep.append(rec)
+                bad.pop(p, None)
             except PartError as e:
-                bad[p] = e.reason
-            if p in bad:
-                f.unlink(missing_ok=True)
+                bad[key] = e.reason
+        if bad:
+            write_bytes(b"".join(keep), self.log)  # atomically: the good records only
         return good, bad
+
+    def _open(self):
+        if self._fd is None:
+            try:
+                self._fd = os.open(self.log, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o644)
+            except OSError as e:
+                raise McioError("output", str(self.out), f"cannot write {str(self.log)!r} ({e.strerror or e})") from None
+        return self._fd
 
     def write(self, p: int, ds, coords: dict | None = None) -> None:
         self.write_bytes(p, part_bytes(ds, self.spec_sha256, p, coords or {}))
 
     def write_bytes(self, p: int, data: bytes) -> None:
-        """Store a part whose content was made elsewhere (:func:`part_bytes` on a Dask worker)."""
-        write_bytes(data, self.path(p))
+        """Append a part record made here or elsewhere (:func:`part_bytes` on a Dask worker)."""
+        fd = self._open()
+        try:
+            view = memoryview(data)
+            while view:
+                n = os.write(fd, view)
+                view = view[n:]
+        except OSError as e:
+            raise McioError("output", str(self.out), f"cannot write {str(self.log)!r} "
+                                                     f"({e.strerror or e}); finished points are kept: "
+                                                     "free space and run again with --resume") from None
 
-    def read(self, p: int) -> Part:
-        return read_part(self.path(p).read_bytes(), self.spec_sha256, p)
+    def close(self) -> None:
+        if self._fd is not None:
+            os.close(self._fd)
+            self._fd = None
 
     def remove(self) -> None:
+        self.close()
         shutil.rmtree(self.dir, ignore_errors=True)
+
+
+def _record_point(rec: bytes) -> int | None:
+    """The point index a record's header names, or None if its header cannot be read."""
+    try:
+        (hlen,) = struct.unpack("<Q", rec[len(MAGIC) + 8:len(MAGIC) + 16])
+        h = json.loads(rec[len(MAGIC) + 16:len(MAGIC) + 16 + hlen])
+        p = h["point"]
+        return p if isinstance(p, int) and not isinstance(p, bool) else None
+    except (ValueError, KeyError, TypeError, struct.error):
+        return None
+
+
+def stored_points(out) -> list[int]:
+    """Point indices with a whole, checksummed record in ``OUT.parts/points.log``, in log order."""
+    log = parts_dir(out) / PartStore.LOG
+    if not log.exists():
+        return []
+    pts = []
+    for _, rec, _ in split_log(log.read_bytes()):
+        if rec is not None:
+            try:
+                pts.append(read_part(rec).point)
+            except PartError:
+                pass
+    return pts
 
 
 __all__ = ["open_results", "write_results", "write_netcdf", "netcdf_bytes", "write_bytes", "dataset_from_bytes",
            "check_writable", "parts_dir", "tmp_path", "lock_path", "global_attrs", "PartStore", "Part",
-           "part_bytes", "read_part", "PartError", "OutputLock", "spec_hash"]
+           "part_bytes", "read_part", "PartError", "OutputLock", "spec_hash", "stored_points", "split_log"]

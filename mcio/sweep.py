@@ -477,7 +477,8 @@ MUST_BE_FINITE = ("response_ms", "iosq_ms", "pend_ms", "cmr_ms", "disconnect_ms"
 
 def _checked(ds, ios_asked: int, p: int):
     """The engine's Dataset of point ``p``, blanked where unstable and checked where stable."""
-    unstable = bool(int(ds["unstable"].values)) if "unstable" in ds else False
+    var = ds.variables  # (not ds[name]: building a DataArray costs ~0.1 ms, per name and point)
+    unstable = bool(int(var["unstable"].values)) if "unstable" in var else False
     if unstable:
         ds = ds.copy()
         if not ds.attrs.get("unstable_reason"):
@@ -487,16 +488,16 @@ def _checked(ds, ios_asked: int, p: int):
                 ds[name] = v.copy(data=np.full(v.shape, np.nan))
         return ds
     ds.attrs["unstable_reason"] = ""
-    if "ios_measured" in ds:
-        n = np.asarray(ds["ios_measured"].values)
+    if "ios_measured" in var:
+        n = np.asarray(var["ios_measured"].values)
         if (n < ios_asked).any():
             if interrupt.requested():
                 raise _PointCut(p)
             raise AssertionError(f"sweep point {p}: {int(n.min())} I/Os measured in a replication, "
                                  f"{ios_asked} asked, and the point is not flagged unstable (an engine bug)")
     for name in MUST_BE_FINITE:
-        if name in ds and not np.isfinite(np.asarray(ds[name].values, dtype=float)).all():
-            raise AssertionError(f"sweep point {p}: {name} is not finite ({ds[name].values!r}) at a point "
+        if name in var and not np.isfinite(np.asarray(var[name].values, dtype=float)).all():
+            raise AssertionError(f"sweep point {p}: {name} is not finite ({var[name].values!r}) at a point "
                                  "not flagged unstable (an engine bug; nothing was stored)")
     return ds
 
@@ -645,6 +646,7 @@ class _Progress:
 
     def start(self, done: int) -> None:
         self.done = done
+        interrupt.counter()[0] = 0  # reset here and after each point: the next point counts from 0
         if self.fn:
             self.fn(done, self.total, 0)
         if self._thread is not None:
@@ -661,11 +663,6 @@ class _Progress:
                         self.fn(self.done, self.total, delta)
                     except Exception:  # noqa: BLE001 - a failing display must not stop the sweep
                         return
-
-    def point_started(self) -> None:
-        with self.lock:
-            interrupt.counter()[0] = 0
-            self.partial = 0
 
     def point_done(self, done: int, ios: int) -> None:
         with self.lock:
@@ -752,7 +749,7 @@ def _run_points(spec, run, done: set, parts: dict, progress, dask, worker_thread
         with interrupt.handling():
             prog.start(len(done))
             try:
-                with closing(_compute(spec, todo, dask, worker_threads, store=run, progress=prog)) as results:
+                with closing(_compute(spec, todo, dask, worker_threads, store=run)) as results:
                     for p, part, ios in results:  # a Dask cluster is shut down (if started here) on leaving
                         parts[p] = part
                         done.add(p)
@@ -767,8 +764,11 @@ def _run_points(spec, run, done: set, parts: dict, progress, dask, worker_thread
                 raise interrupt.SweepInterrupted(len(done), total, run.out if run is not None else None)
     except BaseException:
         prog.close()
-        if run is not None and not done:
-            run.remove()  # nothing finished (e.g. no scheduler there): leave nothing behind
+        if run is not None:
+            if done:
+                run.close()
+            else:
+                run.remove()  # nothing finished (e.g. no scheduler there): leave nothing behind
         raise
     prog.close()
     ds = assemble(spec, [parts[p] for p in range(total)])
@@ -782,14 +782,12 @@ class _PointCut(Exception):
     """A point the kernels stopped short on request (Ctrl-C): not a result, not saved."""
 
 
-def _compute(spec: SweepSpec, points, dask=None, worker_threads=None, store=None, progress=None):
+def _compute(spec: SweepSpec, points, dask=None, worker_threads=None, store=None):
     """Yield ``(point, Part or Dataset, I/Os simulated)`` for ``points``, each stored in ``store``
     (a PartStore) first if given: in point order in-process, in completion order on Dask."""
     from .store import Part
     if dask is None:
         for p in points:
-            if progress is not None:
-                progress.point_started()
             ds = run_point(spec, p)
             part = Part.from_dataset(ds, p, spec.coords(p))
             if store is not None:
