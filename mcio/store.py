@@ -7,7 +7,8 @@ per point, one write each: see :class:`PartStore`), with the spec text beside it
 worker encodes its point's part (:func:`part_bytes`) and this process stores it the same way.
 
 A part record is raw arrays, not netCDF (a netCDF file per point cost ~0.3 s, more than most
-points take to simulate): ``MAGIC``, the record length and the header length (uint64 LE), a JSON
+points take to simulate): ``MAGIC``, the record length (uint64 LE), the point index (int64, so a
+record cut short still says whose it was) and the header length (uint64), a JSON
 header (spec hash, point index and coordinates, attributes, and per variable its dims, dtype,
 shape, offset and attributes), the arrays' bytes, and a CRC-32 of everything after the lengths.
 The final file is written with h5py directly in netCDF-4's layout (:func:`write_netcdf4`). :meth:`PartStore.validate` checks each
@@ -366,8 +367,27 @@ class Part:
         return xr.Dataset(data, coords=coords, attrs=dict(self.attrs))
 
 
+_FRAGMENTS: dict = {}  # JSON of a variable's fixed description, by (name, dims, dtype, shape, coord, attrs)
+
+
+def _var_json(name, dims, a, attrs, is_coord) -> str:
+    """A variable's entry in a part header without offset and size, from a cache: the same 40
+    variables recur at every point, and encoding their attributes was half a part's cost."""
+    try:
+        key = (name, dims, a.dtype.str, a.shape, is_coord, tuple(attrs.items()))
+        hit = _FRAGMENTS.get(key)
+    except TypeError:  # an unhashable attribute value
+        key, hit = None, None
+    if hit is None:
+        hit = json.dumps({"name": name, "dims": list(dims), "dtype": a.dtype.str, "shape": list(a.shape),
+                          "coord": bool(is_coord), "attrs": {k: _json_value(x) for k, x in attrs.items()}})[:-1]
+        if key is not None and len(_FRAGMENTS) < 4096:
+            _FRAGMENTS[key] = hit
+    return hit
+
+
 def part_bytes(ds_or_part, spec_sha256: str, point: int, coords: dict) -> bytes:
-    """The content of a part file for point ``point`` (see the module docstring for the layout)."""
+    """The content of a part record for point ``point`` (see the module docstring for the layout)."""
     part = ds_or_part if isinstance(ds_or_part, Part) else Part.from_dataset(ds_or_part, point, coords)
     chunks, table, offset = [], [], 0
     for name, (dims, a, attrs, is_coord) in part.vars.items():
@@ -375,16 +395,14 @@ def part_bytes(ds_or_part, spec_sha256: str, point: int, coords: dict) -> bytes:
         if a.dtype.kind not in "biufU":
             raise McioError("part", name, f"dtype {a.dtype} cannot be stored in a part")
         b = a.tobytes()
-        table.append({"name": name, "dims": list(dims), "dtype": a.dtype.str, "shape": list(a.shape),
-                      "offset": offset, "nbytes": len(b), "coord": bool(is_coord),
-                      "attrs": {k: _json_value(x) for k, x in attrs.items()}})
+        table.append(f'{_var_json(name, tuple(dims), a, attrs, is_coord)}, "offset": {offset}, "nbytes": {len(b)}}}')
         chunks.append(b)
         offset += len(b)
-    header = json.dumps({"format": 1, "spec_sha256": spec_sha256, "point": int(point),
-                         "coords": {k: _json_value(v) for k, v in coords.items()},
-                         "attrs": {k: _json_value(v) for k, v in part.attrs.items()},
-                         "vars": table}).encode()
-    body = struct.pack("<Q", len(header)) + header + b"".join(chunks)
+    head = json.dumps({"format": 1, "spec_sha256": spec_sha256, "point": int(point),
+                       "coords": {k: _json_value(v) for k, v in coords.items()},
+                       "attrs": {k: _json_value(v) for k, v in part.attrs.items()}})
+    header = (head[:-1] + ', "vars": [' + ", ".join(table) + "]}").encode()
+    body = struct.pack("<qQ", int(point), len(header)) + header + b"".join(chunks)
     return MAGIC + struct.pack("<Q", len(body) + 4) + body + struct.pack("<I", zlib.crc32(body))
 
 
@@ -410,14 +428,14 @@ def read_part(data: bytes, spec_sha256: str | None = None, point: int | None = N
     if len(MAGIC) + 8 + rlen != len(data):
         raise PartError("truncated" if len(MAGIC) + 8 + rlen > len(data) else "trailing bytes")
     body, crc = data[len(MAGIC) + 8:-4], data[-4:]
-    (hlen,) = struct.unpack("<Q", body[:8])
-    if 8 + hlen > len(body):
+    (hlen,) = struct.unpack("<Q", body[8:16])
+    if 16 + hlen > len(body):
         raise PartError("truncated")
     if struct.unpack("<I", crc)[0] != zlib.crc32(body):
         raise PartError("truncated or corrupt (checksum mismatch)")
     try:
-        h = json.loads(body[8:8 + hlen])
-        blob = memoryview(body)[8 + hlen:]
+        h = json.loads(body[16:16 + hlen])
+        blob = memoryview(body)[16 + hlen:]
         if spec_sha256 is not None and h["spec_sha256"] != spec_sha256:
             raise PartError("written by a different spec")
         if point is not None and h["point"] != point:
@@ -492,30 +510,33 @@ class OutputLock:
 
 
 def split_log(data: bytes):
-    """Yield ``(offset, record bytes or None, reason)`` for each record of a points log; a damaged
-    record is skipped by its length prefix when the next record's magic follows it, else the rest
-    of the log is one damaged tail (reason given, record None)."""
+    """Yield ``(offset, bytes, reason)`` for each record of a points log, ``reason`` empty for a
+    whole record; a damaged one (reason given, its bytes as found) is skipped by its length prefix
+    when the next record's magic follows it, else up to the next magic (or the end)."""
     o, n, head = 0, len(data), len(MAGIC) + 8
     while o < n:
         if not data.startswith(MAGIC, o):
             nxt = data.find(MAGIC, o + 1)
             end = nxt if nxt > 0 else n
-            yield o, None, f"{end - o} bytes that are no part record"
+            yield o, data[o:end], f"{end - o} bytes that are no part record"
             o = end
             continue
         if o + head > n:
-            yield o, None, "a truncated record"
+            yield o, data[o:], "a truncated record"
             return
         (rlen,) = struct.unpack("<Q", data[o + len(MAGIC):o + head])
         end = o + head + rlen
-        if end > n or (end < n and not data.startswith(MAGIC, end)):
-            nxt = data.find(MAGIC, o + 1)
-            stop = nxt if nxt > 0 else n
-            yield o, None, "a truncated record" if stop == n and end > n else "a record of the wrong length"
-            o = stop
+        whole = end <= n and rlen >= 20 and \
+            struct.unpack("<I", data[end - 4:end])[0] == zlib.crc32(data[o + head:end - 4])
+        if whole:
+            yield o, data[o:end], ""
+            o = end
             continue
-        yield o, data[o:end], ""
-        o = end
+        nxt = data.find(MAGIC, o + 1)  # a damaged record: resume at the next record's magic
+        stop = nxt if nxt > 0 else n
+        why = "a truncated record" if end > n and stop == n else "a corrupt record (checksum mismatch)"
+        yield o, data[o:stop], why
+        o = stop
 
 
 class PartStore:
@@ -589,12 +610,12 @@ class PartStore:
         if not data and self.log.exists():
             bad[f"{self.LOG}"] = "empty"
         for off, rec, why in split_log(data):
-            where = f"{self.LOG} bytes {off}-{off + (len(rec) if rec else 0)}"
-            if rec is None:
-                bad[f"{self.LOG} from byte {off}"] = why
-                continue
             p = _record_point(rec)
-            key = p if p is not None and 0 <= p < total else where
+            key = p if p is not None and 0 <= p < total else f"{self.LOG} bytes {off}-{off + len(rec)}"
+            if why:
+                if p not in good:
+                    bad[key] = why
+                continue
             if p is not None and p >= total:
                 bad[key] = f"point {p} is beyond this sweep's {total} points"
                 continue
@@ -645,14 +666,11 @@ class PartStore:
 
 
 def _record_point(rec: bytes) -> int | None:
-    """The point index a record's header names, or None if its header cannot be read."""
-    try:
-        (hlen,) = struct.unpack("<Q", rec[len(MAGIC) + 8:len(MAGIC) + 16])
-        h = json.loads(rec[len(MAGIC) + 16:len(MAGIC) + 16 + hlen])
-        p = h["point"]
-        return p if isinstance(p, int) and not isinstance(p, bool) else None
-    except (ValueError, KeyError, TypeError, struct.error):
+    """The point index a record's fixed field names (readable in a record cut short), or None."""
+    if not rec.startswith(MAGIC) or len(rec) < len(MAGIC) + 16:
         return None
+    (p,) = struct.unpack("<q", rec[len(MAGIC) + 8:len(MAGIC) + 16])
+    return p if p >= 0 else None
 
 
 def stored_points(out) -> list[int]:
@@ -661,8 +679,8 @@ def stored_points(out) -> list[int]:
     if not log.exists():
         return []
     pts = []
-    for _, rec, _ in split_log(log.read_bytes()):
-        if rec is not None:
+    for _, rec, why in split_log(log.read_bytes()):
+        if not why:
             try:
                 pts.append(read_part(rec).point)
             except PartError:

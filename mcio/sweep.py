@@ -730,7 +730,7 @@ def sweep(spec_or_path, out=None, resume: bool = False, progress: Callable | Non
             shown = "; ".join(f"{k if isinstance(k, str) else f'point {k}'}: {v}" for k, v in list(bad.items())[:10])
             more = f" (and {len(bad) - 10} more)" if len(bad) > 10 else ""
             n_re = sum(1 for k in bad if not isinstance(k, str))
-            warnings.warn(McioWarning(f"--resume: {len(bad)} damaged part file(s) in {str(run.dir)!r}"
+            warnings.warn(McioWarning(f"--resume: {len(bad)} damaged record(s) in {str(run.log)!r}"
                                       f"{f', {n_re} point(s) recomputed' if n_re else ''}: {shown}{more}"),
                           stacklevel=2)
         return _run_points(spec, run, set(good), good, progress, dask, worker_threads)
