@@ -530,6 +530,8 @@ class Estimate:
     seconds: float
     machine_bytes: int | None
     threads: int
+    point_bytes: int = 0      # of memory_bytes: one point's replications and kernel state
+    results_bytes: int = 0    # of memory_bytes: every point's results, held for the final file
 
     def __str__(self):
         return (f"{self.points} point(s), {self.ios:.3g} I/Os: about {_human_s(self.seconds)} on {self.threads} "
@@ -591,14 +593,17 @@ def estimate(spec_or_path, threads: int | None = None, fast_path: bool | None = 
     kernel = running * (KERNEL_BYTES_PER_SLOT * (slots + D) + 8 * 4 * 8 * n_rows)
     per_point_result = 8 * (R * (24 + 8 * C + 4) + 64)
     P = spec.n_points
-    memory = BASE_MEMORY_BYTES + 2 * R * per_rep_out + kernel + 2 * P * per_point_result
+    point_bytes = 2 * R * per_rep_out + kernel
+    results_bytes = 2 * P * per_point_result
+    memory = BASE_MEMORY_BYTES + point_bytes + results_bytes
     ios = P * R * (r["ios"] + warm)
     if fast_path is None:
         from .engine import fast_path_applies
         fast_path = fast_path_applies(m)
     cost = FASTPATH_S_PER_IO if fast_path else EVENT_S_PER_IO
     seconds = ios * cost / running + P * POINT_OVERHEAD_S
-    return Estimate(P, ios, int(memory), float(seconds), machine_memory(), running)
+    return Estimate(P, ios, int(memory), float(seconds), machine_memory(), running, int(point_bytes),
+                    int(results_bytes))
 
 
 def _kernel_sizes() -> tuple[int, int, int, int, int]:
@@ -614,7 +619,7 @@ def check_size(spec, est: Estimate | None = None) -> Estimate:
     """Refuse (McioError) a sweep whose estimated peak memory exceeds this machine's memory."""
     est = est or estimate(spec, fast_path=False)
     if est.machine_bytes and est.memory_bytes > est.machine_bytes:
-        field = "run.replications" if spec.run["replications"] * 45_000 > est.memory_bytes / 2 else "sweep"
+        field = "run.replications" if est.point_bytes >= est.results_bytes else "sweep"
         raise McioError(field, spec.run["replications"] if field == "run.replications" else f"{spec.n_points} points",
                         f"needs about {est.memory_bytes / 2**30:.1f} GiB, more than this machine's "
                         f"{est.machine_bytes / 2**30:.1f} GiB; run fewer replications or points (or split the sweep)")
