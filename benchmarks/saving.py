@@ -1,4 +1,4 @@
-"""Saving is free: a sweep with ``-o`` (part file per point, final netCDF-4 file) against the same
+"""Saving is free: a sweep with ``-o`` (a checkpoint record per point, the final netCDF-4 file) against the same
 sweep in memory, on the README main job and on a 400-point fast-path grid.
 
     python benchmarks/saving.py            # ~1-2 min on 2 cores
@@ -7,6 +7,9 @@ sweep in memory, on the README main job and on a 400-point fast-path grid.
 Each case runs in memory and with the file alternately, ``--repeat`` times (default 3), after one
 warm-up run (compiling); the figure is the ratio of the fastest with-file run to the fastest
 in-memory one (minima: the machine is shared, and noise only ever adds time). Target: <= 1.05.
+"saving %": the time spent saving (encoding + appending the point records, the final file)
+timed inside with-file runs, as % of their wall time (median of ``--repeat``): the same target
+(5 %) measured without the run-to-run noise of a shared machine.
 """
 from __future__ import annotations
 
@@ -41,8 +44,37 @@ seed = 7
 """
 
 
-def time_case(spec, repeat: int) -> tuple[float, float, int]:
-    """(best in-memory s, best with-file s, final file bytes)."""
+def saving_share(spec, out) -> float:
+    """Time spent encoding and appending the points' records and writing the final file, in % of
+    one with-file sweep's wall time (timed inside the run, so a shared machine's noise, which
+    swamps a 5 % difference between two runs, mostly cancels)."""
+    from mcio import store
+    spent = [0.0]
+    real_write, real_final = store.PartStore.write, store.write_results
+
+    def timed(fn):
+        def wrapper(*a, **k):
+            t = time.perf_counter()
+            try:
+                return fn(*a, **k)
+            finally:
+                spent[0] += time.perf_counter() - t
+        return wrapper
+
+    store.PartStore.write, store.write_results = timed(real_write), timed(real_final)
+    try:
+        if os.path.exists(out):
+            os.remove(out)
+        t = time.perf_counter()
+        sweep(spec, out=out)
+        wall = time.perf_counter() - t
+    finally:
+        store.PartStore.write, store.write_results = real_write, real_final
+    return 100.0 * spent[0] / wall
+
+
+def time_case(spec, repeat: int) -> tuple[float, float, int, float]:
+    """(best in-memory s, best with-file s, final file bytes, saving share % (median))."""
     spec = load_spec(spec)
     d = tempfile.mkdtemp(prefix="mcio-saving-")
     try:
@@ -58,7 +90,9 @@ def time_case(spec, repeat: int) -> tuple[float, float, int]:
             t = time.perf_counter()
             sweep(spec, out=out)
             disk.append(time.perf_counter() - t)
-        return min(mem), min(disk), os.path.getsize(out)
+        size = os.path.getsize(out)
+        shares = sorted(saving_share(spec, out) for _ in range(repeat))
+        return min(mem), min(disk), size, shares[len(shares) // 2]
     finally:
         shutil.rmtree(d, ignore_errors=True)
 
@@ -71,13 +105,14 @@ def main(argv=None) -> int:
     repeat = a.repeat or (1 if a.quick else 3)
     cases = [("main job (examples/ficon_knee.toml, 12 pt x 4 x 40k)", MAIN_JOB),
              (f"fast-path grid ({100 if a.quick else 400} pt x 4 x 40k)", grid_spec(100 if a.quick else 400))]
-    print(f"{'case':<56}{'memory s':>10}{'file s':>10}{'ratio':>8}{'file kB':>10}")
-    worst = 0.0
+    print(f"{'case':<56}{'memory s':>10}{'file s':>10}{'ratio':>8}{'saving %':>10}{'file kB':>10}")
+    worst, worst_share = 0.0, 0.0
     for name, spec in cases:
-        m, f, size = time_case(spec, repeat)
-        worst = max(worst, f / m)
-        print(f"{name:<56}{m:>10.2f}{f:>10.2f}{f / m:>8.3f}{size / 1024:>10.0f}", flush=True)
-    print(f"worst ratio {worst:.3f} (target <= 1.05): {'met' if worst <= 1.05 else 'NOT met'}")
+        m, f, size, share = time_case(spec, repeat)
+        worst, worst_share = max(worst, f / m), max(worst_share, share)
+        print(f"{name:<56}{m:>10.2f}{f:>10.2f}{f / m:>8.3f}{share:>10.2f}{size / 1024:>10.0f}", flush=True)
+    print(f"worst ratio {worst:.3f}, worst saving share {worst_share:.2f} % (target <= 1.05, i.e. 5 %): "
+          f"{'met' if worst <= 1.05 else 'ratio NOT met'}; {'met' if worst_share <= 5 else 'share NOT met'}")
     return 0
 
 

@@ -15,6 +15,7 @@ stage that polls nothing).
 from __future__ import annotations
 
 import contextlib
+import os
 import signal
 import threading
 
@@ -67,11 +68,18 @@ def clear() -> None:
     _PRESSES[0] = 0
 
 
+NOTICE = b"\nmcio: Ctrl-C: stopping after the running point, keeping every finished one (Ctrl-C again: abandon it)\n"
+
+
 def _on_sigint(signum, frame):
     _PRESSES[0] += 1
     _FLAG[0] = 1
     if _PRESSES[0] >= 2:  # asked twice: whatever runs now (not polling the flag) is abandoned
         raise KeyboardInterrupt
+    try:
+        os.write(2, NOTICE)  # a raw write: no Python-level lock a handler could deadlock on
+    except OSError:
+        pass
 
 
 @contextlib.contextmanager

@@ -231,6 +231,7 @@ def dataset_from_bytes(data: bytes, what: str = "<bytes>"):
 
 
 NOT_A_VARIABLE = "This is a netCDF dimension but not a netCDF variable."
+LIBVER = "earliest"  # the HDF5 file format every netCDF-4 reader (netCDF-C >= 4.0) reads
 
 
 def write_netcdf4(ds, path, chunk_dims=()) -> None:
@@ -246,7 +247,7 @@ def write_netcdf4(ds, path, chunk_dims=()) -> None:
     ds = _for_writing(ds)
     enc = encoding_for(ds, chunk_dims)
     with _atomic(path, tmp):
-        with h5py.File(tmp, "w", track_order=True, libver="earliest") as f:
+        with h5py.File(tmp, "w", track_order=True, libver=LIBVER) as f:
             f.attrs["_NCProperties"] = f"version=2,mcio=1,hdf5={h5py.version.hdf5_version},h5py={h5py.__version__}"
             scales = {}
             for dimid, (d, n) in enumerate(ds.sizes.items()):
