@@ -31,4 +31,4 @@ try:
 except sweep_mod.SweepInterrupted as e:   # what the CLI does: one line, exit 130
     print(f"mcio: {e}", file=sys.stderr, flush=True)
     sys.exit(e.exit_code)
-print("finished", file=sys.stderr)
+print("sweep completed", file=sys.stderr)

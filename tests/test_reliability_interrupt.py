@@ -90,7 +90,7 @@ def test_no_ctrl_c_is_swallowed_among_many_short_points(tmp_path, attempt):
         proc.kill()
         f.close()
     text = err.read_text()
-    assert rc == 130 and "finished" not in text, text
+    assert rc == 130 and "sweep completed" not in text, text
     assert "Exception ignored" not in text and "Traceback" not in text, text
     assert f"interrupted: {len(stored_points(out))} of 300 points saved" in text
 
