@@ -651,7 +651,7 @@ class _Progress:
 
     def start(self, done: int) -> None:
         self.done = done
-        interrupt.counter()[0] = 0  # reset here and after each point: the next point counts from 0
+        interrupt.counter()[:] = 0  # reset here and after each point: the next point counts from 0
         if self.fn:
             self.fn(done, self.total, 0)
         if self._thread is not None:
@@ -661,7 +661,7 @@ class _Progress:
         ctr = interrupt.counter()
         while not self._stop.wait(self.TICK_S):
             with self.lock:
-                c = int(ctr[0])
+                c = int(ctr.sum())  # (one slot, or one per replication if the kernels want no sharing)
                 if c > self.partial:
                     delta, self.partial = c - self.partial, c
                     try:
@@ -672,7 +672,7 @@ class _Progress:
     def point_done(self, done: int, ios: int) -> None:
         with self.lock:
             delta, self.partial = max(0, ios - self.partial), 0
-            interrupt.counter()[0] = 0
+            interrupt.counter()[:] = 0
             self.done = done
         if self.fn:
             self.fn(done, self.total, delta)
