@@ -2,12 +2,25 @@
 
 ``simulate(model, ...)`` runs one model; ``sweep(spec, out=...)`` runs a grid of them to HDF5;
 ``open_results(path)`` reads a results file back.
+
+The engine (NumPy, Numba, xarray, SciPy) is imported on first use, not here: ``mcio --help``,
+``--version`` and shell completion start in a fraction of a second.
 """
 from ._version import __version__
-from .errors import McioError
+from .errors import McioError, McioWarning
 from .model import Dist, Model
-from .engine import simulate  # noqa: E402
-from . import sweep  # noqa: E402  (the module is callable: mcio.sweep(spec, out=...))
-from .sweep import open_results  # noqa: E402
 
-__all__ = ["McioError", "Dist", "Model", "simulate", "sweep", "open_results", "__version__"]
+_LAZY = {"simulate": ("mcio.engine", "simulate"), "open_results": ("mcio.sweep", "open_results"),
+         "sweep": ("mcio.sweep", None)}
+
+
+def __getattr__(name):
+    if name in _LAZY:
+        import importlib
+        mod, attr = _LAZY[name]
+        m = importlib.import_module(mod)
+        return m if attr is None else getattr(m, attr)
+    raise AttributeError(f"module 'mcio' has no attribute {name!r}")
+
+
+__all__ = ["McioError", "McioWarning", "Dist", "Model", "simulate", "sweep", "open_results", "__version__"]

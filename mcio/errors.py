@@ -14,3 +14,8 @@ class McioError(ValueError):
 
     def __reduce__(self):
         return (type(self), (self.field, self.value, self.allowed))
+
+
+class McioWarning(UserWarning):
+    """Something the user should know that does not stop the run (a long run ahead, damaged parts
+    recomputed on resume). The CLI prints it as one ``mcio: warning: ...`` line."""

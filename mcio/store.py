@@ -1,19 +1,34 @@
-"""Results on disk: netCDF-4 compatible HDF5 written with xarray's h5netcdf engine.
+"""Results on disk: netCDF-4 (HDF5) final files, and the checkpoint of a running sweep.
 
-A sweep writing ``OUT.h5`` keeps each finished point as ``OUT.h5.parts/p000012.nc`` (written to a
-temporary name, then renamed, so a part is whole or absent), with the spec text beside them in
+A sweep writing ``OUT.h5`` appends each finished point to ``OUT.h5.parts/points.log`` (one record
+per point, one write each: see :class:`PartStore`), with the spec text beside it in
 ``OUT.h5.parts/spec.toml``. When every point is done the combined file is written to
 ``OUT.h5.tmp`` and renamed to ``OUT.h5``: a file under the final name is always complete. On Dask a
-worker encodes its point's part (:func:`netcdf_bytes`) and this process stores it the same way.
+worker encodes its point's part (:func:`part_bytes`) and this process stores it the same way.
+
+A part record is raw arrays, not netCDF (a netCDF file per point cost ~0.3 s, more than most
+points take to simulate): ``MAGIC``, the record length (uint64 LE), the point index (int64, so a
+record cut short still says whose it was) and the header length (uint64), a JSON
+header (spec hash, point index and coordinates, attributes, and per variable its dims, dtype,
+shape, offset and attributes), the arrays' bytes, and a CRC-32 of everything after the lengths.
+The final file is written with h5py directly in netCDF-4's layout (:func:`write_netcdf4`). :meth:`PartStore.validate` checks each
+part on resume (whole, same spec, same point and coordinates, every variable) so a damaged one is
+recomputed, not merged. ``OUT.h5.lock`` (an flock) keeps two sweeps off one output.
 """
 from __future__ import annotations
 
 import contextlib
 import datetime as _dt
+import hashlib
 import io
+import json
+import math
 import os
 import shutil
+import struct
 import sys
+import tomllib
+import zlib
 from pathlib import Path
 from typing import Callable
 
@@ -25,6 +40,11 @@ COMPRESSION = {"zlib": True, "complevel": 4}
 #: The one CF convention every mcio results file declares (sweeps, ISFC links, scripts' files).
 CONVENTIONS = "CF-1.10"
 SPEC_FILE = "spec.toml"
+MAGIC = b"MCIOPART\x01\n"
+#: Target size of one HDF5 chunk of the final file: a 1e5-point sweep reads in slices of ~this.
+CHUNK_BYTES = 1 << 20
+#: Variables every part must hold (a part missing one is damaged, whatever else it has).
+CORE_VARS = ("response_ms", "throughput_iops", "ios_measured", "unstable")
 
 
 def parts_dir(out) -> Path:
@@ -35,6 +55,20 @@ def parts_dir(out) -> Path:
 def tmp_path(out) -> Path:
     out = Path(out)
     return out.with_name(out.name + ".tmp")
+
+
+def lock_path(out) -> Path:
+    out = Path(out)
+    return out.with_name(out.name + ".lock")
+
+
+def spec_hash(text: str) -> str:
+    """SHA-256 of a spec's TOML content (parsed: comments and layout do not count)."""
+    try:
+        canon = json.dumps(tomllib.loads(text), sort_keys=True, default=str)
+    except tomllib.TOMLDecodeError:
+        canon = text
+    return hashlib.sha256(canon.encode()).hexdigest()
 
 
 def check_writable(path, what: str = "output") -> Path:
@@ -109,12 +143,27 @@ def _attr_value(v):
     return str(v)
 
 
-def encoding_for(ds) -> dict:
-    """zlib compression on every non-scalar, non-string variable."""
+def encoding_for(ds, chunk_dims=()) -> dict:
+    """zlib compression on every non-scalar, non-string variable; with ``chunk_dims`` (the sweep
+    dims) chunks of about CHUNK_BYTES split along them (C order: the last varies fastest, so it
+    is kept whole first), every other dim whole, so a slice of a large sweep reads lazily."""
     enc = {}
     for name, v in ds.variables.items():
         if v.ndim and v.dtype.kind in "iufb":
-            enc[name] = dict(COMPRESSION)
+            e = dict(COMPRESSION)
+            swept = [d for d in v.dims if d in chunk_dims]
+            if swept:
+                per_point = v.dtype.itemsize * math.prod(n for d, n in zip(v.dims, v.shape) if d not in chunk_dims)
+                budget = max(1, CHUNK_BYTES // max(per_point, 1))
+                sizes = dict(zip(v.dims, v.shape))
+                chunk = {}
+                for d in reversed(swept):
+                    chunk[d] = max(1, min(sizes[d], budget))
+                    budget = max(1, budget // chunk[d])
+                e["chunksizes"] = tuple(chunk.get(d, n) for d, n in zip(v.dims, v.shape))
+            enc[name] = e
+        elif v.ndim and v.dtype.kind in "OU":
+            enc[name] = {"dtype": str}  # variable-length strings (read back as object), even when all empty
     return enc
 
 
@@ -139,14 +188,14 @@ def _for_writing(ds):
     return ds
 
 
-def write_netcdf(ds, path) -> None:
+def write_netcdf(ds, path, chunk_dims=()) -> None:
     """Write ``ds`` to ``path`` atomically (temporary name in the same directory, then rename)."""
     path = Path(path)
     tmp = path.with_name(path.name + f".{os.getpid()}.tmp") if path.suffix != ".tmp" else path
     ds = _for_writing(ds)
     with _atomic(path, tmp):
         with _local_locks():
-            ds.to_netcdf(tmp, engine="h5netcdf", encoding=encoding_for(ds))
+            ds.to_netcdf(tmp, engine="h5netcdf", encoding=encoding_for(ds, chunk_dims))
 
 
 def netcdf_bytes(ds) -> bytes:
@@ -195,12 +244,80 @@ def dataset_from_bytes(data: bytes, what: str = "<bytes>"):
         raise McioError("part", what, f"is not a readable HDF5/netCDF part ({msg})") from None
 
 
-def write_results(ds, out, what: str = "output") -> Path:
+NOT_A_VARIABLE = "This is a netCDF dimension but not a netCDF variable."
+LIBVER = "earliest"  # the HDF5 file format every netCDF-4 reader (netCDF-C >= 4.0) reads
+
+
+def write_netcdf4(ds, path, chunk_dims=()) -> None:
+    """Write ``ds`` as netCDF-4 (HDF5 with dimension scales, the layout netCDF-C and h5netcdf
+    write) with h5py directly, atomically. The same file as ``to_netcdf(engine="h5netcdf")`` to
+    any netCDF reader, ~10x faster: h5netcdf's Python layer spends ~8 ms per variable, which on a
+    12-point sweep was a third of the run. Dims without a coordinate get netCDF's placeholder
+    scale; non-index coordinates are named in each variable's ``coordinates`` attribute (CF)."""
+    import h5py
+
+    path = Path(path)
+    tmp = path.with_name(path.name + f".{os.getpid()}.tmp") if path.suffix != ".tmp" else path
+    ds = _for_writing(ds)
+    enc = encoding_for(ds, chunk_dims)
+    with _atomic(path, tmp):
+        with h5py.File(tmp, "w", track_order=True, libver=LIBVER) as f:
+            f.attrs["_NCProperties"] = f"version=2,mcio=1,hdf5={h5py.version.hdf5_version},h5py={h5py.__version__}"
+            scales = {}
+            for dimid, (d, n) in enumerate(ds.sizes.items()):
+                if d in ds.variables:
+                    h = _h5_dataset(f, d, ds.variables[d], enc.get(d, {}))
+                    h.make_scale(d)
+                else:
+                    h = f.create_dataset(d, shape=(n,), dtype=">f4")
+                    h.make_scale(f"{NOT_A_VARIABLE}{n:10d}")
+                h.attrs["_Netcdf4Dimid"] = np.int32(dimid)
+                scales[d] = h
+            aux = [n for n in ds.coords if n not in ds.sizes]
+            for name, v in ds.variables.items():
+                if name in scales:
+                    h = scales[name]
+                else:
+                    h = _h5_dataset(f, name, v, enc.get(name, {}))
+                    for i, d in enumerate(v.dims):
+                        h.dims[i].attach_scale(scales[d])
+                for k, x in v.attrs.items():
+                    h.attrs[k] = x
+                if name not in ds.coords:
+                    mine = [c for c in aux if set(ds.variables[c].dims) <= set(v.dims)]
+                    if mine:
+                        h.attrs["coordinates"] = " ".join(mine)
+            for k, x in ds.attrs.items():
+                f.attrs[k] = x
+
+
+def _h5_dataset(f, name, v, enc: dict):
+    import h5py
+    a = np.asarray(v.values)
+    kw = {}
+    if a.dtype.kind in "OU":
+        a = np.array([str(x) for x in a.ravel()], dtype=object).reshape(a.shape)
+        kw["dtype"] = h5py.string_dtype()
+    if a.ndim and enc.get("zlib"):
+        kw.update(compression="gzip", compression_opts=enc.get("complevel", 4))
+        if "chunksizes" in enc:
+            kw["chunks"] = tuple(enc["chunksizes"])
+    if a.dtype.kind == "f":
+        kw["fillvalue"] = np.nan
+    return f.create_dataset(name, data=a, **kw)
+
+
+def write_results(ds, out, what: str = "output", chunk_dims=None) -> Path:
     """A results file (a sweep's, an ISFC link's, ...): ``OUT.tmp`` first, renamed to ``OUT`` once
-    complete. ``what`` names the output in the McioError of an unwritable path."""
+    complete; chunked along ``chunk_dims`` (default: the sweep dims named in
+    ``ds.attrs["sweep_dims"]``). ``what`` names the output in the McioError of an unwritable path."""
     out = check_writable(out, what)
     tmp = tmp_path(out)
-    write_netcdf(ds, tmp)
+    if tmp.is_dir():
+        raise McioError("output", str(out), f"{str(tmp)!r} is a directory in the way of the final file; remove it")
+    if chunk_dims is None:
+        chunk_dims = tuple(d.strip() for d in str(ds.attrs.get("sweep_dims", "")).split(",") if d.strip())
+    write_netcdf4(ds, tmp, chunk_dims)
     os.replace(tmp, out)
     return out
 
@@ -235,21 +352,258 @@ def open_results(path):
         raise McioError("file", str(p), f"is not a readable HDF5/netCDF results file ({msg})") from None
 
 
+# ---- parts: one point's arrays, raw ---------------------------------------------------------
+
+
+def _json_value(v):
+    """Attributes as JSON: numpy scalars as Python numbers, anything else as a string."""
+    if isinstance(v, (bool, np.bool_)):
+        return bool(v)
+    if isinstance(v, (np.integer,)):
+        return int(v)
+    if isinstance(v, (np.floating,)):
+        return float(v)
+    if isinstance(v, (str, int, float)) or v is None:
+        return v
+    if isinstance(v, (list, tuple)):
+        return [_json_value(x) for x in v]
+    return str(v)
+
+
+class Part:
+    """One point as plain arrays: ``vars`` maps name -> (dims, array, attrs, is_coord)."""
+
+    __slots__ = ("point", "coords", "attrs", "vars")
+
+    def __init__(self, point: int, coords: dict, attrs: dict, vars: dict):
+        self.point, self.coords, self.attrs, self.vars = point, coords, attrs, vars
+
+    @classmethod
+    def from_dataset(cls, ds, point: int | None = None, coords: dict | None = None) -> "Part":
+        out = {}
+        for name, v in ds.variables.items():
+            a = np.asarray(v.values)
+            if a.dtype.kind == "O":
+                a = a.astype(str)
+            out[name] = (tuple(v.dims), a, dict(v.attrs), name in ds.coords)
+        p = int(ds.attrs.get("point", 0)) if point is None else int(point)
+        return cls(p, dict(coords or {}), dict(ds.attrs), out)
+
+    def to_dataset(self):
+        import xarray as xr
+        data, coords = {}, {}
+        for name, (dims, a, attrs, is_coord) in self.vars.items():
+            (coords if is_coord else data)[name] = xr.Variable(dims, a, attrs)
+        return xr.Dataset(data, coords=coords, attrs=dict(self.attrs))
+
+
+_FRAGMENTS: dict = {}  # JSON of a variable's fixed description, by (name, dims, dtype, shape, coord, attrs)
+
+
+def _var_json(name, dims, a, attrs, is_coord) -> str:
+    """A variable's entry in a part header without offset and size, from a cache: the same 40
+    variables recur at every point, and encoding their attributes was half a part's cost."""
+    try:
+        key = (name, dims, a.dtype.str, a.shape, is_coord, tuple(attrs.items()))
+        hit = _FRAGMENTS.get(key)
+    except TypeError:  # an unhashable attribute value
+        key, hit = None, None
+    if hit is None:
+        hit = json.dumps({"name": name, "dims": list(dims), "dtype": a.dtype.str, "shape": list(a.shape),
+                          "coord": bool(is_coord), "attrs": {k: _json_value(x) for k, x in attrs.items()}})[:-1]
+        if key is not None and len(_FRAGMENTS) < 4096:
+            _FRAGMENTS[key] = hit
+    return hit
+
+
+def part_bytes(ds_or_part, spec_sha256: str, point: int, coords: dict) -> bytes:
+    """The content of a part record for point ``point`` (see the module docstring for the layout)."""
+    part = ds_or_part if isinstance(ds_or_part, Part) else Part.from_dataset(ds_or_part, point, coords)
+    chunks, table, offset = [], [], 0
+    for name, (dims, a, attrs, is_coord) in part.vars.items():
+        a = np.asarray(a)  # (tobytes is C order whatever the layout; ascontiguousarray would make 0-d 1-d)
+        if a.dtype.kind not in "biufU":
+            raise McioError("part", name, f"dtype {a.dtype} cannot be stored in a part")
+        b = a.tobytes()
+        table.append(f'{_var_json(name, tuple(dims), a, attrs, is_coord)}, "offset": {offset}, "nbytes": {len(b)}}}')
+        chunks.append(b)
+        offset += len(b)
+    head = json.dumps({"format": 1, "spec_sha256": spec_sha256, "point": int(point),
+                       "coords": {k: _json_value(v) for k, v in coords.items()},
+                       "attrs": {k: _json_value(v) for k, v in part.attrs.items()}})
+    header = (head[:-1] + ', "vars": [' + ", ".join(table) + "]}").encode()
+    body = struct.pack("<qQ", int(point), len(header)) + header + b"".join(chunks)
+    return MAGIC + struct.pack("<Q", len(body) + 4) + body + struct.pack("<I", zlib.crc32(body))
+
+
+class PartError(ValueError):
+    """A part file that cannot be used; ``reason`` says why in a few words."""
+
+    def __init__(self, reason: str):
+        super().__init__(reason)
+        self.reason = reason
+
+
+def read_part(data: bytes, spec_sha256: str | None = None, point: int | None = None,
+              coords: dict | None = None) -> Part:
+    """Decode and check a part's bytes. Raises PartError saying why it cannot be used: not a part,
+    truncated, corrupt (CRC), another spec, another point or coordinates, a variable missing."""
+    if len(data) == 0:
+        raise PartError("empty")
+    if not data.startswith(MAGIC):
+        raise PartError("not an mcio part record")
+    if len(data) < len(MAGIC) + 20:
+        raise PartError("truncated")
+    (rlen,) = struct.unpack("<Q", data[len(MAGIC):len(MAGIC) + 8])
+    if len(MAGIC) + 8 + rlen != len(data):
+        raise PartError("truncated" if len(MAGIC) + 8 + rlen > len(data) else "trailing bytes")
+    body, crc = data[len(MAGIC) + 8:-4], data[-4:]
+    (hlen,) = struct.unpack("<Q", body[8:16])
+    if 16 + hlen > len(body):
+        raise PartError("truncated")
+    if struct.unpack("<I", crc)[0] != zlib.crc32(body):
+        raise PartError("truncated or corrupt (checksum mismatch)")
+    try:
+        h = json.loads(body[16:16 + hlen])
+        blob = memoryview(body)[16 + hlen:]
+        if spec_sha256 is not None and h["spec_sha256"] != spec_sha256:
+            raise PartError("written by a different spec")
+        if point is not None and h["point"] != point:
+            raise PartError(f"holds point {h['point']}, not {point}")
+        if coords is not None and h["coords"] != {k: _json_value(v) for k, v in coords.items()}:
+            raise PartError(f"coordinates {h['coords']} are not those of point {point}")
+        out = {}
+        for t in h["vars"]:
+            if t["offset"] + t["nbytes"] > len(blob):
+                raise PartError(f"variable {t['name']} runs past the end")
+            a = np.frombuffer(blob[t["offset"]:t["offset"] + t["nbytes"]], dtype=np.dtype(t["dtype"]))
+            a = a.reshape(tuple(t["shape"]))
+            out[t["name"]] = (tuple(t["dims"]), a, t["attrs"], t["coord"])
+    except PartError:
+        raise
+    except (ValueError, KeyError, TypeError) as e:
+        raise PartError(f"malformed header ({type(e).__name__}: {e})") from None
+    missing = [v for v in CORE_VARS if v not in out]
+    if missing:
+        raise PartError(f"lacks variable(s) {', '.join(missing)}")
+    return Part(h["point"], h["coords"], h["attrs"], out)
+
+
+class OutputLock:
+    """An exclusive lock on output ``OUT`` (``OUT.lock``, flock): a second sweep into the same
+    output refuses at once instead of duplicating the work. Released when the process ends,
+    however it ends (kill -9 included); the lock file is removed on a clean release."""
+
+    def __init__(self, out):
+        self.out = Path(out)
+        self.path = lock_path(self.out)
+        self.fd = None
+
+    def __enter__(self):
+        try:
+            import fcntl
+        except ImportError:  # no flock (Windows): no lock
+            return self
+        for _ in range(10):  # the file may be replaced between open and lock: retry on a stale inode
+            try:
+                fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o644)
+            except OSError as e:
+                raise McioError("output", str(self.out), f"cannot create the lock file {str(self.path)!r} "
+                                                         f"({e.strerror or e})") from None
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except OSError:
+                try:
+                    holder = os.read(fd, 64).decode(errors="replace").strip() or "?"
+                finally:
+                    os.close(fd)
+                raise McioError("output", str(self.out), f"another sweep (pid {holder}) is writing it "
+                                                         f"(lock {str(self.path)!r}); wait for it or choose "
+                                                         "another output") from None
+            try:
+                same = os.fstat(fd).st_ino == os.stat(self.path).st_ino
+            except FileNotFoundError:
+                same = False
+            if same:
+                os.ftruncate(fd, 0)
+                os.write(fd, str(os.getpid()).encode())
+                self.fd = fd
+                return self
+            os.close(fd)
+        raise McioError("output", str(self.out), f"cannot take the lock {str(self.path)!r}")
+
+    def __exit__(self, *exc):
+        if self.fd is not None:
+            self.path.unlink(missing_ok=True)  # unlinked while held: a waiting opener sees a new inode
+            os.close(self.fd)
+            self.fd = None
+
+
+def split_log(data: bytes):
+    """Yield ``(offset, bytes, reason)`` for each record of a points log, ``reason`` empty for a
+    whole record; a damaged one (reason given, its bytes as found) is skipped by its length prefix
+    when the next record's magic follows it, else up to the next magic (or the end)."""
+    o, n, head = 0, len(data), len(MAGIC) + 8
+    while o < n:
+        if not data.startswith(MAGIC, o):
+            nxt = data.find(MAGIC, o + 1)
+            end = nxt if nxt > 0 else n
+            yield o, data[o:end], f"{end - o} bytes that are no part record"
+            o = end
+            continue
+        if o + head > n:
+            yield o, data[o:], "a truncated record"
+            return
+        (rlen,) = struct.unpack("<Q", data[o + len(MAGIC):o + head])
+        end = o + head + rlen
+        whole = end <= n and rlen >= 20 and \
+            struct.unpack("<I", data[end - 4:end])[0] == zlib.crc32(data[o + head:end - 4])
+        if whole:
+            yield o, data[o:end], ""
+            o = end
+            continue
+        nxt = data.find(MAGIC, o + 1)  # a damaged record: resume at the next record's magic
+        stop = nxt if nxt > 0 else n
+        why = "a truncated record" if end > n and stop == n else "a corrupt record (checksum mismatch)"
+        yield o, data[o:stop], why
+        o = stop
+
+
 class PartStore:
-    """The sidecar directory of one sweep's finished points."""
+    """The sidecar directory of one sweep's finished points: ``spec.toml`` and ``points.log``, an
+    append-only log of part records (:func:`part_bytes`), one os.write per finished point.
+
+    A record reaches the file system's page cache when the write returns, so it survives the
+    process being killed (kill -9) at any later moment; one cut short (killed mid-write, disk
+    full) fails its length or checksum and is recomputed on resume. Appending costs ~30 us where a
+    file per point cost ~0.5-0.9 ms here (create + rename), more than 5 % of a fast point."""
+
+    LOG = "points.log"
 
     def __init__(self, out, spec_text: str, resume: bool = False, same_spec: Callable[[str], bool] | None = None):
         self.out = check_writable(out)
         self.dir = parts_dir(self.out)
+        self.log = self.dir / self.LOG
+        self.spec_sha256 = spec_hash(spec_text)
+        self._fd = None
         spec_file = self.dir / SPEC_FILE
-        if self.dir.exists() and not any(self.dir.glob("p*.nc")):
+        if self.dir.exists() and not self.dir.is_dir():
+            raise McioError("output", str(self.out), f"{str(self.dir)!r} is a file, where the sweep keeps its "
+                                                     "finished points; remove it or choose another output")
+        if tmp_path(self.out).is_dir():
+            raise McioError("output", str(self.out), f"{str(tmp_path(self.out))!r} is a directory in the way of "
+                                                     "the final file; remove it")
+        if self.dir.exists() and not (self.log.is_file() and self.log.stat().st_size > 0):
             shutil.rmtree(self.dir, ignore_errors=True)  # interrupted before any point finished: nothing to keep
         if self.dir.exists():
             if not resume:
                 raise McioError("output", str(self.out),
                                 f"an interrupted sweep left {str(self.dir)!r}: add --resume to continue it "
                                 "(or delete that directory to start over)")
-            stored = spec_file.read_text() if spec_file.exists() else ""
+            try:
+                stored = spec_file.read_text() if spec_file.exists() else ""
+            except (OSError, UnicodeDecodeError):
+                stored = ""
             same = same_spec(stored) if same_spec else stored == spec_text
             if not same:
                 raise McioError("--resume", str(self.dir),
@@ -261,36 +615,109 @@ class PartStore:
             try:
                 self.dir.mkdir()
             except OSError as e:
-                raise McioError("output", str(self.out), f"cannot create {str(self.dir)!r} ({e})") from None
+                raise McioError("output", str(self.out), f"cannot create {str(self.dir)!r} ({e.strerror or e})") from None
             tmp = spec_file.with_name(SPEC_FILE + ".tmp")
-            tmp.write_text(spec_text)
-            os.replace(tmp, spec_file)
-
-    def path(self, p: int) -> Path:
-        return self.dir / f"p{p:06d}.nc"
+            try:
+                tmp.write_text(spec_text)
+                os.replace(tmp, spec_file)
+            except OSError as e:
+                tmp.unlink(missing_ok=True)
+                raise McioError("output", str(self.out), f"cannot write {str(spec_file)!r} ({e.strerror or e})") from None
 
     def finished(self, total: int) -> set[int]:
-        """Indices of points already stored (whole files only: temporaries are ignored)."""
-        done = set()
-        for f in self.dir.glob("p*.nc"):
-            stem = f.stem[1:]
-            if stem.isdigit() and int(stem) < total:
-                done.add(int(stem))
-        return done
+        """Points with a whole record in the log (not checked against the spec: see :meth:`validate`)."""
+        return {p for p in stored_points(self.out) if p < total}
 
-    def write(self, p: int, ds) -> None:
-        write_netcdf(ds, self.path(p))
+    def validate(self, total: int, coords: Callable[[int], dict]) -> tuple[dict, dict]:
+        """Read and check every record: ``(good, bad)`` with ``good`` {point: Part} and ``bad``
+        {point, or "bytes A-B" where no point can be read: reason}. With anything bad the log is
+        rewritten (atomically) with the good records only, so the bad points are recomputed."""
+        good, bad, keep = {}, {}, []
+        try:
+            data = self.log.read_bytes() if self.log.exists() else b""
+        except OSError as e:
+            raise McioError("--resume", str(self.log), f"cannot be read ({e.strerror or e})") from None
+        if not data and self.log.exists():
+            bad[f"{self.LOG}"] = "empty"
+        for off, rec, why in split_log(data):
+            p = _record_point(rec)
+            key = p if p is not None and 0 <= p < total else f"{self.LOG} bytes {off}-{off + len(rec)}"
+            if why:
+                if p not in good:
+                    bad[key] = why
+                continue
+            if p is not None and p >= total:
+                bad[key] = f"point {p} is beyond this sweep's {total} points"
+                continue
+            if p in good:
+                continue  # a point stored twice (recomputed after a damaged copy): the first whole one
+            try:
+                good[p] = read_part(rec, self.spec_sha256, p, coords(p) if p is not None else None)
+                keep.append(rec)
+                bad.pop(p, None)
+            except PartError as e:
+                bad[key] = e.reason
+        if bad:
+            write_bytes(b"".join(keep), self.log)  # atomically: the good records only
+        return good, bad
+
+    def _open(self):
+        if self._fd is None:
+            try:
+                self._fd = os.open(self.log, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o644)
+            except OSError as e:
+                raise McioError("output", str(self.out), f"cannot write {str(self.log)!r} ({e.strerror or e})") from None
+        return self._fd
+
+    def write(self, p: int, ds, coords: dict | None = None) -> None:
+        self.write_bytes(p, part_bytes(ds, self.spec_sha256, p, coords or {}))
 
     def write_bytes(self, p: int, data: bytes) -> None:
-        """Store a part whose content was made elsewhere (:func:`netcdf_bytes` on a Dask worker)."""
-        write_bytes(data, self.path(p))
+        """Append a part record made here or elsewhere (:func:`part_bytes` on a Dask worker)."""
+        fd = self._open()
+        try:
+            view = memoryview(data)
+            while view:
+                n = os.write(fd, view)
+                view = view[n:]
+        except OSError as e:
+            raise McioError("output", str(self.out), f"cannot write {str(self.log)!r} "
+                                                     f"({e.strerror or e}); finished points are kept: "
+                                                     "free space and run again with --resume") from None
 
-    def read(self, p: int):
-        return open_results(self.path(p))
+    def close(self) -> None:
+        if self._fd is not None:
+            os.close(self._fd)
+            self._fd = None
 
     def remove(self) -> None:
+        self.close()
         shutil.rmtree(self.dir, ignore_errors=True)
 
 
+def _record_point(rec: bytes) -> int | None:
+    """The point index a record's fixed field names (readable in a record cut short), or None."""
+    if not rec.startswith(MAGIC) or len(rec) < len(MAGIC) + 16:
+        return None
+    (p,) = struct.unpack("<q", rec[len(MAGIC) + 8:len(MAGIC) + 16])
+    return p if p >= 0 else None
+
+
+def stored_points(out) -> list[int]:
+    """Point indices with a whole, checksummed record in ``OUT.parts/points.log``, in log order."""
+    log = parts_dir(out) / PartStore.LOG
+    if not log.exists():
+        return []
+    pts = []
+    for _, rec, why in split_log(log.read_bytes()):
+        if not why:
+            try:
+                pts.append(read_part(rec).point)
+            except PartError:
+                pass
+    return pts
+
+
 __all__ = ["CONVENTIONS", "cf_attrs", "write_groups", "open_results", "write_results", "write_netcdf", "netcdf_bytes", "write_bytes", "dataset_from_bytes",
-           "check_writable", "parts_dir", "tmp_path", "global_attrs", "PartStore"]
+           "check_writable", "parts_dir", "tmp_path", "lock_path", "global_attrs", "PartStore", "Part",
+           "part_bytes", "read_part", "PartError", "OutputLock", "spec_hash", "stored_points", "split_log"]

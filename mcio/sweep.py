@@ -37,10 +37,12 @@ from __future__ import annotations
 
 import functools
 import math
+import os
 import sys
 import threading
 import tomllib
 import types
+import warnings
 from contextlib import closing
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -49,10 +51,28 @@ from typing import Any, Callable, Iterator
 import numpy as np
 import tomli_w
 
+from . import interrupt
 from .errors import McioError
+from .interrupt import SweepInterrupted
 from .model import Model
 from .model.spec import SECTIONS, load_toml
 
+#: Run sizes the kernels' int64 counters hold with room to spare (ios + warm-up per replication),
+#: replications with a CI (>= 2) and within memory reach, seeds numpy's SeedSequence and the
+#: netCDF int64 attribute both take.
+MAX_RUN_IOS = 2**62
+RUN_BOUNDS = {"replications": (2, 10_000), "ios": (1, MAX_RUN_IOS), "warmup": (0, MAX_RUN_IOS),
+              "seed": (0, 2**63 - 1)}
+#: Grid sizes: values per axis, points in all (a range's values are materialised per axis only).
+MAX_AXIS_VALUES = 1_000_000
+MAX_POINTS = 10_000_000
+#: Grids up to this many points have every point's model built and checked at load; larger ones
+#: have every axis value checked on the base model (ranges of more than SAMPLED_VALUES values at
+#: that many evenly spaced values, both ends included: bounds are intervals) and the rest when run.
+EAGER_POINTS = 10_000
+SAMPLED_VALUES = 1_000
+#: Nesting of tables and arrays a spec may have (a model needs 4).
+MAX_DEPTH = 32
 TOP_KEYS = ("title", "description", "model", "scenario", "scenario_params", "variants", "sweep", "run")
 VARIANT_DIM = "variant"
 RUN_KEYS = ("replications", "ios", "warmup", "seed")
@@ -167,9 +187,19 @@ def load_spec(spec_or_path) -> SweepSpec:
     '='), a dict, or an existing SweepSpec. Raises McioError naming the bad key."""
     if isinstance(spec_or_path, SweepSpec):
         return spec_or_path
+    try:
+        return _load_spec(spec_or_path)
+    except RecursionError:
+        raise McioError("spec", "<nested>", f"nests tables or arrays too deeply (at most {MAX_DEPTH} levels)") from None
+
+
+def _load_spec(spec_or_path) -> SweepSpec:
     if isinstance(spec_or_path, dict):
-        raw, source = spec_or_path, "<dict>"
-        text = tomli_w.dumps(raw)
+        raw, source = _plain(spec_or_path, "spec", 0), "<dict>"
+        try:
+            text = tomli_w.dumps(raw)
+        except (TypeError, ValueError) as e:
+            raise McioError("spec", "<dict>", f"cannot be written as TOML ({e})") from None
     elif isinstance(spec_or_path, (str, Path)) and not (isinstance(spec_or_path, str)
                                                         and ("\n" in spec_or_path or "=" in spec_or_path)):
         source = str(spec_or_path)
@@ -187,9 +217,49 @@ def load_spec(spec_or_path) -> SweepSpec:
     return parse_spec(raw, text=text, source=source)
 
 
+def _plain(v, where: str, depth: int):
+    """A Python spec value as TOML holds it: numpy scalars as numbers, arrays, tuples and ranges as
+    lists; a key set to None is omitted (its default). Anything else, or nesting deeper than
+    MAX_DEPTH, is a McioError naming where."""
+    if depth > MAX_DEPTH:
+        raise McioError(where, "<nested>", f"nests tables or arrays too deeply (at most {MAX_DEPTH} levels)")
+    if isinstance(v, dict):
+        out = {}
+        for k, x in v.items():
+            if not isinstance(k, str):
+                raise McioError(f"{where}.{k!r}", x, "keys must be strings")
+            if x is not None:
+                out[k] = _plain(x, f"{where}.{k}" if where != "spec" else k, depth + 1)
+        return out
+    if isinstance(v, (bool, np.bool_)):
+        return bool(v)
+    if isinstance(v, np.integer):
+        return int(v)
+    if isinstance(v, np.floating):
+        return float(v)
+    if isinstance(v, (str, int, float)):
+        return str(v) if isinstance(v, str) else v
+    if isinstance(v, np.ndarray) and v.ndim == 0:
+        return _plain(v.item(), where, depth)
+    if isinstance(v, range) and len(v) > MAX_AXIS_VALUES:
+        raise McioError(where, f"range of {len(v)} values", f"at most {MAX_AXIS_VALUES} values")
+    if isinstance(v, (list, tuple, range, np.ndarray)):
+        if len(v) > MAX_AXIS_VALUES:
+            raise McioError(where, f"{len(v)} values", f"at most {MAX_AXIS_VALUES} values")
+        out = []
+        for i, x in enumerate(v.tolist() if isinstance(v, np.ndarray) else v):
+            if x is None:
+                raise McioError(f"{where}[{i}]", None, "None is not a value (omit the key for its default)")
+            out.append(_plain(x, f"{where}[{i}]", depth + 1))
+        return out
+    raise McioError(where, v if isinstance(v, (complex,)) else type(v).__name__,
+                    "must be a number, string, boolean, list or table")
+
+
 def parse_spec(raw: dict, text: str | None = None, source: str = "<dict>") -> SweepSpec:
     if not isinstance(raw, dict):
         raise McioError("spec", raw, "must be a TOML table")
+    _check_depth(raw, "spec", 0)
     raw = dict(raw)
     # a bare model file (sections at the top level) is a spec with no sweep
     bare = [k for k in raw if k in SECTIONS]
@@ -226,9 +296,35 @@ def parse_spec(raw: dict, text: str | None = None, source: str = "<dict>") -> Sw
                   for name, over in variants)
     spec = SweepSpec(text=text if text is not None else tomli_w.dumps(raw), raw=raw, title=title, model=model,
                      axes=axes, run=run, scenario=scenario, source=source, variants=variants, _bases=bases)
-    # build every point's model now: a bad axis value fails at validation, not mid-sweep
-    models = tuple(spec.point_model(p) for p in range(spec.n_points))
-    return SweepSpec(**{**spec.__dict__, "_models": models})
+    n = math.prod(len(a.values) for a in axes)
+    if n > MAX_POINTS:
+        raise McioError("sweep", f"{n} points", f"a grid may have at most {MAX_POINTS} points; split the sweep")
+    check_size(spec, estimate(spec, fast_path=False))
+    if n <= EAGER_POINTS:
+        # build every point's model now: a bad axis value fails at validation, not mid-sweep
+        models = tuple(spec.point_model(p) for p in range(spec.n_points))
+        return SweepSpec(**{**spec.__dict__, "_models": models})
+    for a in axes:  # a large grid: each axis value on the base model (points are built when run)
+        vals = a.values
+        if len(vals) > SAMPLED_VALUES:
+            idx = np.unique(np.linspace(0, len(vals) - 1, SAMPLED_VALUES).round().astype(np.int64))
+            vals = [vals[i] for i in idx]
+        for v in vals:
+            _apply(model, (a,), {a.dim: v})
+    _apply(model, axes, spec.coords(0))
+    _apply(model, axes, spec.coords(spec.n_points - 1))
+    return spec
+
+
+def _check_depth(v, where: str, depth: int) -> None:
+    if depth > MAX_DEPTH:
+        raise McioError(where, "<nested>", f"nests tables or arrays too deeply (at most {MAX_DEPTH} levels)")
+    if isinstance(v, dict):
+        for k, x in v.items():
+            _check_depth(x, f"{where}.{k}" if where != "spec" else str(k), depth + 1)
+    elif isinstance(v, list):
+        for i, x in enumerate(v[:64]):  # long flat lists need no walk beyond their first items' depth
+            _check_depth(x, f"{where}[{i}]", depth + 1)
 
 
 def _parse_variants(raw, scenario_spec: bool) -> tuple:
@@ -291,16 +387,23 @@ def _parse_run(run) -> dict:
     for k in run:
         if k not in RUN_KEYS:
             raise McioError(f"run.{k}", run[k], f"unknown key; allowed: {', '.join(RUN_KEYS)}")
-    out = {**RUN_DEFAULTS, **run}
-    for k, lo in (("replications", 1), ("ios", 1), ("seed", 0), ("warmup", 0)):
+    out = {**RUN_DEFAULTS, **{k: v for k, v in run.items() if v is not None}}
+    for k, (lo, hi) in RUN_BOUNDS.items():
         v = out[k]
         if k == "warmup" and v is None:
             continue
-        if isinstance(v, bool) or not isinstance(v, int) or v < lo:
-            raise McioError(f"run.{k}", v, f"must be an integer >= {lo}")
-    if out["replications"] < 2:
-        # one replication has no confidence interval; the engine decides what to report
-        pass
+        if isinstance(v, (np.integer,)):
+            v = int(v)
+        if isinstance(v, float) and v.is_integer():
+            v = int(v)
+        if isinstance(v, bool) or not isinstance(v, int) or not lo <= v <= hi:
+            why = " (one replication has no confidence interval)" if k == "replications" and v == 1 else ""
+            raise McioError(f"run.{k}", v, f"must be an integer in [{lo}, {hi}]{why}")
+        out[k] = v
+    warm = out["warmup"] if out["warmup"] is not None else max(1000, out["ios"] // 10)
+    if out["ios"] + warm > MAX_RUN_IOS:
+        raise McioError("run.ios", out["ios"], f"ios + warm-up ({warm}) per replication must be at most 2**62 "
+                                               "(the kernels count I/Os in int64)")
     return out
 
 
@@ -316,15 +419,16 @@ def _axis_values(key: str, v, base_value) -> tuple:
             if isinstance(v[k], bool) or not isinstance(v[k], (int, float)) or not math.isfinite(v[k]):
                 raise McioError(f"{name}.{k}", v[k], "must be a finite number")
         num = v["num"]
-        if not isinstance(num, int) and not float(num).is_integer() or num < 1:
-            raise McioError(f"{name}.num", num, "must be an integer >= 1")
+        if not isinstance(num, int) and not float(num).is_integer() or not 1 <= num <= MAX_AXIS_VALUES:
+            raise McioError(f"{name}.num", num, f"must be an integer in [1, {MAX_AXIS_VALUES}]")
         log = v.get("log", False)
         if not isinstance(log, bool):
             raise McioError(f"{name}.log", log, "must be true or false")
         start, stop, num = float(v["start"]), float(v["stop"]), int(num)
         if log:
             if start <= 0 or stop <= 0:
-                raise McioError(f"{name}.start", start if start <= 0 else stop, "log = true needs start > 0 and stop > 0")
+                bad = "start" if start <= 0 else "stop"
+                raise McioError(f"{name}.{bad}", v[bad], "log = true needs start > 0 and stop > 0")
             vals = np.geomspace(start, stop, num)
         else:
             vals = np.linspace(start, stop, num)
@@ -337,6 +441,11 @@ def _axis_values(key: str, v, base_value) -> tuple:
     if isinstance(v, list):
         if not v:
             raise McioError(name, v, "must list at least one value")
+        if len(v) > MAX_AXIS_VALUES:
+            raise McioError(name, f"{len(v)} values", f"at most {MAX_AXIS_VALUES} values per axis")
+        for i, x in enumerate(v):
+            if isinstance(x, float) and not math.isfinite(x):
+                raise McioError(f"{name}[{i}]", x, "must be a finite number")
         kinds = {str if isinstance(x, str) else (bool if isinstance(x, bool) else float if isinstance(x, (int, float)) else None) for x in v}
         if None in kinds or bool in kinds or len(kinds) > 1:
             raise McioError(name, v, "values must be all numbers or all strings")
@@ -356,7 +465,12 @@ def _parse_axes(sweep, model: Model) -> tuple[Axis, ...]:
     keys = _flatten_keys(sweep)
     lasts = [_short_name(k) for k, _ in keys]
     axes = []
+    seen = set()
     for (key, v), last in zip(keys, lasts):
+        if key in seen:
+            raise McioError(f"sweep.{key}", v, "is given twice (a quoted \"a.b\" key and a dotted a.b key name "
+                                               "the same field); give each axis once")
+        seen.add(key)
         if key.split(".")[0] not in SECTIONS:
             raise McioError(f"sweep.{key}", v, f"unknown model section {key.split('.')[0]!r}; "
                                                f"allowed: {', '.join(SECTIONS)} (e.g. \"workload.population\")")
@@ -367,6 +481,8 @@ def _parse_axes(sweep, model: Model) -> tuple[Axis, ...]:
         values = _axis_values(key, v, base)
         dim = last if (lasts.count(last) == 1 and last.isidentifier() and last not in RESERVED_DIMS) \
             else key.replace(".", "__")
+        if dim in {a.dim for a in axes}:
+            raise McioError(f"sweep.{key}", v, f"its dimension name {dim!r} is taken by another axis")
         axes.append(Axis(key, dim, values))
     return tuple(axes)
 
@@ -453,10 +569,13 @@ def dim_attrs(spec: SweepSpec) -> dict[str, dict]:
 
 def run_point(spec: SweepSpec, p: int):
     """Simulate point ``p`` of ``spec``; the Dataset carries the point's sweep coordinates as
-    scalar coordinates (one entry per axis)."""
+    scalar coordinates (one entry per axis). An unstable point keeps ``unstable_reason`` (attr)
+    and NaN for every figure that needs a steady state; a result that is not finite where it must
+    be, or fewer I/Os measured than asked without the point being flagged, is a bug: AssertionError."""
     r = spec.run
     ds = _simulate(spec.point_model(p), ios=r["ios"], replications=r["replications"], seed=r["seed"],
                    warmup=r["warmup"], point=spec.stream_index(p), allow_unstable=True)
+    ds = _checked(ds, r["ios"], p)
     c = spec.coords(p)
     for dim, attrs in dim_attrs(spec).items():
         ds = ds.assign_coords({dim: c[dim]})
@@ -465,15 +584,239 @@ def run_point(spec: SweepSpec, p: int):
     return ds
 
 
+#: Figures that exist only at a steady state: NaN at an unstable point (its queue kept growing, so
+#: a mean, a quantile or a CI of it describes the run's length, not the system). Every variable in
+#: ms is one; these are the others.
+STEADY_STATE_ONLY = ("in_system_mean", "iosq_queue_mean", "mp_queue_mean", "open_exchanges_mean")
+#: Figures a stable point must have finite (every replication).
+MUST_BE_FINITE = ("response_ms", "iosq_ms", "pend_ms", "cmr_ms", "disconnect_ms", "connect_ms",
+                  "response_ci95_ms", "throughput_iops", "throughput_ci95_iops", "device_busy",
+                  "in_system_mean", "ios_measured", "sim_time_s")
+
+
+def _checked(ds, ios_asked: int, p: int):
+    """The engine's Dataset of point ``p``, blanked where unstable and checked where stable."""
+    var = ds.variables  # (not ds[name]: building a DataArray costs ~0.1 ms, per name and point)
+    unstable = bool(int(var["unstable"].values)) if "unstable" in var else False
+    if unstable:
+        ds = ds.copy()
+        if not ds.attrs.get("unstable_reason"):
+            ds.attrs["unstable_reason"] = "unstable (the engine gave no reason)"
+        for name, v in ds.data_vars.items():
+            if v.dtype.kind == "f" and (v.attrs.get("units") == "ms" or name in STEADY_STATE_ONLY):
+                ds[name] = v.copy(data=np.full(v.shape, np.nan))
+        return ds
+    ds.attrs["unstable_reason"] = ""
+    if "ios_measured" in var:
+        n = np.asarray(var["ios_measured"].values)
+        if (n < ios_asked).any():
+            if interrupt.requested():
+                raise _PointCut(p)
+            raise AssertionError(f"sweep point {p}: {int(n.min())} I/Os measured in a replication, "
+                                 f"{ios_asked} asked, and the point is not flagged unstable (an engine bug)")
+    for name in MUST_BE_FINITE:
+        if name in var and not np.isfinite(np.asarray(var[name].values, dtype=float)).all():
+            raise AssertionError(f"sweep point {p}: {name} is not finite ({var[name].values!r}) at a point "
+                                 "not flagged unstable (an engine bug; nothing was stored)")
+    return ds
+
+
+from .errors import McioWarning  # noqa: E402  (defined beside McioError: the CLI needs it without numpy)
+
+
+#: Per-I/O cost on one thread, for the time estimate (measured on the development machine, a
+#: 2-core x86-64 VM: event engine 0.7-3 M I/O/s per thread on small FICON models, fast path
+#: ~18 M I/O/s); an estimate to within a factor of a few, which is what a warning needs.
+EVENT_S_PER_IO = 400e-9
+FASTPATH_S_PER_IO = 60e-9
+POINT_OVERHEAD_S = 0.01     # packing, the Dataset, the part file: per point, whatever its size
+WARN_AFTER_S = 300.0        # "a few minutes": a run estimated longer than this is announced
+BASE_MEMORY_BYTES = 400 << 20   # the interpreter with numba, xarray, scipy imported
+#: Bytes of kernel state per replication that runs at once: ~170 per I/O slot (population, or the
+#: open models' 2**16-slot pool), plus per channel and device rows.
+KERNEL_BYTES_PER_SLOT = 170
+
+
+@dataclass(frozen=True)
+class Estimate:
+    """What a sweep will cost before it starts: points, I/Os, peak memory (bytes), time (s)."""
+
+    points: int
+    ios: int
+    memory_bytes: int
+    seconds: float
+    machine_bytes: int | None
+    threads: int
+    point_bytes: int = 0      # of memory_bytes: one point's replications and kernel state
+    results_bytes: int = 0    # of memory_bytes: every point's results, held for the final file
+
+    def __str__(self):
+        return (f"{self.points} point(s), {self.ios:.3g} I/Os: about {_human_s(self.seconds)} on {self.threads} "
+                f"thread(s), peak memory about {self.memory_bytes / 2**30:.2f} GiB"
+                + (f" of {self.machine_bytes / 2**30:.1f} GiB" if self.machine_bytes else ""))
+
+
+def _human_s(s: float) -> str:
+    if s < 120:
+        return f"{s:.0f} s"
+    if s < 7200:
+        return f"{s / 60:.0f} min"
+    return f"{s / 3600:.1f} h"
+
+
+def machine_memory() -> int | None:
+    """Physical memory of this machine in bytes (psutil if present, else sysconf), or None."""
+    try:
+        import psutil
+        return int(psutil.virtual_memory().total)
+    except Exception:  # noqa: BLE001 - psutil is optional
+        pass
+    try:
+        return int(os.sysconf("SC_PHYS_PAGES") * os.sysconf("SC_PAGE_SIZE"))
+    except (ValueError, OSError, AttributeError):
+        return None
+
+
+def _axis_max(spec: "SweepSpec", key: str, base):
+    vals = [max(a.values) for a in spec.axes if a.key == key and not isinstance(a.values[0], str)]
+    return max([base] + vals) if vals else base
+
+
+def estimate(spec_or_path, threads: int | None = None, fast_path: bool | None = None) -> Estimate:
+    """Peak memory and run time of a sweep, from its sizes alone (nothing is simulated).
+
+    Memory: every replication's result arrays (the engine allocates them all at once, then stacks
+    them: the response-time histogram alone is 42 kB per replication), the kernel state of the
+    replications running at once, and every point's results held for the final file (twice: the
+    parts and the assembled Dataset). Time: I/Os (warm-up included) x a per-I/O cost on
+    ``threads`` threads (default: the cores) plus a per-point overhead."""
+    spec = load_spec(spec_or_path)
+    r = spec.run
+    R = r["replications"]
+    warm = r["warmup"] if r["warmup"] is not None else max(1000, r["ios"] // 10)
+    m = spec.model
+    C = _axis_max(spec, "channels.count", m.channels["count"])
+    D = _axis_max(spec, "devices.count", m.devices["count"])
+    slots = _axis_max(spec, "workload.population", m.workload["population"]) if m.workload["type"] == "closed" \
+        else 1 << 16
+    if threads is None:
+        try:
+            threads = len(os.sched_getaffinity(0))
+        except (AttributeError, OSError):
+            threads = os.cpu_count() or 1
+    running = max(1, min(R, threads))
+    hist, n_acc, n_ch, n_dev, n_rows = _kernel_sizes()
+    per_rep_out = 8 * (n_acc + C * n_ch + D * n_dev + hist + 64)
+    kernel = running * (KERNEL_BYTES_PER_SLOT * (slots + D) + 8 * 4 * 8 * n_rows)
+    per_point_result = 8 * (R * (24 + 8 * C + 4) + 64)
+    P = spec.n_points
+    point_bytes = 2 * R * per_rep_out + kernel
+    results_bytes = 2 * P * per_point_result
+    memory = BASE_MEMORY_BYTES + point_bytes + results_bytes
+    ios = P * R * (r["ios"] + warm)
+    if fast_path is None:
+        from .engine import fast_path_applies
+        fast_path = fast_path_applies(m)
+    cost = FASTPATH_S_PER_IO if fast_path else EVENT_S_PER_IO
+    seconds = ios * cost / running + P * POINT_OVERHEAD_S
+    return Estimate(P, ios, int(memory), float(seconds), machine_memory(), running, int(point_bytes),
+                    int(results_bytes))
+
+
+def _kernel_sizes() -> tuple[int, int, int, int, int]:
+    """(histogram buckets, accumulators, per-channel and per-device counters, random-stream rows)
+    from the kernels if loaded (importing them costs Numba's start-up), else their current values."""
+    hist = getattr(sys.modules.get("mcio.kernels.histogram"), "HIST_BUCKETS", 5250)
+    L = sys.modules.get("mcio.kernels.layout")
+    return (int(hist), int(getattr(L, "N_ACC", 24)), int(getattr(L, "N_CH", 7)), int(getattr(L, "N_DEV", 2)),
+            int(getattr(L, "N_ROWS", 16)))
+
+
+def check_size(spec, est: Estimate | None = None) -> Estimate:
+    """Refuse (McioError) a sweep whose estimated peak memory exceeds this machine's memory."""
+    est = est or estimate(spec, fast_path=False)
+    if est.machine_bytes and est.memory_bytes > est.machine_bytes:
+        field = "run.replications" if est.point_bytes >= est.results_bytes else "sweep"
+        raise McioError(field, spec.run["replications"] if field == "run.replications" else f"{spec.n_points} points",
+                        f"needs about {est.memory_bytes / 2**30:.1f} GiB, more than this machine's "
+                        f"{est.machine_bytes / 2**30:.1f} GiB; run fewer replications or points (or split the sweep)")
+    return est
+
+
+def _warn_if_long(spec, threads=None) -> Estimate:
+    est = estimate(spec, threads=threads)
+    check_size(spec, est)
+    if est.seconds > WARN_AFTER_S:
+        warnings.warn(McioWarning(f"this sweep is large: {est}"), stacklevel=3)
+    return est
+
+
+class _Progress:
+    """The caller's ``progress(done, total, ios)``, also fed within a point from the kernels'
+    shared counter (:func:`mcio.interrupt.counter`) by a ticker thread; a point's last call reports
+    only the I/Os not already reported."""
+
+    TICK_S = 0.5
+
+    def __init__(self, fn, total: int, tick: bool):
+        self.fn, self.total, self.done, self.partial = fn, total, 0, 0
+        self.lock = threading.Lock()
+        self._stop = threading.Event()
+        self._thread = None
+        if fn is not None and tick:
+            self._thread = threading.Thread(target=self._run, name="mcio-progress", daemon=True)
+
+    def start(self, done: int) -> None:
+        self.done = done
+        interrupt.counter()[:] = 0  # reset here and after each point: the next point counts from 0
+        if self.fn:
+            self.fn(done, self.total, 0)
+        if self._thread is not None:
+            self._thread.start()
+
+    def _run(self):
+        ctr = interrupt.counter()
+        while not self._stop.wait(self.TICK_S):
+            with self.lock:
+                c = int(ctr.sum())  # (one slot, or one per replication if the kernels want no sharing)
+                if c > self.partial:
+                    delta, self.partial = c - self.partial, c
+                    try:
+                        self.fn(self.done, self.total, delta)
+                    except Exception:  # noqa: BLE001 - a failing display must not stop the sweep
+                        return
+
+    def point_done(self, done: int, ios: int) -> None:
+        with self.lock:
+            delta, self.partial = max(0, ios - self.partial), 0
+            interrupt.counter()[:] = 0
+            self.done = done
+        if self.fn:
+            self.fn(done, self.total, delta)
+
+    def close(self):
+        self._stop.set()
+        if self._thread is not None and self._thread.is_alive():
+            self._thread.join(timeout=2)
+
+
 def sweep(spec_or_path, out=None, resume: bool = False, progress: Callable | None = None, dask=None,
           worker_threads: int | None = None):
     """Run every point of a sweep spec and return the assembled :class:`xarray.Dataset`.
 
     ``out``: an HDF5 path. Finished points are kept in ``OUT.parts/`` as they complete; the final
-    file appears (atomically) only when every point is done, then the parts go. ``resume=True``
-    continues an interrupted sweep into the same ``out`` without recomputing finished points.
-    ``progress(done, total, ios)`` is called once before the first new point (``ios = 0``) and
-    after each point, with the I/Os that point simulated.
+    file appears (atomically) only when every point is done, then the parts go. ``OUT.lock`` keeps
+    a second sweep off the same output. ``resume=True`` continues an interrupted sweep into the
+    same ``out`` without recomputing finished points; every part is checked first and a damaged
+    one recomputed (a McioWarning says which and why).
+    ``progress(done, total, ios)`` is called once before the first new point (``ios = 0``), after
+    each point with the I/Os it simulated, and, when the kernels report it, within a point with
+    ``done`` unchanged and the I/Os completed since the last call.
+
+    Ctrl-C (SIGINT) stops the sweep after saving every finished point: :class:`SweepInterrupted`
+    (a KeyboardInterrupt) saying ``interrupted: N of M points saved; resume with --resume``. A run
+    estimated beyond this machine's memory is refused (McioError); beyond a few minutes, a
+    McioWarning gives the estimate first.
 
     ``dask``: run the points on a Dask cluster instead of in this process: a scheduler address
     (``"tcp://host:8786"``), ``"local"`` or ``"local:N"`` (a LocalCluster of N single-thread worker
@@ -490,62 +833,91 @@ def sweep(spec_or_path, out=None, resume: bool = False, progress: Callable | Non
         if isinstance(dask, str):
             parse_address(dask)
         import_distributed(dask)
+    _warn_if_long(spec)
     if out is None:
-        parts = [None] * total
-        if progress:
-            progress(0, total, 0)
-        with closing(_compute(spec, range(total), dask, worker_threads)) as results:
-            for i, (p, ds, ios) in enumerate(results, 1):
-                parts[p] = ds
-                if progress:
-                    progress(i, total, ios)
-        return assemble(spec, parts)
+        return _run_points(spec, None, set(), {}, progress, dask, worker_threads)
+    out = store.check_writable(out)
+    with store.OutputLock(out):
+        if resume and out.exists() and not store.parts_dir(out).exists():
+            ds = store.open_results(out)
+            if not spec.same_as(ds.attrs.get("spec_toml", "")):
+                raise McioError("--resume", str(out), "holds a finished sweep of a different spec; "
+                                                      "choose another output or drop --resume to overwrite it")
+            if progress:
+                progress(total, total, 0)
+            return ds
+        run = store.PartStore(out, spec.text, resume=resume, same_spec=spec.same_as)
+        good, bad = run.validate(total, spec.coords) if resume else ({}, {})
+        if bad:
+            shown = "; ".join(f"{k if isinstance(k, str) else f'point {k}'}: {v}" for k, v in list(bad.items())[:10])
+            more = f" (and {len(bad) - 10} more)" if len(bad) > 10 else ""
+            n_re = sum(1 for k in bad if not isinstance(k, str))
+            warnings.warn(McioWarning(f"--resume: {len(bad)} damaged record(s) in {str(run.log)!r}"
+                                      f"{f', {n_re} point(s) recomputed' if n_re else ''}: {shown}{more}"),
+                          stacklevel=2)
+        return _run_points(spec, run, set(good), good, progress, dask, worker_threads)
 
-    out = Path(out)
-    if resume and out.exists() and not store.parts_dir(out).exists():
-        ds = store.open_results(out)
-        if not spec.same_as(ds.attrs.get("spec_toml", "")):
-            raise McioError("--resume", str(out), "holds a finished sweep of a different spec; "
-                                                  "choose another output or drop --resume to overwrite it")
-        if progress:
-            progress(total, total, 0)
-        return ds
-    run = store.PartStore(out, spec.text, resume=resume, same_spec=spec.same_as)
-    done = run.finished(total)
-    if progress:
-        progress(len(done), total, 0)
-    fresh = {}  # points computed here stay in memory: reading a part back costs as much as writing it
+
+def _run_points(spec, run, done: set, parts: dict, progress, dask, worker_threads):
+    """Compute the points not in ``done`` (storing each in ``run``, a PartStore, if given), then
+    assemble (and with ``run`` write the final file). Ctrl-C ends in SweepInterrupted."""
+    from . import store
+    total = spec.n_points
     todo = [p for p in range(total) if p not in done]
+    prog = _Progress(progress, total, tick=dask is None)
+    computed = 0
+    stopped = False
     try:
-        with closing(_compute(spec, todo, dask, worker_threads, store=run)) as results:
-            for p, ds, ios in results:  # a Dask cluster is shut down (if started here) on leaving
-                fresh[p] = ds
-                done.add(p)
-                if progress:
-                    progress(len(done), total, ios)
+        with interrupt.handling():
+            prog.start(len(done))
+            try:
+                with closing(_compute(spec, todo, dask, worker_threads, store=run)) as results:
+                    for p, part, ios in results:  # a Dask cluster is shut down (if started here) on leaving
+                        parts[p] = part
+                        done.add(p)
+                        computed += 1
+                        prog.point_done(len(done), ios)
+                        if interrupt.requested():
+                            stopped = True
+                            break
+            except (KeyboardInterrupt, _PointCut):
+                stopped = True
+            if stopped:
+                raise interrupt.SweepInterrupted(len(done), total, run.out if run is not None else None)
     except BaseException:
-        if not done:
-            run.remove()  # nothing finished (e.g. no scheduler there): leave nothing behind
+        prog.close()
+        if run is not None:
+            if done:
+                run.close()
+            else:
+                run.remove()  # nothing finished (e.g. no scheduler there): leave nothing behind
         raise
-    parts = [fresh[p] if p in fresh else run.read(p) for p in range(total)]
-    ds = assemble(spec, parts)
-    store.write_results(ds, out)
-    run.remove()
+    prog.close()
+    ds = assemble(spec, [parts[p] for p in range(total)])
+    if run is not None:
+        store.write_results(ds, run.out, chunk_dims=spec.dims)
+        run.remove()
     return ds
 
 
+class _PointCut(Exception):
+    """A point the kernels stopped short on request (Ctrl-C): not a result, not saved."""
+
+
 def _compute(spec: SweepSpec, points, dask=None, worker_threads=None, store=None):
-    """Yield ``(point, Dataset, I/Os simulated)`` for ``points``, each stored in ``store`` (a
-    PartStore) first if given: in point order in-process, in completion order on Dask."""
+    """Yield ``(point, Part or Dataset, I/Os simulated)`` for ``points``, each stored in ``store``
+    (a PartStore) first if given: in point order in-process, in completion order on Dask."""
+    from .store import Part
     if dask is None:
         for p in points:
             ds = run_point(spec, p)
+            part = Part.from_dataset(ds, p, spec.coords(p))
             if store is not None:
-                store.write(p, ds)
-            yield p, ds, _ios_simulated(ds)
+                store.write(p, part, spec.coords(p))
+            yield p, part, _ios_simulated(ds)
         return
     from .distributed import Cluster
-    from .store import dataset_from_bytes
+    from .store import read_part
 
     points = list(points)
     if not points:
@@ -554,7 +926,11 @@ def _compute(spec: SweepSpec, points, dask=None, worker_threads=None, store=None
         for p, data, ios in results:
             if store is not None:
                 store.write_bytes(p, data)  # the worker's file, byte for byte: no re-encoding here
-            yield p, dataset_from_bytes(data, f"point {p}"), ios
+            try:
+                part = read_part(data, None, p)
+            except Exception as e:  # noqa: BLE001 - a worker that sent something else
+                raise McioError("part", f"point {p}", f"the Dask worker's result is not a part ({e})") from None
+            yield p, part, ios
 
 
 _RUN_LOCK = threading.Lock()  # one point at a time per worker process (Numba's workqueue layer is not thread-safe)
@@ -569,14 +945,15 @@ def point_task(spec_text: str, p: int, threads: int | None = None) -> tuple[byte
     """Simulate point ``p`` of the sweep whose TOML is ``spec_text`` (a Dask task, on a worker):
     the content of its part file and the I/Os simulated. ``threads``: Numba threads for this task
     (results do not depend on it). A bad input raises McioError, which pickles back to the client."""
-    from .store import netcdf_bytes
+    from .store import part_bytes, spec_hash
 
     with _RUN_LOCK:
         if threads is not None:
             import numba
             numba.set_num_threads(max(1, min(int(threads), numba.config.NUMBA_NUM_THREADS)))
-        ds = run_point(_spec_of(spec_text), p)
-    return netcdf_bytes(ds), _ios_simulated(ds)
+        spec = _spec_of(spec_text)
+        ds = run_point(spec, p)
+    return part_bytes(ds, spec_hash(spec_text), p, spec.coords(p)), _ios_simulated(ds)
 
 
 def _ios_simulated(ds) -> int:
@@ -589,49 +966,66 @@ def _ios_simulated(ds) -> int:
 
 
 def assemble(spec: SweepSpec, parts: list):
-    """Stack per-point Datasets (in point order) into one with the sweep axes as dimensions."""
+    """Stack per-point results (Datasets or :class:`mcio.store.Part`, in point order) into one
+    Dataset with the sweep axes as dimensions, plus ``unstable_reason`` over them. Engine dims of
+    different sizes (e.g. a ``channels.count`` axis) align by label, the shorter padded with NaN."""
     import xarray as xr
     from . import store
 
     if len(parts) != spec.n_points:
         raise McioError("parts", len(parts), f"need all {spec.n_points} points")
-    fixed = []
-    for ds in parts:
-        ds = ds.drop_vars([d for d in spec.dims if d in ds.coords])
-        # index-less engine dims get integer labels so points of different sizes (e.g. a
-        # channels.count axis) align, the shorter padded with NaN
-        ds = ds.assign_coords({d: np.arange(n) for d, n in ds.sizes.items() if d not in ds.coords})
-        fixed.append(ds)
-    stacked = xr.concat(fixed, dim="point", join="outer", combine_attrs="override",
-                        data_vars="all", coords="different", compat="equals", fill_value=np.nan)
+    parts = [q if isinstance(q, store.Part) else store.Part.from_dataset(q) for q in parts]
+    first = parts[0]
+    axis_dims = set(spec.dims)
+    # engine dims: their labels in every part must be prefixes of the longest (0..n-1, quantiles)
+    labels = {}
+    for q in parts:
+        for name, (dims, a, attrs, is_coord) in q.vars.items():
+            if is_coord and dims == (name,):
+                cur = labels.get(name)
+                short, long_ = (cur, a) if cur is None or len(a) > len(cur) else (a, cur)
+                if short is not None and not np.array_equal(long_[:len(short)], short):
+                    raise McioError("parts", name, "labels differ between points; cannot align them")
+                labels[name] = long_
     shape = spec.shape
-    attrs = dim_attrs(spec)
+    P = spec.n_points
+    data_vars = {}
+    names = list(dict.fromkeys(n for q in parts for n, v in q.vars.items() if not v[3]))
+    for name in names:
+        held = [q.vars[name] for q in parts if name in q.vars]
+        dims, a0, attrs = held[0][0], held[0][1], held[0][2]
+        full = tuple(len(labels[d]) if d in labels else a0.shape[i] for i, d in enumerate(dims))
+        padded = len(held) < P or any(v[1].shape != full for v in held)
+        if a0.dtype.kind == "U":
+            arr = np.full((P,) + full, "", dtype=f"<U{max(1, max(v[1].dtype.itemsize // 4 for v in held))}")
+        elif padded:
+            arr = np.full((P,) + full, np.nan, dtype=np.result_type(a0.dtype, np.float64))
+        else:
+            arr = np.empty((P,) + full, dtype=a0.dtype)
+        for i, q in enumerate(parts):
+            if name in q.vars:
+                a = q.vars[name][1]
+                arr[(i,) + tuple(slice(0, n) for n in a.shape)] = a
+        data_vars[name] = xr.Variable(spec.dims + tuple(dims), arr.reshape(shape + full), dict(attrs))
+    reason = np.array([str(q.attrs.get("unstable_reason", "")) for q in parts], dtype=str)  # <U: as read back
+    data_vars["unstable_reason"] = xr.Variable(spec.dims, reason.reshape(shape), {
+        "units": "1", "long_name": "why the point is unstable (its steady-state figures are NaN); empty if stable"})
+    attrs_of = dim_attrs(spec)
     coords = {}
     if spec.variants:
         coords[VARIANT_DIM] = xr.Variable((VARIANT_DIM,), np.asarray(spec.variant_names, dtype=object),
-                                          attrs[VARIANT_DIM])
+                                          attrs_of[VARIANT_DIM])
     coords.update({a.dim: xr.Variable((a.dim,), np.asarray(a.values), a.attrs) for a in spec.axes})
-    for name, c in stacked.coords.items():
-        if "point" not in c.dims:
-            coords[name] = c
-    data_vars = {}
-    for name, v in stacked.data_vars.items():
-        if "point" not in v.dims:
-            data_vars[name] = v
+    for name, lab in labels.items():
+        if name in axis_dims:
             continue
-        v = v.transpose("point", ...)
-        arr = np.asarray(v.values).reshape(shape + v.shape[1:])
-        data_vars[name] = xr.Variable(spec.dims + v.dims[1:], arr, dict(v.attrs))
-    first = parts[0]
-    for name in data_vars:
-        if name in first.variables:
-            data_vars[name].attrs = dict(first[name].attrs)
-            enc = {k: first[name].encoding[k] for k in ("dtype",) if k in first[name].encoding}
-            data_vars[name].encoding.update(enc)
+        attrs = next(q.vars[name][2] for q in parts if name in q.vars)
+        coords[name] = xr.Variable((name,), np.asarray(lab), dict(attrs))
+    for name, (dims, a, attrs, is_coord) in first.vars.items():  # scalar coordinates equal in every point
+        if is_coord and not dims and name not in axis_dims:
+            if all(name in q.vars and np.array_equal(q.vars[name][1], a) for q in parts):
+                coords[name] = xr.Variable((), a, dict(attrs))
     ds = xr.Dataset(data_vars, coords=coords)
-    for name in ds.coords:
-        if name in first.coords and not ds[name].attrs:
-            ds[name].attrs.update(first[name].attrs)
     ds.attrs = store.global_attrs(spec, first.attrs)
     return ds
 
@@ -643,7 +1037,7 @@ def open_results(path):
 
 
 __all__ = ["Axis", "SweepSpec", "load_spec", "parse_spec", "sweep", "run_point", "point_task", "assemble",
-           "open_results"]
+           "open_results", "estimate", "Estimate", "check_size", "McioWarning", "SweepInterrupted"]
 
 
 class _CallableModule(types.ModuleType):

@@ -27,6 +27,7 @@ class McioGroup(click.Group):
     """A click group applying the error policy of this module to every command below it."""
 
     def invoke(self, ctx):
+        _warnings_as_lines()
         try:
             return super().invoke(ctx)
         except click.exceptions.UsageError as e:
@@ -58,6 +59,24 @@ class McioGroup(click.Group):
             if os.environ.get("MCIO_DEBUG"):
                 raise
             _bug(ctx)
+
+
+def _warnings_as_lines() -> None:
+    """mcio's own warnings (McioWarning: a long run ahead, damaged parts recomputed) as one
+    ``mcio: warning: ...`` line each; other warnings as Python shows them."""
+    import warnings
+    from ..errors import McioWarning
+    orig = warnings.showwarning
+    if getattr(orig, "_mcio", False):
+        return
+
+    def show(message, category, filename, lineno, file=None, line=None):
+        if issubclass(category, McioWarning):
+            click.echo(f"mcio: warning: {' '.join(str(message).split())}", err=True)
+        else:
+            orig(message, category, filename, lineno, file, line)
+    show._mcio = True
+    warnings.showwarning = show
 
 
 def _bug(ctx):

@@ -86,8 +86,13 @@ def sweep_cmd(spec, out, resume, threads, dask, quiet):
         raise McioError("--threads", threads, "must be an integer >= 1")
     bar = _Bar(quiet)
     t0 = time.perf_counter()
+    from ..interrupt import SweepInterrupted
     try:
         ds = sweep(s, out=out, resume=resume, progress=bar, dask=dask, worker_threads=threads if dask else None)
+    except SweepInterrupted as e:
+        bar.close()
+        click.echo(f"mcio: {e}", err=True)
+        sys.exit(e.exit_code)
     finally:
         bar.close()
     from .whatif import diagnostics
@@ -296,6 +301,8 @@ def validate_cmd(spec, show, point):
                         f"open load over capacity: {station} utilisation >= 1; allowed: rate_iops < {allowed:.6g}"
                         f"{more}. Such points run only flagged unstable")
     m = s.point_model(point)
+    from ..sweep import estimate
+    click.echo(f"estimate: {estimate(s)}")
     for note in m.notes():
         click.echo(f"note: {note}")
     if show:

@@ -1,0 +1,237 @@
+"""A fuzzer over sweep specs built from the declared model fields (mcio.model.spec.SECTIONS: each
+Field's checker carries its JSON Schema bounds): in-range, boundary, out-of-range and ill-typed
+values for random fields, run sizes and sweep axes, given as a Python dict. Each variant must end
+in one of two ways: refused with one McioError naming a field (one line), or run to results that
+are finite where the point is stable and flagged (``unstable`` with its reason, NaN steady-state
+figures) where it is not. Anything else (another exception, a non-finite stable figure, a run
+over its time bound) fails the test, and hypothesis shrinks it to a minimal spec.
+
+``MCIO_FUZZ_EXAMPLES`` sets the number of variants (default 300: well under a minute on 2 cores);
+``python tests/test_fuzz_specs.py N`` runs N and prints the outcome figures.
+"""
+from __future__ import annotations
+
+import collections
+import math
+import os
+import sys
+import time
+
+import numpy as np
+import pytest
+
+hypothesis = pytest.importorskip("hypothesis") if __name__ != "__main__" else __import__("hypothesis")
+from hypothesis import HealthCheck, given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+from mcio.errors import McioError  # noqa: E402
+from mcio.model.spec import SECTIONS  # noqa: E402
+from mcio.sweep import STEADY_STATE_ONLY, WARN_AFTER_S, estimate, load_spec, sweep  # noqa: E402
+
+EXAMPLES = int(os.environ.get("MCIO_FUZZ_EXAMPLES", "300"))
+RUN_BOUND_S = 30.0          # one variant, load and run (tiny ios): more is a hang, not a result
+OUTCOMES: collections.Counter = collections.Counter()
+FIELDS = [(sec, k, f) for sec, fs in SECTIONS.items() for k, f in fs.items()]
+
+# ---- values from a field's schema ----------------------------------------------------------------
+
+ILL_TYPED = st.sampled_from(["x", "", True, False, [], [1.0], {}, {"a": 1}, float("nan"), float("inf"),
+                             -float("inf"), -1, -1e300, 1e300, 2**64, -(2**63) - 1])
+
+
+def _number(sch: dict, valid: bool):
+    lo = sch.get("minimum", sch.get("exclusiveMinimum", 0.0))
+    hi = sch.get("maximum", sch.get("exclusiveMaximum", 1e6))
+    open_lo, open_hi = "exclusiveMinimum" in sch, "exclusiveMaximum" in sch
+    inside = st.floats(min_value=lo, max_value=hi, allow_nan=False, exclude_min=open_lo, exclude_max=open_hi)
+    small = st.floats(min_value=max(lo, 1e-3) if open_lo else lo, max_value=min(hi, 10.0))
+    ends = st.sampled_from([x for x, ok in ((lo, not open_lo), (hi, not open_hi)) if ok] or [min(hi, 1.0)])
+    if valid:
+        return st.one_of(small, small, inside, ends)
+    edges = st.sampled_from([lo - 1e-9 * max(1.0, abs(lo)), hi * (1 + 1e-9) + 1e-12, -abs(hi) - 1, hi * 10])
+    return st.one_of(small, inside, ends, edges, ILL_TYPED)
+
+
+def _integer(sch: dict, valid: bool):
+    lo, hi = sch.get("minimum", 0), sch.get("maximum", 10**6)
+    ok = st.one_of(st.integers(lo, min(hi, lo + 8)), st.integers(lo, min(hi, 1000)), st.sampled_from([lo, hi]))
+    if valid:
+        return ok
+    return st.one_of(ok, st.sampled_from([lo - 1, hi + 1, 2.0 + lo, 2.5, 2**63]), ILL_TYPED)
+
+
+def _dist(sch: dict, valid: bool):
+    kinds = sch["oneOf"][1]["properties"]["dist"]["enum"]
+    if valid:
+        mean, scv = st.one_of(st.floats(0, 5), st.just(1e9)), st.one_of(st.floats(0, 4), st.just(1e4))
+        vals = st.lists(st.floats(0, 5), min_size=1, max_size=4)
+        emp = vals.flatmap(lambda v: st.fixed_dictionaries({
+            "dist": st.just("empirical"), "values": st.just(v),
+            "weights": st.lists(st.floats(0.01, 3), min_size=len(v), max_size=len(v))}))
+        param = st.fixed_dictionaries({"dist": st.sampled_from([k for k in kinds if k != "empirical"]),
+                                       "mean": mean}, optional={"scv": scv})
+        return st.one_of(st.floats(0, 5), st.just(1e9), param, emp)
+    mean = st.one_of(st.floats(0, 5), st.sampled_from([0.0, 1e9, 1e9 * 1.01, -1.0, float("nan")]))
+    scv = st.one_of(st.floats(0, 4), st.sampled_from([0.0, 1e4, 1e4 + 1, -0.5]))
+    vals = st.lists(st.one_of(st.floats(0, 5), st.sampled_from([-1.0, 2e9])), min_size=0, max_size=4)
+    as_dict = st.fixed_dictionaries({"dist": st.one_of(st.sampled_from(kinds), st.just("weibull"))},
+                                    optional={"mean": mean, "scv": scv, "values": vals, "weights": vals,
+                                              "shape": st.just(2.0)})
+    return st.one_of(st.floats(0, 5), mean, as_dict, ILL_TYPED)
+
+
+def value_for(check, valid: bool = False):
+    """Values for a field with checker ``check``: ``valid`` ones within its schema (edges
+    included), else a mix of those, just-outside values and ill-typed ones."""
+    sch = getattr(check, "schema", {})
+    if "enum" in sch:
+        ok = st.sampled_from(sch["enum"])
+        return ok if valid else st.one_of(ok, st.sampled_from(["bogus", 1, None]))
+    if "oneOf" in sch:
+        return _dist(sch, valid)
+    t = sch.get("type")
+    if t == "number":
+        return _number(sch, valid)
+    if t == "integer":
+        return _integer(sch, valid)
+    if t == "string":
+        return st.text(max_size=8) if valid else st.one_of(st.text(max_size=8), ILL_TYPED)
+    if t == "array":
+        item = sch.get("items", {})
+        if item.get("type") == "array":      # device paths: lists of channel indices
+            elem = st.lists(st.integers(0 if valid else -1, 2), min_size=1 if valid else 0, max_size=3,
+                            unique=valid)
+        elif valid:                          # arrival traces (increasing) and device weights
+            return st.lists(st.floats(0.01, 50), min_size=2, max_size=6).map(lambda v: list(np.cumsum(v)))
+        else:
+            elem = st.one_of(st.floats(0, 10), st.sampled_from([-1.0, float("nan")]))
+        return st.lists(elem, min_size=0, max_size=5) if valid else \
+            st.one_of(st.lists(elem, min_size=0, max_size=5), ILL_TYPED)
+    return ILL_TYPED
+
+
+# ---- specs -----------------------------------------------------------------------------------------
+
+
+@st.composite
+def specs(draw):
+    model = {"workload": {"type": draw(st.sampled_from(["open", "closed"])),
+                          "rate_iops": draw(st.sampled_from([50.0, 500.0, 5000.0])),
+                          "population": draw(st.integers(1, 16))},
+             "io": [{"kb": 4.0}],
+             "devices": {"count": draw(st.integers(1, 8))},
+             "channels": {"count": draw(st.integers(1, 3))},
+             "control_unit": {"ha_service_us": 20.0}}
+    if draw(st.booleans()):
+        model["io"].append({"kb": 16.0, "share": 0.3, "miss_ratio": 0.2})
+    valid = draw(st.booleans())  # half the variants draw only in-schema values (extremes included)
+    for _ in range(draw(st.integers(1, 4))):
+        sec, key, field = draw(st.sampled_from(FIELDS))
+        value = draw(value_for(field.check, valid))
+        if sec == "io":
+            model["io"][draw(st.integers(0, len(model["io"]) - 1))][key] = value
+        else:
+            model[sec][key] = value
+    if draw(st.integers(0, 9)) == 0:  # a misspelt key
+        sec = draw(st.sampled_from(list(model)))
+        target = model[sec][0] if sec == "io" else model[sec]
+        target[draw(st.sampled_from(["count_", "rate", "kbs", "populaton"]))] = 1
+    run = {"replications": draw(st.integers(2, 3)), "ios": draw(st.integers(30, 300)),
+           "warmup": draw(st.integers(0, 100)), "seed": draw(st.integers(0, 2**63 - 1))}
+    if draw(st.integers(0, 4)) == 0:  # an extreme or ill-typed run size
+        key = draw(st.sampled_from(sorted(run)))
+        run[key] = draw(st.sampled_from([0, 1, -1, 10_001, 2**62, 2**63 - 1, 2**63, 2.5, "10", True, None,
+                                         np.int64(40), np.float64(50.0)]))
+    spec = {"title": "fuzz", "model": model, "run": run}
+    axes = {}
+    for _ in range(draw(st.integers(0, 2))):
+        sec, key, field = draw(st.sampled_from([f for f in FIELDS if getattr(f[2].check, "schema", {}).get("type")
+                                                 in ("number", "integer")] + [("workload", "nosuch", None)]))
+        dotted = f"io.0.{key}" if sec == "io" else f"{sec}.{key}"
+        if draw(st.booleans()) and field is not None:
+            axes[dotted] = draw(st.lists(value_for(field.check, valid), min_size=0 if not valid else 1, max_size=3,
+                                         unique_by=repr))
+        else:
+            axes[dotted] = {"start": draw(st.sampled_from([0, 1, 2.5, -1, float("nan")])),
+                            "stop": draw(st.sampled_from([0, 3, 10, 1e9])),
+                            "num": draw(st.sampled_from([1, 2, 3, 0, -2, 2.5, 10**9])),
+                            "log": draw(st.sampled_from([False, True, "yes"]))}
+    if axes:
+        spec["sweep"] = axes
+    return spec
+
+
+# ---- the check -------------------------------------------------------------------------------------
+
+
+def check_variant(spec: dict) -> str:
+    """'refused' or 'ran'; anything else raises."""
+    t = time.perf_counter()
+    try:
+        s = load_spec(spec)
+    except McioError as e:
+        assert isinstance(e.field, str) and e.field, repr(e)
+        assert "\n" not in str(e), str(e)
+        return "refused"
+    assert s.n_points <= 9, s.n_points  # the fuzzer's own bound (lists of <= 3 values, <= 2 axes)
+    if s.run["ios"] > 20_000:  # an accepted extreme run size (e.g. ios = 2**62): announced, not run here
+        assert estimate(s).seconds > WARN_AFTER_S, s.run
+        return "warned"
+    try:
+        ds = sweep(s)
+    except McioError as e:  # refused at run time: validate should have caught it
+        raise AssertionError(f"run refused what load accepted: {e}") from None
+    unstable = np.asarray(ds["unstable"].values).astype(bool)
+    reason = np.asarray(ds["unstable_reason"].values)
+    assert ((reason != "") == unstable).all(), (unstable, reason)
+    for name in ("response_ms", "throughput_iops", "response_ci95_ms", "device_busy", "ios_measured"):
+        v = np.asarray(ds[name].values, dtype=float)
+        stable = v[~unstable] if v.shape[:unstable.ndim] == unstable.shape else v
+        assert np.isfinite(stable).all(), (name, v)
+    for name in ("response_ms", "response_quantile_ms") + STEADY_STATE_ONLY[:1]:
+        assert np.isnan(np.asarray(ds[name].values)[unstable]).all(), name
+    assert time.perf_counter() - t < RUN_BOUND_S, f"{time.perf_counter() - t:.1f} s"
+    return "ran"
+
+
+@settings(max_examples=EXAMPLES, deadline=None, derandomize=True, database=None,
+          suppress_health_check=list(HealthCheck))
+@given(specs())
+def test_every_variant_is_refused_by_field_or_runs_to_flagged_finite_results(spec):
+    try:
+        OUTCOMES[check_variant(spec)] += 1
+    except BaseException:
+        OUTCOMES["other"] += 1
+        raise
+
+
+def test_fuzz_figures():
+    """The outcome figures of the run above (printed with -s); both kinds occur, nothing else."""
+    total = sum(OUTCOMES.values())
+    print(f"\nfuzz: {total} variants: {OUTCOMES['refused']} refused, {OUTCOMES['ran']} ran, "
+          f"{OUTCOMES['warned']} accepted with a size warning (not run), {OUTCOMES['other']} other")
+    if total == 0:
+        pytest.skip("the fuzz test did not run")
+    assert OUTCOMES["other"] == 0
+    assert OUTCOMES["refused"] > 0 and OUTCOMES["ran"] > 0
+
+
+if __name__ == "__main__":
+    n = int(sys.argv[1]) if len(sys.argv) > 1 else EXAMPLES
+    t0 = time.perf_counter()
+    other = []
+
+    @settings(max_examples=n, deadline=None, database=None, suppress_health_check=list(HealthCheck))
+    @given(specs())
+    def _run(spec):
+        try:
+            OUTCOMES[check_variant(spec)] += 1
+        except Exception as e:  # noqa: BLE001 - counted and shown, not shrunk
+            OUTCOMES["other"] += 1
+            other.append((spec, f"{type(e).__name__}: {e}"))
+
+    _run()
+    print(f"{sum(OUTCOMES.values())} variants in {time.perf_counter() - t0:.0f} s: {OUTCOMES['refused']} refused, "
+          f"{OUTCOMES['ran']} ran, {OUTCOMES['warned']} accepted with a size warning, {OUTCOMES['other']} other")
+    for spec, err in other[:10]:
+        print(" ", err[:300], "\n   ", spec)
