@@ -140,6 +140,9 @@ def _attr_value(v):
         return ""
     if isinstance(v, (str, int, float, np.integer, np.floating)):
         return v
+    if isinstance(v, (list, tuple, np.ndarray)) and len(v) and all(
+            isinstance(x, (int, float, np.integer, np.floating)) and not isinstance(x, bool) for x in v):
+        return np.asarray(v)   # a 1-D numeric attribute (CF flag_values), as netCDF allows
     return str(v)
 
 
@@ -184,6 +187,8 @@ def _for_writing(ds):
     ds.attrs["Conventions"] = CONVENTIONS  # one convention for every file mcio writes
     for v in ds.variables.values():
         v.attrs = {k: _attr_value(x) for k, x in v.attrs.items()}
+        if isinstance(v.attrs.get("flag_values"), np.ndarray) and v.dtype.kind in "iu":
+            v.attrs["flag_values"] = v.attrs["flag_values"].astype(v.dtype)  # CF: the variable's type
         v.encoding = {}
     return ds
 
@@ -367,6 +372,8 @@ def _json_value(v):
         return v
     if isinstance(v, (list, tuple)):
         return [_json_value(x) for x in v]
+    if isinstance(v, np.ndarray) and v.ndim == 1 and v.dtype.kind in "iuf":
+        return [_json_value(x) for x in v]   # e.g. CF flag_values
     return str(v)
 
 

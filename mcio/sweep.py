@@ -75,8 +75,15 @@ SAMPLED_VALUES = 1_000
 MAX_DEPTH = 32
 TOP_KEYS = ("title", "description", "model", "scenario", "scenario_params", "variants", "sweep", "run")
 VARIANT_DIM = "variant"
-RUN_KEYS = ("replications", "ios", "warmup", "seed")
-RUN_DEFAULTS = {"replications": 4, "ios": 200_000, "warmup": None, "seed": 0}
+RUN_KEYS = ("replications", "ios", "warmup", "seed", "precision", "precision_of", "max_ios")
+RUN_DEFAULTS = {"replications": 4, "ios": 200_000, "warmup": None, "seed": 0, "precision": None,
+                "precision_of": ("response_ms",), "max_ios": None}
+#: Variables a precision target may name (per-replication means; channel figures averaged).
+PRECISION_VARS = ("response_ms", "iosq_ms", "pend_ms", "cmr_ms", "disconnect_ms", "connect_ms",
+                  "throughput_iops", "device_busy", "device_busy_zvm", "channel_busy", "link_busy",
+                  "open_exchanges_mean", "cu_ha_busy", "backend_busy")
+#: Without [run] max_ios, a precision target may spend up to this many times [run] ios per replication.
+MAX_IOS_FACTOR = 100
 # dims the engine already uses and names of its variables: a sweep dim must not collide with them
 RESERVED_DIMS = ("replication", "channel", "quantile", "device", "point", VARIANT_DIM)
 UNIT_OF_SUFFIX = (("_mb_s", "MB s-1"), ("_iops", "s-1"), ("_ms", "ms"), ("_us", "us"), ("_kb", "kB"))
@@ -404,6 +411,28 @@ def _parse_run(run) -> dict:
     if out["ios"] + warm > MAX_RUN_IOS:
         raise McioError("run.ios", out["ios"], f"ios + warm-up ({warm}) per replication must be at most 2**62 "
                                                "(the kernels count I/Os in int64)")
+    return _parse_precision(out, warm)
+
+
+def _parse_precision(out: dict, warm: int) -> dict:
+    """``[run] precision`` (relative 95 % CI half-width), ``precision_of`` and ``max_ios``."""
+    prec = out["precision"]
+    if prec is None:
+        return out
+    if isinstance(prec, bool) or not isinstance(prec, (int, float)) or not 0.0 < prec < 1.0 or prec != prec:
+        raise McioError("run.precision", prec, "must be a relative 95 % CI half-width in (0, 1), e.g. 0.01")
+    of = out["precision_of"]
+    of = [of] if isinstance(of, str) else of
+    if not isinstance(of, (list, tuple)) or not of or any(v not in PRECISION_VARS for v in of):
+        raise McioError("run.precision_of", of, f"must be a list of: {', '.join(PRECISION_VARS)}")
+    mx = out["max_ios"]
+    if mx is None:
+        mx = min(out["ios"] * MAX_IOS_FACTOR, MAX_RUN_IOS - warm)
+    if isinstance(mx, float) and mx.is_integer():
+        mx = int(mx)
+    if isinstance(mx, bool) or not isinstance(mx, int) or not out["ios"] <= mx <= MAX_RUN_IOS - warm:
+        raise McioError("run.max_ios", mx, f"must be an integer in [run.ios = {out['ios']}, 2**62 - warm-up]")
+    out.update(precision=float(prec), precision_of=tuple(of), max_ios=mx)
     return out
 
 
@@ -573,9 +602,18 @@ def run_point(spec: SweepSpec, p: int):
     and NaN for every figure that needs a steady state; a result that is not finite where it must
     be, or fewer I/Os measured than asked without the point being flagged, is a bug: AssertionError."""
     r = spec.run
-    ds = _simulate(spec.point_model(p), ios=r["ios"], replications=r["replications"], seed=r["seed"],
-                   warmup=r["warmup"], point=spec.stream_index(p), allow_unstable=True)
-    ds = _checked(ds, r["ios"], p)
+    if r.get("precision") is not None:
+        # rounds until the target CI is met or max_ios spent (mcio/precision.py)
+        from .precision import simulate_to_precision
+        ds = simulate_to_precision(spec.point_model(p), r["precision"], r["precision_of"], ios=r["ios"],
+                                   max_ios=r["max_ios"], replications=r["replications"], seed=r["seed"],
+                                   point=spec.stream_index(p), warmup=r["warmup"], simulate=_simulate,
+                                   allow_unstable=True)
+        ds = _checked(ds, int(ds["ios_used"]), p)
+    else:
+        ds = _simulate(spec.point_model(p), ios=r["ios"], replications=r["replications"], seed=r["seed"],
+                       warmup=r["warmup"], point=spec.stream_index(p), allow_unstable=True)
+        ds = _checked(ds, r["ios"], p)
     c = spec.coords(p)
     for dim, attrs in dim_attrs(spec).items():
         ds = ds.assign_coords({dim: c[dim]})

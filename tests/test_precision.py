@@ -54,3 +54,28 @@ def test_bad_targets_are_refused():
         simulate_to_precision(m, 0.01, ios=10_000, max_ios=100)
     with pytest.raises(McioError, match="precision_of"):
         simulate_to_precision(m, 0.5, precision_of=("nope",), ios=1_000, replications=2)
+
+
+def test_a_sweep_with_a_precision_target_records_what_each_point_used(tmp_path):
+    from mcio.sweep import load_spec, sweep
+    text = """scenario = "mm1-demo"
+[sweep]
+"workload.rate_iops" = [200, 700]
+[run]
+replications = 6
+ios = 3000
+seed = 5
+precision = 0.03
+"""
+    ds = sweep(text, out=str(tmp_path / "p.h5"))
+    used = ds.ios_used.values
+    assert used[1] > used[0] and ds.precision_reached.values.tolist() == [1, 1]
+    rel = (ds.response_ci95_ms / ds.response_ms.mean("replication")).values
+    assert (rel <= 0.03).all()
+    assert ds.precision_reached.attrs["flag_meanings"] == "not_reached reached"
+    for bad, field in (("precision = 1.5", "run.precision"), ('precision_of = ["nope"]', "run.precision_of"),
+                       ("max_ios = 10", "run.max_ios")):
+        t = text.replace("precision = 0.03", "precision = 0.03\n" + bad) if "precision =" not in bad else \
+            text.replace("precision = 0.03", bad)
+        with pytest.raises(McioError, match=field):
+            load_spec(t)
