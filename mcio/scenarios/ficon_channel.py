@@ -14,7 +14,9 @@ comes from —
 - ``IBM``:     a public IBM figure (z9 FICON Express4, RMF definitions);
 - ``assumed``: not in the seed, chosen and said so (the result is not sensitive to it, or we
                cannot know it — see the notes);
-- ``fitted``:  fitted to the seed table by ``mcio calibrate`` (see :data:`CALIBRATION`).
+- ``fitted``:  fitted to the seed table by ``mcio calibrate``: the values are read from
+               ``ficon_channel_fitted.toml``, the unedited output of the command in
+               :data:`CALIBRATION` (which, re-run, writes the same file; docs/calibration.md).
 
 :class:`FiconChannel` builds the :class:`~mcio.Model` (:func:`model` is its default variant);
 :data:`MEASURED` is the seed table as data (the calibration's target and the source of
@@ -31,8 +33,8 @@ response; the only record of the generator's concurrency). Their I/O rate is the
 so the IOPS check there is a real test of the saturation throughput; their response is then close
 to N / IOPS by Little's law, i.e. the response check at those rows is the same test again.
 
-Run ``mcio calibrate --scenario ficon-channel --measured mcio/scenarios/ficon_channel_measured.csv``
-to refit; ``mcio sweep examples/ficon_zhpf_knee.toml`` (what ``scripts/ficon_knee.py`` runs) sweeps
+Run ``CALIBRATION["command"]`` (``mcio calibrate --scenario ficon-channel --measured
+mcio/scenarios/ficon_channel_measured.csv ... -o mcio/scenarios/ficon_channel_fitted.toml``) to refit; ``mcio sweep examples/ficon_zhpf_knee.toml`` (what ``scripts/ficon_knee.py`` runs) sweeps
 the population for CCW and z/HPF.
 """
 from __future__ import annotations
@@ -210,7 +212,8 @@ _CMR1 = "seed 001 text 'CMR time is staying constant at 1ms' (from ~70 % MP busy
 NOTES = {
     "row1 (1,000 IOPS, 9 % busy): response": (
         "the seed's response dips from 1.796 to 1.671 ms between 1,000 and 3,000 IOPS; no queue makes low load "
-        "slower, so the model rises steadily and misses both rows the other way (within 10 %, not 5 %). Not I/O "
+        "slower, so the model rises steadily: low at 1,000 IOPS, high at 3,000 and 6,000 (within 10 %, not the "
+        "5 % aim). Not I/O "
         "sampling noise (60,000 I/Os a minute give a standard error of ~0.01 ms, the dip is 0.125 ms): the "
         "per-I/O disconnect must fall ~17 % between the two intervals, i.e. a read-miss ratio of ~0.89 at "
         "1,000 and ~0.68 at 3,000 IOPS ('a variety of read cache misses (avg 74%)', per interval unknown); "
