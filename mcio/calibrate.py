@@ -3,21 +3,25 @@
 The measured table
 ------------------
 One row per measured interval, from a CSV file (``#`` lines are comments) or a TOML file (an array
-of tables ``[[row]]``, or a table of equal-length column arrays). Columns:
+of tables ``[[row]]``, or a table of equal-length column arrays); docs/calibration.md has an
+example. Columns, by mcio's name or by the RMF report heading (:data:`RMF_COLUMNS`, matched
+without regard to case, spaces or underscores):
 
 =================  ========  =================================================================
 column             needed    meaning
 =================  ========  =================================================================
-iops               yes       I/O rate, SSCH per second
+iops               yes       I/O rate, SSCH per second (RMF: DEVICE ACTIVITY RATE)
 channel_busy       yes (*)   channel MP busy as a FRACTION in [0, 1]; a value written ``72%`` is
                              a percentage
-channel_busy_pct   yes (*)   the same as a PERCENTAGE in [0, 100] (give one of the two columns)
-response_ms        yes       mean response time, ms
-pend_ms            no        mean pend, ms (includes CMR)
-cmr_ms             no        mean command response delay, ms
-disconnect_ms      no        mean disconnect, ms
-connect_ms         no        mean connect, ms
-open_exchanges     no        mean open exchanges on the channel
+channel_busy_pct   yes (*)   the same as a PERCENTAGE in [0, 100] (give one of the two columns;
+                             RMF: UTILIZATION(%) TOTAL of the channel path)
+response_ms        yes       mean response time, ms (RMF: AVG RESP TIME)
+iosq_ms            no        mean IOSQ, ms (RMF: AVG IOSQ TIME)
+pend_ms            no        mean pend, ms (includes CMR; RMF: AVG PEND TIME)
+cmr_ms             no        mean command response delay, ms (RMF: AVG CMR DLY)
+disconnect_ms      no        mean disconnect, ms (RMF: AVG DISC TIME)
+connect_ms         no        mean connect, ms (RMF: AVG CONN TIME)
+open_exchanges     no        mean open exchanges on the channel (RMF: FICON OPERATIONS ACTIVE)
 population         no        how the row's load is set: with it, a closed workload keeping this
                              many I/Os outstanding; without it, an open (Poisson) stream at the
                              row's IOPS
@@ -77,11 +81,37 @@ SCALES: dict[str, tuple[str, float]] = {
     "disconnect_ms": ("log", 0.10),
     "connect_ms": ("log", 0.10),
     "open_exchanges": ("abs", 2.5),
+    "iosq_ms": ("abs", 0.1),
 }
 REQUIRED = ("iops", "response_ms")
-OPTIONAL = ("pend_ms", "cmr_ms", "disconnect_ms", "connect_ms", "open_exchanges")
+OPTIONAL = ("iosq_ms", "pend_ms", "cmr_ms", "disconnect_ms", "connect_ms", "open_exchanges")
 LOAD = ("population", "think_ms")
 ALLOWED = REQUIRED + ("channel_busy", "channel_busy_pct") + OPTIONAL + LOAD
+#: RMF's report headings (Device Activity and Channel Path Activity reports; the seed 001 post's
+#: own IOPS / CHAN% / AVGRSPMS) -> mcio's column. RMF reports times in ms and utilisation in %.
+RMF_COLUMNS: dict[str, str] = {
+    "DEVICE ACTIVITY RATE": "iops", "ACTIVITY RATE": "iops", "FICON OPERATIONS RATE": "iops", "IOPS": "iops",
+    "UTILIZATION(%) TOTAL": "channel_busy_pct", "TOTAL UTILIZATION(%)": "channel_busy_pct",
+    "CHANNEL UTILIZATION(%) TOTAL": "channel_busy_pct", "CHAN%": "channel_busy_pct",
+    "AVG RESP TIME": "response_ms", "AVGRSPMS": "response_ms",
+    "AVG IOSQ TIME": "iosq_ms", "AVG PEND TIME": "pend_ms", "AVG CMR DLY": "cmr_ms",
+    "AVG DISC TIME": "disconnect_ms", "AVG CONN TIME": "connect_ms",
+    "FICON OPERATIONS ACTIVE": "open_exchanges",
+}
+
+
+def _norm(name: str) -> str:
+    return "".join(name.upper().replace("_", " ").split())
+
+
+_BY_NORM = {**{_norm(k): v for k, v in RMF_COLUMNS.items()}, **{_norm(c): c for c in ALLOWED}}
+
+
+def column_name(name: str) -> str:
+    """mcio's column for a heading (mcio's own or RMF's; unknown headings are returned as given)."""
+    return _BY_NORM.get(_norm(name), name) if isinstance(name, str) else name
+
+
 #: simulated variable behind each measured column
 SIM_VAR = {"iops": "throughput_iops", "channel_busy": "channel_busy", "response_ms": "response_ms",
            "pend_ms": "pend_ms", "cmr_ms": "cmr_ms", "disconnect_ms": "disconnect_ms",
@@ -149,6 +179,19 @@ def parse_rows(raw_rows: Sequence[dict], source: str = "measured") -> list[Row]:
     """Validate a list of column -> value dicts into :class:`Row` objects."""
     if not isinstance(raw_rows, (list, tuple)) or not raw_rows:
         raise McioError(source, raw_rows, "must hold at least one measured row")
+    renamed = []
+    for r in raw_rows:
+        if isinstance(r, dict):
+            rr: dict = {}
+            for k, v in r.items():
+                c = column_name(k)
+                if c in rr and not _blank(rr[c]) and not _blank(v):
+                    raise McioError(f"{source} column", k, f"gives {c} a second time")
+                if c not in rr or _blank(rr[c]):
+                    rr[c] = v
+            r = rr
+        renamed.append(r)
+    raw_rows = renamed
     cols = set()
     for r in raw_rows:
         if not isinstance(r, dict):
@@ -156,7 +199,8 @@ def parse_rows(raw_rows: Sequence[dict], source: str = "measured") -> list[Row]:
         cols |= {k for k, v in r.items() if not _blank(v)}
     unknown = sorted(c for c in cols if c not in ALLOWED)
     if unknown:
-        raise McioError(f"{source} column", ", ".join(unknown), f"unknown; allowed: {', '.join(ALLOWED)}")
+        raise McioError(f"{source} column", ", ".join(unknown), f"unknown; allowed: {', '.join(ALLOWED)} "
+                        f"or RMF's {', '.join(RMF_COLUMNS)}")
     missing = [c for c in REQUIRED if c not in cols]
     if "channel_busy" not in cols and "channel_busy_pct" not in cols:
         missing.insert(1, "channel_busy (fraction) or channel_busy_pct (percent)")
@@ -181,7 +225,7 @@ def parse_rows(raw_rows: Sequence[dict], source: str = "measured") -> list[Row]:
         vals["channel_busy"] = _busy(f"{where} {bcol}", r[bcol], bcol == "channel_busy_pct")
         for c in OPTIONAL:
             if not _blank(r.get(c)):
-                vals[c] = _num(f"{where} {c}", r[c], lo=0.0, lo_open=(c != "open_exchanges"))
+                vals[c] = _num(f"{where} {c}", r[c], lo=0.0, lo_open=(c not in ("open_exchanges", "iosq_ms")))
         pop = None
         if not _blank(r.get("population")):
             x = _num(f"{where} population", r["population"], lo=1.0)
@@ -274,12 +318,17 @@ def build_model(scn: Scenario, values: dict, base: dict | None = None) -> Model:
 def start_values(scn: Scenario, params: Sequence[str], start: dict | None, base: dict | None) -> dict:
     """Starting values of the fitted parameters; reject integer and non-numeric ones."""
     start = dict(start or {})
+    # the scenario's declared starting point (if any), not its current (fitted) values: the fit
+    # must not depend on the result it produced last time, or its command would not reproduce it
+    cal_start = dict(getattr(scn, "calibration_start", None) or {})
     dflt = {**scn.defaults(), **(base or {})}
     m = build_model(scn, {}, base)
     out = {}
     for name in params:
         if name in start:
             v = start[name]
+        elif name in cal_start:
+            v = cal_start[name]
         elif "." in name:
             v = m.get(name)
             if isinstance(v, dict):
@@ -438,6 +487,21 @@ class CalibrationResult:
     budget: dict
     bounds: dict = field(default_factory=dict)
     correlation: list = field(default_factory=list)
+    fixed: dict = field(default_factory=dict)
+    scenario: str = ""
+
+    def to_toml(self, command: str, measured: str) -> str:
+        """The result file (:mod:`mcio.scenarios.fitted`): a runnable sweep spec whose
+        ``[scenario_params]`` are the fitted values (and the fixed overrides), with the fit's
+        table and uncertainty in comments."""
+        from .scenarios.fitted import format_fitted
+        if not self.params:
+            raise McioError("--output", measured, "nothing was fitted (--params none): no result file to write")
+        return format_fitted(scenario=self.scenario, values=self.params, fixed=self.fixed,
+                             stderr_fit=self.stderr_fit, stderr_sim=self.stderr_sim, start=self.start,
+                             bounds=self.bounds, loss=self.loss, chi2_reduced=self.chi2_reduced,
+                             evaluations=self.nfev, message=self.message, budget=self.budget,
+                             command=command, measured=measured, table=self.to_text())
 
     def row_table(self) -> list[dict]:
         """Per-row measured vs simulated values and errors."""
@@ -575,7 +639,7 @@ def calibrate(scenario, measured, params: Sequence[str] | None = None, *, start:
         sims = evaluate(scn, rows, {}, base, ios, replications, seed)
         r = residuals(rows, sims)
         return CalibrationResult({}, {}, {}, {}, 0.5 * float(r @ r), float(r @ r) / max(m_res, 1), 1,
-                                 "evaluated", rows, sims, budget)
+                                 "evaluated", rows, sims, budget, fixed=dict(base or {}), scenario=scn.name)
     lo = np.array([math.log(bnd[k][0] / x0[k]) for k in params])
     hi = np.array([math.log(bnd[k][1] / x0[k]) for k in params])
     cache: dict = {}
@@ -622,7 +686,8 @@ def calibrate(scenario, measured, params: Sequence[str] | None = None, *, start:
         stderr_sim = {k: float(fitted[k] * math.sqrt(max(cov_sim[j, j], 0.0))) for j, k in enumerate(params)}
     sims = sims_seen.get(tuple(np.round(v, 12))) or sims_at(v)
     return CalibrationResult(fitted, dict(x0), stderr_fit, stderr_sim, float(res.cost), chi2_red,
-                             n_eval[0], str(res.message), rows, sims, budget, bnd, corr)
+                             n_eval[0], str(res.message), rows, sims, budget, bnd, corr,
+                             dict(base or {}), scn.name)
 
 
 def parse_set(items) -> dict:
@@ -641,6 +706,6 @@ def parse_set(items) -> dict:
     return out
 
 
-__all__ = ["Row", "SCALES", "load_measured", "parse_rows", "calibrate", "evaluate", "CalibrationResult",
+__all__ = ["Row", "SCALES", "RMF_COLUMNS", "column_name", "load_measured", "parse_rows", "calibrate", "evaluate", "CalibrationResult",
            "build_model", "row_model", "simulate_row", "resolve_scenario", "start_values", "search_bounds",
            "parse_set"]

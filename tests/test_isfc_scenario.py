@@ -130,7 +130,7 @@ def test_defaults_are_the_seed_fit():
     assert f.mp_us_per_end == pytest.approx(DEFAULT_PARAMS.mp_us_per_end, rel=0.01)
     assert f.channel_mb_s == pytest.approx(DEFAULT_PARAMS.channel_mb_s, rel=0.01)
     # relocation data through a shared channel saturates near the seed's ~206 MB/s
-    assert DEFAULT_PARAMS.channel_mb_s / DEFAULT_PARAMS.shared_factor == pytest.approx(206, rel=0.05)
+    assert DEFAULT_PARAMS.channel_mb_s / DEFAULT_PARAMS.ends_on_channel(True) == pytest.approx(206, rel=0.05)
 
 
 def test_link_ci_is_the_engines():

@@ -11,10 +11,12 @@ from mcio.scenarios import get_scenario
 
 KEYS = {"figure", "variant", "quantity", "unit", "measured", "model", "ci95", "tolerance", "within", "error", "note"}
 
-# the calibrated ficon-channel does not reach these (at its default run size too; see the README):
-# at the 91 % row the model's MP is 94 % busy and the exchanges sit at the cap of 48 (pend 5.7 ms)
+# the calibrated ficon-channel does not reach these (at its default run size too; each figure's
+# note says why): at the 91 % row the model's MP is 94 % busy and the exchanges sit at the cap of
+# 48 (pend 5.7 ms); the peak reading of "OE hitting 40-45" fails by design; the model has no SAP
 FICON_MISSES = {"row5 (12,042 IOPS, 91 % busy): channel MP busy", "from ~70 % busy: open exchanges",
-                "from ~70 % busy: pend"}
+                "from ~70 % busy: pend", "from ~70 % busy: open exchanges, read as a peak",
+                "above 95 % busy: the SAP assigned to the channel 96 % busy"}
 
 
 def reproduce(name, *args):
@@ -45,10 +47,16 @@ def test_reproduce_json_shape_and_figures(name, args, misses):
     for r in rows:
         assert KEYS <= set(r), r
         assert r["model"] is not None and r["ci95"] is not None and r["ci95"] >= 0
-        assert isinstance(r["within"], bool) and r["tolerance"]
-    assert code == (1 if any(not r["within"] for r in rows) else 0)      # the exit code follows the rows
-    out = {r["figure"] for r in rows if not within_with_slack(r, figures[r["figure"]])}
+        if r["measured"] is None:                                       # a prediction: not judged
+            assert r["within"] is None and not r["tolerance"] and r["note"]
+        else:
+            assert isinstance(r["within"], bool) and r["tolerance"]
+    assert code == (1 if any(r["within"] is False for r in rows) else 0)   # the exit code follows the rows
+    out = {r["figure"] for r in rows if r["measured"] is not None and not within_with_slack(r, figures[r["figure"]])}
     assert out <= misses, out - misses
+    for r in rows:                   # a figure the model misses says why in the table
+        if r["figure"] in misses:
+            assert r["note"], r["figure"]
 
 
 def test_ficon_figures_say_where_the_load_imposes_the_iops():
@@ -59,8 +67,30 @@ def test_ficon_figures_say_where_the_load_imposes_the_iops():
     assert all("tests nothing" not in f.note for f in iops[4:])
     tol = {f.quantity: f.tolerance for f in scn.figures}
     assert tol["response_ms"].rel == 0.10 and tol["channel_busy"].abs == 0.03
-    ranges = [f for f in scn.figures if isinstance(f.measured, tuple)]
-    assert [f.measured for f in ranges] == [(40.0, 45.0), (3.0, 5.0), (45.0, 50.0), (40.0, 50.0), (1.0, 2.0)]
+    ranges = {f.name: f.measured for f in scn.figures if isinstance(f.measured, tuple)}
+    assert ranges == {"from ~70 % busy: open exchanges": (40.0, 45.0), "from ~70 % busy: pend": (3.0, 5.0),
+                      "from ~70 % busy: open exchanges, read as a peak": (40.0, 45.0),
+                      "from ~70 % busy: CMR constant at 1 ms (72 % row)": (0.5, 1.5),
+                      "from ~70 % busy: CMR constant at 1 ms (91 % row)": (0.5, 1.5),
+                      "above 95 % busy: open exchanges": (45.0, 50.0), "above 95 % busy: pend (~45 ms)": (40.0, 50.0),
+                      "above 95 % busy: CMR": (1.0, 2.0), "the host channel MP saturates before the storage": (0.0, 1.0)}
+    # every text statement of the seed README for seed 001 is a figure
+    names = " | ".join(f.name for f in scn.figures)
+    for words in ("from ~70 % busy: open exchanges", "from ~70 % busy: pend", "CMR constant at 1 ms",
+                  "above 95 % busy: open exchanges", "above 95 % busy: pend", "above 95 % busy: CMR",
+                  "saturates before the storage", "SAP"):
+        assert words in names, words
+
+
+def test_isfc_figures_cover_the_seed_text():
+    scn = get_scenario("isfc-link")
+    names = " | ".join(f.name for f in scn.figures)
+    for words in ("7 channels x 16 FCTC: D000", "7 channels x 16 FCTC: D007", "D015 and D01C", "spread",
+                  "over striped", "device busy of the used", "device busy of the reserved", "D051 carries all",
+                  "enough FCTCs: MB/s", "against one channel with enough FCTCs", "non-shared"):
+        assert words in names, words
+    preds = [f for f in scn.figures if f.measured is None]
+    assert preds and all(f.variant == "straight_3x3_non_shared" and f.note for f in preds)
 
 
 def test_ficon_row_variants_are_the_calibration_s_row_models():
@@ -78,4 +108,5 @@ def test_the_text_table_names_every_figure():
                                   "--variant", "one_channel_2fctc"])
     assert r.exit_code in (0, 1), r.output
     assert "I/Os per used FCTC device" in r.stdout
-    assert "1 channel x 2 FCTC: link MB/s" in r.stdout and "straight" not in r.stdout.split("\n", 2)[2]
+    table = [ln for ln in r.stdout.split("\n")[3:] if not ln.startswith("  note")]
+    assert "1 channel x 2 FCTC: link MB/s" in r.stdout and not any(ln.startswith("straight") for ln in table)

@@ -1,31 +1,65 @@
-"""``mcio calibrate``: fit a scenario's parameters to measured intervals (see :mod:`mcio.calibrate`)."""
+"""``mcio calibrate``: fit a scenario's parameters to measured intervals (see :mod:`mcio.calibrate`
+for the table and the loss, docs/calibration.md for the analyst's walk-through)."""
 from __future__ import annotations
+
+import shlex
+from pathlib import Path
 
 import click
 
 from ..calibrate import calibrate, load_measured, parse_set, resolve_scenario
+from ..errors import McioError
 from .app import set_threads
+
+#: the budget options and their defaults (the command line written into a result file names
+#: every one of them, so the file says exactly how to reproduce it)
+DEFAULTS = {"seed": 1, "ios": 100_000, "replications": 4, "noise_seeds": 3, "max_evals": 80}
+
+
+def command_line(scenario, measured, params, sets, output, **budget) -> str:
+    """The canonical command that reproduces a calibration (every budget option explicit)."""
+    parts = ["mcio", "calibrate", "--scenario", scenario, "--measured", measured]
+    if params is not None:
+        parts += ["--params", params]
+    for s in sets:
+        parts += ["--set", s]
+    for k in DEFAULTS:
+        parts += [f"--{k.replace('_', '-')}", str(budget[k])]
+    if output:
+        parts += ["-o", output]
+    return " ".join(shlex.quote(p) for p in parts)
 
 
 @click.command("calibrate")
 @click.option("--scenario", required=True, help="Scenario name (mcio scenarios lists them).")
-@click.option("--measured", required=True, help="Measured intervals: CSV or TOML (see mcio.calibrate).")
+@click.option("--measured", required=True,
+              help="Measured intervals: CSV (mcio's or RMF's column names) or TOML; see docs/calibration.md.")
 @click.option("--params", default=None,
               help="Comma-separated parameters to fit: scenario parameters or dotted model fields "
                    "(default: the scenario's own; 'none' only evaluates).")
 @click.option("--set", "sets", multiple=True, help="Fixed override name=value (repeatable); also a start value.")
-@click.option("--seed", type=int, default=1, show_default=True, help="Root seed, the same at every evaluation.")
-@click.option("--ios", type=int, default=100_000, show_default=True, help="Measured I/Os per replication.")
-@click.option("--replications", type=int, default=4, show_default=True)
-@click.option("--noise-seeds", type=int, default=3, show_default=True,
+@click.option("--seed", type=int, default=DEFAULTS["seed"], show_default=True,
+              help="Root seed, the same at every evaluation.")
+@click.option("--ios", type=int, default=DEFAULTS["ios"], show_default=True, help="Measured I/Os per replication.")
+@click.option("--replications", type=int, default=DEFAULTS["replications"], show_default=True)
+@click.option("--noise-seeds", type=int, default=DEFAULTS["noise_seeds"], show_default=True,
               help="Other seeds used to estimate the simulation-noise part of the uncertainty.")
-@click.option("--max-evals", type=int, default=80, show_default=True, help="Loss evaluations at most.")
-@click.option("--threads", type=int, default=None, help="Numba threads.")
+@click.option("--max-evals", type=int, default=DEFAULTS["max_evals"], show_default=True,
+              help="Loss evaluations at most.")
+@click.option("-o", "--output", default=None,
+              help="Write the result: a runnable sweep spec (scenario + fitted [scenario_params] + [run]) "
+                   "with the fit's table and uncertainty in comments.")
+@click.option("--threads", type=int, default=None, help="Numba threads (the result does not depend on it).")
 @click.option("-q", "--quiet", is_flag=True, help="No progress lines.")
 def calibrate_cmd(scenario, measured, params, sets, seed, ios, replications, noise_seeds, max_evals,
-                  threads, quiet):
-    """Fit scenario parameters to MEASURED intervals and print fitted values and per-row errors."""
+                  output, threads, quiet):
+    """Fit scenario parameters to MEASURED intervals; print fitted values with their uncertainty
+    and per-row errors, and with -o write them as a scenario-params TOML."""
     set_threads(threads)
+    if output:
+        out = Path(output)
+        if out.parent and not out.parent.exists():
+            raise McioError("--output", output, f"its directory {out.parent} does not exist")
     rows = load_measured(measured)
     scn = resolve_scenario(scenario)
     overrides = parse_set(sets)
@@ -44,6 +78,15 @@ def calibrate_cmd(scenario, measured, params, sets, seed, ios, replications, noi
                     progress=say)
     click.echo(f"mcio calibrate: scenario {scenario}, {len(rows)} measured rows from {measured}")
     click.echo(res.to_text())
+    if output:
+        cmd = command_line(scenario, measured, params, sets, output, seed=seed, ios=ios,
+                           replications=replications, noise_seeds=noise_seeds, max_evals=max_evals)
+        text = res.to_toml(cmd, measured)
+        try:
+            Path(output).write_text(text)
+        except OSError as e:
+            raise McioError("--output", output, f"cannot be written ({e.strerror or e})") from None
+        click.echo(f"wrote {output} (mcio sweep {output} runs the calibrated model)")
 
 
-__all__ = ["calibrate_cmd"]
+__all__ = ["calibrate_cmd", "command_line"]

@@ -37,6 +37,33 @@ _sim_options = [
 ]
 
 
+_physics_options = [
+    click.option("--generation", default=None,
+                 help="Channel generation preset (mcio isfc generations lists them): MP work per end and data "
+                      "rate scaled from the seed's fitted channel by the published maxima."),
+    click.option("--link-mb-s", type=float, default=None,
+                 help="Data rate of a channel for one FCTC end, MB/s (a shared channel carries two ends per SSCH)."),
+    click.option("--mp-us-per-end", type=float, default=None,
+                 help="Channel MP work per FCTC I/O end (write or read), us."),
+    click.option("--kb-per-ssch", type=float, default=None, help="Data per SSCH, KB (1 KB = 1000 B)."),
+]
+
+
+def _physics(generation, link_mb_s, mp_us_per_end, kb_per_ssch):
+    """IsfcParams: the defaults (the seed's fitted channel), a generation preset, then the options."""
+    from dataclasses import replace
+    from ..scenarios.isfc import DEFAULT_PARAMS, generation_params
+    prm = DEFAULT_PARAMS if generation is None else generation_params(generation, channel_mb_s=link_mb_s)
+    overrides = {k: v for k, v in (("channel_mb_s", link_mb_s), ("mp_us_per_end", mp_us_per_end),
+                                   ("kb_per_io", kb_per_ssch)) if v is not None}
+    return replace(prm, **overrides)
+
+
+def _describe(prm) -> str:
+    return (f"channel: {prm.mp_us_per_end:.4g} us MP work per end, {prm.channel_mb_s:.4g} MB/s per end, "
+            f"{prm.kb_per_io:.4g} KB per SSCH")
+
+
 def _with(options):
     def deco(f):
         for o in reversed(options):
@@ -57,18 +84,22 @@ def _with(options):
 @click.option("--top", default=3, show_default=True, type=int, help="Distinct searched layouts to list.")
 @click.option("--verify/--no-verify", default=True, show_default=True,
               help="Also simulate the best layout as a whole link.")
+@_with(_physics_options)
 @_with(_sim_options)
-def plan_cmd(chpids, n_devices, systems, sender, base, shared, top, verify, ios_per_device, replications, seed):
+def plan_cmd(chpids, n_devices, systems, sender, base, shared, top, verify, generation, link_mb_s, mp_us_per_end,
+             kb_per_ssch, ios_per_device, replications, seed):
     """Search device-number layouts and rank them by simulated link throughput."""
     from ..scenarios.isfc import plan
     names = _systems(systems)
     chs = _csv(chpids)
-    p = plan(chs, n_devices, names, sender, base=base, shared=shared, ios_per_device=ios_per_device,
+    prm = _physics(generation, link_mb_s, mp_us_per_end, kb_per_ssch)
+    p = plan(chs, n_devices, names, sender, base=base, shared=shared, params=prm, ios_per_device=ios_per_device,
              replications=replications, seed=seed, top=top, verify=verify)
     kinds = "shared" if shared else "non-shared"
     dirs = " and ".join(f"{s} sending" for s in p.directions)
     click.echo(f"ISFC link {p.systems[0]} <-> {p.systems[1]}: {n_devices} FCTC devices on CHPIDs "
                f"{', '.join(c.upper() for c in chs)} ({kinds} channels); ranked by link throughput, {dirs}")
+    click.echo(_describe(prm))
     click.echo(p.report())
 
 
@@ -81,8 +112,10 @@ def plan_cmd(chpids, n_devices, systems, sender, base, shared, top, verify, ios_
 @click.option("--shared/--non-shared", default=True, show_default=True,
               help="Shared channels: both ends of each FCTC connection on the same CHPID (straight).")
 @click.option("-o", "--output", default=None, help="Write the results Dataset to this HDF5 (netCDF-4) file.")
+@_with(_physics_options)
 @_with(_sim_options)
-def run_cmd(systems, layout, sender, shared, output, ios_per_device, replications, seed):
+def run_cmd(systems, layout, sender, shared, output, generation, link_mb_s, mp_us_per_end, kb_per_ssch,
+            ios_per_device, replications, seed):
     """Simulate one link layout: SSCH/s per connection, per channel and for the link."""
     from ..scenarios.isfc import BUSY_DEFINITIONS, IsfcLink, simulate_link, summary
     names = _systems(systems)
@@ -104,9 +137,11 @@ def run_cmd(systems, layout, sender, shared, output, ios_per_device, replication
                 raise McioError("--sender", sender, "shares must be NAME:number, e.g. LPAR1:1,LPAR2:1") from None
         sender = shares
     link = IsfcLink.from_ranges(names, ranges, shared=shared)
-    ds = simulate_link(link, sender, ios_per_device=ios_per_device, replications=replications, seed=seed)
+    prm = _physics(generation, link_mb_s, mp_us_per_end, kb_per_ssch)
+    ds = simulate_link(link, sender, prm, ios_per_device=ios_per_device, replications=replications, seed=seed)
     s = summary(ds)
     click.echo(f"ISFC link {link.systems[0]} <-> {link.systems[1]}: {link.describe()}")
+    click.echo(f"{'shared' if shared else 'non-shared'} {_describe(prm)}")
     click.echo(f"{'device':<8}{'CHPID':<7}{'writers':<20}{'SSCH/s':>9}{'busy % RMF':>12}{'z/VM':>7}")
     for d, chp, w in zip(ds.connection.values, ds.connection_chpid.values, ds.connection_writers.values):
         click.echo(f"{d:<8}{chp:<7}{w:<20}{s['connection_ssch_iops'][d]:>9.1f}{100 * s['connection_busy'][d]:>12.1f}"
@@ -120,6 +155,23 @@ def run_cmd(systems, layout, sender, shared, output, ios_per_device, replication
         from ..store import write_results
         write_results(ds, output, what="--output")
         click.echo(f"wrote {output}")
+
+
+@isfc_group.command("generations")
+def generations_cmd():
+    """The channel-generation presets: published maxima and the FCTC physics they give."""
+    from ..scenarios.isfc import CHANNEL_GENERATIONS, REFERENCE_GENERATION, generation_params
+    click.echo(f"{'preset':<13}{'channel':<20}{'max 4K IOPS':>12}{'max MB/s':>10}{'MP us/end':>11}{'MB/s per end':>14}")
+    for key, g in CHANNEL_GENERATIONS.items():
+        try:
+            prm = generation_params(key)
+            mp, mb = f"{prm.mp_us_per_end:.0f}", f"{prm.channel_mb_s:.0f}"
+        except McioError:
+            mp, mb = "-", "--link-mb-s"
+        mark = " (the seed's, assumed)" if key == REFERENCE_GENERATION else ""
+        click.echo(f"{key:<13}{g['name']:<20}{g['max_iops_4k']:>12,}{g['max_mb_s'] or '-':>10}{mp:>11}{mb:>14}{mark}")
+    click.echo("Published maxima: IBM FICON performance pages, z14 I/O announcement (z/HPF, 4 KB; read+write MB/s). "
+               "MP work per end and data rate are the seed's fitted channel scaled by their ratios (assumed).")
 
 
 __all__ = ["isfc_group"]

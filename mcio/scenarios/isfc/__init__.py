@@ -12,14 +12,21 @@ small closed queueing network: per used device one I/O cycling through
 built on the generic engine (:func:`mcio.engine.simulate`) as a closed workload with one customer
 pinned to each used device. Devices the sender may not use get weight 0 and carry nothing.
 
-Shared versus non-shared channels. A "straight" FCTC connection has both ends on the same CHPID,
-shared by the two LPARs of one CEC (the seed's case): that channel handles both the write of the
-sender and the matching read of the receiver, so every relocated byte and every I/O costs it two
-ends' worth of work. A non-shared channel carries only the sender's end; the receiver's end is on
-another channel (another CEC), assumed to mirror the sender's load without adding to it.
+Shared versus non-shared channels come out of one model: every FCTC *end* on a channel puts its
+MP work (``mp_us_per_end``) and its pass of the data (``kb_per_io`` through the channel's data
+mover at ``channel_mb_s``) on that channel. A "straight" FCTC connection has both ends on the same
+CHPID, shared by the two LPARs of one CEC (the seed's case): the sender's write and the
+receiver's read both run there, two ends per relocated SSCH. On a non-shared channel only the
+sender's end does; the receiver's read runs on the partner's channel, whose MP (the same work per
+end) is then a queue of its own in each write's path: the receiver must have re-posted its read
+before the next write on that device is matched. Nothing is fitted to non-shared channels (the
+seed measured none): their throughput is a prediction of the same parameters. The receiver's own
+writes (acknowledgements on the devices z/VM reserves for it) are left out: the seed shows those
+devices at ~0 SSCH/s and 0 % busy.
 
-Nothing in this model couples different channels (the engine's host adapter and back end are given
-a server per device), so a link's throughput is the sum of its channels' throughputs; the planner
+Nothing in this model couples different channels (the engine's back end is given a server per
+device; the partner MP of a non-shared channel is simulated per channel), so a link's throughput
+is the sum of its channels' throughputs; the planner
 uses that to score thousands of layouts from one simulation per channel kind.
 
 The scenario's modules, one concept each (every public name is importable from here):
@@ -40,7 +47,8 @@ from typing import Mapping, Sequence
 
 from ...model import Model
 from .link import IsfcLink, direction_shares, parse_senders, straight_layout, striped_layout
-from .params import DEFAULT_PARAMS, SEED_000, IsfcParams, channel_throughput_mva, fit_to_seed
+from .params import (CHANNEL_GENERATIONS, DEFAULT_PARAMS, REFERENCE_GENERATION, SEED_000, IsfcParams,
+                     channel_throughput_mva, fit_to_seed, generation_params)
 from .plan import Plan, PlanEntry, channel_table, plan
 from .sim import BUSY_DEFINITIONS, assemble, ci95, simulate_link, summary
 from .scenario import (FIGURES, SCENARIO, STRAIGHT_3X3, STRIPED_3X3, IsfcLinkScenario, build_link_model,
@@ -65,7 +73,7 @@ def build_isfc(layout: Mapping | None = None, systems: Sequence[str] = ("LPAR1",
     return build_link_model(link, sender, prm, shared)
 
 
-__all__ = ["IsfcParams", "DEFAULT_PARAMS", "SEED_000", "fit_to_seed", "IsfcLink", "simulate_link", "build_isfc",
+__all__ = ["CHANNEL_GENERATIONS", "REFERENCE_GENERATION", "generation_params", "IsfcParams", "DEFAULT_PARAMS", "SEED_000", "fit_to_seed", "IsfcLink", "simulate_link", "build_isfc",
            "assemble", "summary", "straight_layout", "striped_layout", "channel_throughput_mva",
            "parse_senders", "direction_shares", "ci95", "plan", "Plan", "PlanEntry", "channel_table",
            "BUSY_DEFINITIONS", "SCENARIO", "IsfcLinkScenario", "FIGURES", "STRIPED_3X3", "STRAIGHT_3X3",

@@ -30,20 +30,24 @@ class IsfcParams:
     # (striped); ISFC moves guest pages in ~0.75 MB chained writes. (1 KB = 1000 B as in the engine.)
     kb_per_io: float = 750.0
 
-    # FCTC data rate of one FICON channel counting each end of a transfer separately (a shared
-    # channel moves every relocated byte twice: out for the write, in for the partner's read).
+    # Data rate of one FICON channel's data mover (memory <-> link) for ONE end of an FCTC transfer,
+    # MB/s. Every end on a channel moves the SSCH's data through it once: the sender's write
+    # fetches it from the sender's memory, the receiver's read stores it into the receiver's. On a
+    # shared channel (a "straight" FCTC connection, both LPARs on the one CHPID) both ends are on
+    # it, so relocation data moves at half this rate; on a non-shared channel only the sender's end.
     # fitted: the seed's one-channel saturation (~206 MB/s of relocation data through a shared
     # channel "with enough FCTCs", 270 SSCH/s x 0.75 MB with three) needs ~2 x 205 MB/s here.
     # public: IBM's command-mode (CCW) FICON throughput maxima are a few hundred MB/s per channel
     # (full duplex, FICON Express4 to 8S), the same magnitude; FCTC traffic is always command mode.
     channel_mb_s: float = 407.0
 
-    # Channel-processor (MP) work per I/O and per end, us (FIFO, all of it at the start of the I/O).
-    # fitted: the seed's 2-device channels (2 x 128 SSCH/s) are slower than a pure bandwidth share
-    # allows; ~0.5 ms per end (~1 ms per I/O on a shared channel) reproduces them. A 0.75 MB
-    # CCW-mode FCTC write is a long command chain that the channel's CTC control-unit function
-    # pairs with the partner's read, so this is far above the ~80 us of a 4 KB DASD I/O on seed
-    # 001's z9 channel (12,100 I/O/s at 96 % MP busy).
+    # Channel-processor (MP) work per I/O end, us (FIFO): one FCTC I/O's start and end work at one
+    # end, the sender's write or the receiver's read (the same chained CCW program, read instead of
+    # write). fitted: the seed's 2-device channels (2 x 128 SSCH/s) are slower than a pure
+    # bandwidth share allows; ~0.46 ms per end (~0.9 ms per SSCH on a shared channel, which does
+    # both ends) reproduces them. A 0.75 MB CCW-mode FCTC write is a long command chain that the
+    # channel's CTC control-unit function pairs with the partner's read, so this is far above the
+    # ~80 us of a 4 KB DASD I/O on seed 001's z9 channel (12,100 I/O/s at 96 % MP busy).
     mp_us_per_end: float = 456.0
     # Variability (SCV) of that work. fitted: 1 (exponential); deterministic work would let two
     # devices on a channel overlap almost perfectly and overstate the seed's 2-device channels.
@@ -58,12 +62,8 @@ class IsfcParams:
     partner_latency_ms: float = 0.02
     partner_latency_scv: float = 1.0
 
-    # Factor of per-I/O channel work and data on a shared channel (both ends on one CHPID). seed:
-    # all measurements are on shared channels; the factor 2 is the two-ends argument above.
-    shared_factor: float = 2.0
-
     def __post_init__(self):
-        for name in ("kb_per_io", "channel_mb_s", "shared_factor"):
+        for name in ("kb_per_io", "channel_mb_s"):
             v = getattr(self, name)
             if not is_real(v) or v <= 0:
                 raise McioError(f"isfc.{name}", v, "must be a positive number")
@@ -72,17 +72,34 @@ class IsfcParams:
             if not is_real(v) or v < 0:
                 raise McioError(f"isfc.{name}", v, "must be a number >= 0")
 
+    @staticmethod
+    def ends_on_channel(shared: bool) -> int:
+        """FCTC ends per relocated SSCH on the sender's channel: 2 on a shared channel (the
+        sender's write and the receiver's read both run on it), 1 on a non-shared one (the read
+        runs on the partner's channel)."""
+        return 2 if shared else 1
+
     def channel_section(self, shared: bool, count: int) -> dict:
-        f = self.shared_factor if shared else 1.0
-        return {"count": count, "link_mb_s": self.channel_mb_s / f,
-                "mp_us_per_io_ccw": self.mp_us_per_end * f, "mp_scv": self.mp_scv,
+        """The engine's [channels]: every end on the channel puts its MP work and its pass of the
+        data on it (as MP work per SSCH x ends, and the data mover's rate / ends for the SSCH's
+        data, which keeps the channel's reported MB/s the relocation data's)."""
+        e = self.ends_on_channel(shared)
+        return {"count": count, "link_mb_s": self.channel_mb_s / e,
+                "mp_us_per_io_ccw": self.mp_us_per_end * e, "mp_scv": self.mp_scv,
                 "mp_start_fraction": 1.0, "zhpf_share": 0.0, "max_open_exchanges": 64}
 
+    def partner_mp_us(self, shared: bool) -> float:
+        """MP work per SSCH at the partner's channel (a queue of its own in the I/O's path: the
+        receiver's read end must be done before the next write on the device can be matched);
+        0 on a shared channel, where that end is on the sender's own MP."""
+        return 0.0 if shared else self.mp_us_per_end
+
     def demands_ms(self, shared: bool) -> dict:
-        """Mean per-I/O demands (ms) of one channel: MP (FIFO), link (PS), partner (delay)."""
-        f = self.shared_factor if shared else 1.0
-        return {"mp": self.mp_us_per_end * f / 1000.0, "link": self.kb_per_io * f / self.channel_mb_s,
-                "partner": self.partner_latency_ms}
+        """Mean per-I/O demands (ms) of one channel: MP (FIFO), partner MP (FIFO, non-shared
+        only), link (PS), partner latency (delay)."""
+        e = self.ends_on_channel(shared)
+        return {"mp": self.mp_us_per_end * e / 1000.0, "partner_mp": self.partner_mp_us(shared) / 1000.0,
+                "link": self.kb_per_io * e / self.channel_mb_s, "partner": self.partner_latency_ms}
 
 
 DEFAULT_PARAMS = IsfcParams()
@@ -91,19 +108,57 @@ DEFAULT_PARAMS = IsfcParams()
 def channel_throughput_mva(n_used: int, params: IsfcParams = DEFAULT_PARAMS, shared: bool = True) -> float:
     """Exact SSCH/s of one channel with ``n_used`` always-busy devices, by MVA.
 
-    With exponential MP work the channel is a product-form network (FIFO exponential MP, processor-
-    shared link, delay for the partner), so this is the oracle the simulation must match.
+    With exponential MP work the channel is a product-form network (FIFO exponential MP, on a
+    non-shared channel the partner channel's FIFO MP too, processor-shared link, delay for the
+    partner latency), so this is the oracle the simulation must match.
     """
     if n_used == 0:
         return 0.0
     d = params.demands_ms(shared)
-    q = np.zeros(2)
+    dem = np.array([d["mp"], d["partner_mp"], d["link"]])
+    q = np.zeros(3)
     x = 0.0
     for n in range(1, n_used + 1):
-        r = np.array([d["mp"], d["link"]]) * (1.0 + q)
+        r = dem * (1.0 + q)
         x = n / (d["partner"] + r.sum())
         q = x * r
     return 1000.0 * x
+
+
+# ---- channel generations -------------------------------------------------------------------
+
+#: Published per-channel maxima of FICON channel generations (domain.md section 4: IBM FICON
+#: performance pages, z14 I/O announcement): 4 KB z/HPF I/O per second and MB/s (z/HPF,
+#: read + write). Express8's MB/s maximum is not in those sources (None: give the data rate).
+CHANNEL_GENERATIONS: dict[str, dict] = {
+    "express8": {"name": "FICON Express8", "max_iops_4k": 52_000, "max_mb_s": None},
+    "express8s": {"name": "FICON Express8S", "max_iops_4k": 92_000, "max_mb_s": 1_600},
+    "express16s": {"name": "FICON Express16S", "max_iops_4k": 98_000, "max_mb_s": 2_580},   # 2,560-2,600
+    "express16s+": {"name": "FICON Express16S+", "max_iops_4k": 300_000, "max_mb_s": 3_200},
+}
+#: The generation the fitted defaults describe. assumed: seed 000 names none; z/VM 6.2 SSI (live
+#: guest relocation) ran on z196 / z114 / zEC12, where FICON Express8S was the current channel.
+REFERENCE_GENERATION = "express8s"
+
+
+def generation_params(generation: str, base: IsfcParams = DEFAULT_PARAMS, *, channel_mb_s: float | None = None,
+                      reference: str = REFERENCE_GENERATION) -> IsfcParams:
+    """``base`` (fitted on the reference generation's channels) moved to ``generation``: the MP
+    work per end scaled by the ratio of the published maximum I/O rates, the data mover's rate by
+    that of the published maximum MB/s (or ``channel_mb_s`` if given). assumed: FCTC's command-mode
+    work and data rate scale like the published z/HPF maxima (the only per-generation figures
+    published); for Express16S+, whose z/HPF rate tripled, this likely overstates the CCW gain."""
+    from dataclasses import replace
+    key = generation.strip().lower().replace("ficon", "").replace(" ", "").replace("_", "") \
+        if isinstance(generation, str) else generation
+    if key not in CHANNEL_GENERATIONS:
+        raise McioError("--generation", generation, f"unknown channel generation; allowed: {', '.join(CHANNEL_GENERATIONS)}")
+    g, r = CHANNEL_GENERATIONS[key], CHANNEL_GENERATIONS[reference]
+    if channel_mb_s is None and g["max_mb_s"] is None:
+        raise McioError("--generation", generation, f"{g['name']} has no published maximum MB/s here: "
+                                                    "give the channel's data rate (--link-mb-s) as well")
+    mb = channel_mb_s if channel_mb_s is not None else base.channel_mb_s * g["max_mb_s"] / r["max_mb_s"]
+    return replace(base, mp_us_per_end=base.mp_us_per_end * r["max_iops_4k"] / g["max_iops_4k"], channel_mb_s=mb)
 
 
 # The seed's figures (document 000), as read off it; the tests and scripts/isfc_seed.py compare with
@@ -145,4 +200,5 @@ def fit_to_seed(partner_latency_ms: float = DEFAULT_PARAMS.partner_latency_ms,
                    partner_latency_ms=partner_latency_ms)
 
 
-__all__ = ["IsfcParams", "DEFAULT_PARAMS", "SEED_000", "fit_to_seed", "channel_throughput_mva"]
+__all__ = ["IsfcParams", "DEFAULT_PARAMS", "SEED_000", "fit_to_seed", "channel_throughput_mva",
+           "CHANNEL_GENERATIONS", "REFERENCE_GENERATION", "generation_params"]

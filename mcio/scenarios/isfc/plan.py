@@ -124,14 +124,24 @@ def channel_table(u_max: int, shared: bool, params: IsfcParams = DEFAULT_PARAMS,
                   simulate_fn: Callable | None = None) -> np.ndarray:
     """Simulated SSCH/s of one channel with u = 0 .. u_max used devices: (replication, u_max + 1).
 
-    One engine run: u_max independent channels, channel u holding u used devices. Beyond ~3 used
+    Shared: one engine run, u_max independent channels, channel u holding u used devices;
+    non-shared: one run per u (the partner MP is the engine's one control unit). Beyond ~3 used
     devices a channel's rate hardly grows, so each channel gets about ``3 * ios_per_device`` I/Os.
     """
     simulate = simulate_fn or _engine()
-    model = _channel_model(_per_channel(range(1, u_max + 1)), [True] * (u_max * (u_max + 1) // 2), u_max,
-                           shared, params)
-    ds = simulate(model, ios=3 * ios_per_device * u_max, replications=replications, seed=seed, point=point)
-    x = ds["channel_ssch_iops"].values
+    if shared:
+        model = _channel_model(_per_channel(range(1, u_max + 1)), [True] * (u_max * (u_max + 1) // 2), u_max,
+                               shared, params)
+        ds = simulate(model, ios=3 * ios_per_device * u_max, replications=replications, seed=seed, point=point)
+        x = ds["channel_ssch_iops"].values
+    else:   # a non-shared channel's partner MP is the engine's one control unit: one model per u
+        cols = []
+        for u in range(1, u_max + 1):
+            model = _channel_model([0] * u, [True] * u, 1, False, params)
+            ds = simulate(model, ios=3 * ios_per_device, replications=replications, seed=seed,
+                          point=1000 * point + u)
+            cols.append(ds["channel_ssch_iops"].values[:, 0])
+        x = np.stack(cols, axis=1)
     return np.concatenate([np.zeros((x.shape[0], 1)), x], axis=1)
 
 

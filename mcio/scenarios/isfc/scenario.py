@@ -11,6 +11,8 @@ from __future__ import annotations
 
 from dataclasses import fields
 
+import numpy as np
+
 from ...errors import McioError
 from ...model import Model
 from ..base import Figure, Param, RunSize, Scenario, Tolerance
@@ -29,13 +31,16 @@ PARAMS: tuple[Param, ...] = (
     Param("kb_per_io", _P.kb_per_io, "kB", "seed", "data per SSCH: link 565 MB/s / 754 SSCH/s = 0.749 MB "
           "(straight), 590 / 782 = 0.754 MB (striped); ISFC moves guest pages in ~0.75 MB chained writes",
           (1e-6, None)),
-    Param("channel_mb_s", _P.channel_mb_s, "MB s-1", "fitted", "FCTC data rate of one channel counting "
-          "each end of a transfer (a shared channel moves every byte twice): fitted by fit_to_seed() "
-          "to the seed's shared channels (~206 MB/s of relocation data with enough FCTCs); IBM's "
-          "command-mode FICON maxima are of the same magnitude", (1e-6, None)),
-    Param("mp_us_per_end", _P.mp_us_per_end, "us", "fitted", "channel-MP work per I/O and per end (FIFO, "
-          "at the start of the I/O): fitted by fit_to_seed() to the 1-, 2- and 3-device channels "
-          "(214, 256, 270 SSCH/s) and the 1 x 2 FCTC 165 MB/s", (0.0, None)),
+    Param("channel_mb_s", _P.channel_mb_s, "MB s-1", "fitted", "data rate of a channel's data mover for "
+          "ONE FCTC end (each end on the channel moves the SSCH's data once: the sender's write, and on "
+          "a shared channel the receiver's read too): fitted by fit_to_seed() to the seed's shared "
+          "channels (~206 MB/s of relocation data with enough FCTCs); IBM's command-mode FICON maxima "
+          "are of the same magnitude", (1e-6, None)),
+    Param("mp_us_per_end", _P.mp_us_per_end, "us", "fitted", "channel-MP work per FCTC I/O end (the "
+          "sender's write or the receiver's read: start and end work, FIFO; a shared channel does both "
+          "ends of every SSCH, a non-shared one its own, the partner's channel the other): fitted by "
+          "fit_to_seed() to the 1-, 2- and 3-device channels (214, 256, 270 SSCH/s) and the 1 x 2 FCTC "
+          "165 MB/s", (0.0, None)),
     Param("mp_scv", _P.mp_scv, "1", "fitted", "SCV of that work: 1 (exponential); deterministic work "
           "would let two devices on a channel overlap and overstate the 2-device channels", (0.0, None)),
     Param("partner_latency_ms", _P.partner_latency_ms, "ms", "assumed", "partner-side latency per I/O "
@@ -43,19 +48,29 @@ PARAMS: tuple[Param, ...] = (
           "from MP work below ~0.1 ms", (0.0, None)),
     Param("partner_latency_scv", _P.partner_latency_scv, "1", "assumed", "exponential partner latency",
           (0.0, None)),
-    Param("shared_factor", _P.shared_factor, "1", "seed", "work and data per I/O on a shared channel "
-          "(both ends of the connection on one CHPID): 2, all the seed's channels are shared", (1e-6, None)),
     Param("layout", STRIPED_3X3, "1", "seed", "CHPID -> FCTC device-number ranges (default: the seed's "
           "striped 3 x 3 link)"),
     Param("systems", ("LPAR1", "LPAR2"), "1", "seed", "the two z/VM members (LPAR1 receives, LPAR2 sends)"),
     Param("sender", "LPAR2", "1", "seed", "the member that relocates (writes); 'auto' = the name that "
               "sorts second"),
-    Param("shared", True, "1", "seed", "shared channels: both ends of each connection on the same CHPID"),
+    Param("shared", True, "1", "seed", "shared channels: both ends of each connection on the same CHPID "
+          "(the seed's); false: each end on its own member's channel, the partner's channel a queue in "
+          "the I/O's path (a prediction: the seed measured no non-shared link)"),
 )
 _PHYSICS = tuple(f.name for f in fields(IsfcParams))
 
+#: The seed's 16-FCTC link on seven channels: D000, D007, D015, D01C (the two lowest and two
+#: highest device numbers) on 3C, two devices on each of six other channels. The seed gives neither
+#: the other CHPIDs nor the device numbers between D007 and D015: 3D-42 and D008-D013 stand in.
+SEVEN_CHANNELS_16FCTC = {"3C": "D000,D007,D015,D01C", "3D": "D008-D009", "3E": "D00A-D00B", "3F": "D00C-D00D",
+                         "40": "D00E-D00F", "41": "D010-D011", "42": "D012-D013"}
+
 VARIANTS = {"striped_3x3": {}, "straight_3x3": {"layout": STRAIGHT_3X3},
-            "one_channel_2fctc": {"layout": ONE_CHANNEL_2FCTC}}
+            "one_channel_2fctc": {"layout": ONE_CHANNEL_2FCTC},
+            "seven_channels_16fctc": {"layout": SEVEN_CHANNELS_16FCTC, "systems": ("BOER3739", "BOER3740"),
+                                      "sender": "BOER3740"},
+            # a prediction: the seed's straight 3 x 3 link on non-shared channels (nothing fitted to it)
+            "straight_3x3_non_shared": {"layout": STRAIGHT_3X3, "shared": False}}
 
 _ZERO_NOTE = ("reserved for LPAR1 by z/VM's write-collision rule (the sender leaves its partner the "
               "lowest device(s)): exactly 0 in the model")
@@ -82,6 +97,25 @@ def _layout_figures(variant: str, seed: dict) -> list[Figure]:
     return out
 
 
+_BUSY_NOTE = ("imposed by the load: the sender keeps one write outstanding on every device it may use, so "
+              "z/VM's busy (pend + disconnect + connect) is 1 by construction; it tests only that no used "
+              "device idles")
+_RESERVED_BUSY = "the reserved devices carry no sender write: 0 by the write-collision rule"
+
+
+def _busy_figures(variant: str, name: str) -> list[Figure]:
+    return [Figure(f"{name}: device busy of the used connections (z/VM, min)", variant, "used_connection_busy_zvm_min",
+                   1.0, Tolerance(abs=0.05), "1", "seed 000 text 'device busy ~100 %' on every used one",
+                   _BUSY_NOTE),
+            Figure(f"{name}: device busy of the reserved connections (max)", variant, "reserved_connection_busy_max",
+                   0.0, Tolerance(abs=0.01), "1", "seed 000 text 'device busy percentages stay at 0%'",
+                   _RESERVED_BUSY)]
+
+
+_SEVEN = "seed 000 text, 7 channels x 16 FCTC (figure 4)"
+_PREDICTION = ("a prediction (the seed measured no non-shared link): the same parameters, each FCTC end on "
+               "its own member's channel, the partner channel's MP a queue in each write's path")
+
 #: Seed 000's figures; 10 % as its tests judge them (figures read off charts, '~').
 FIGURES: tuple[Figure, ...] = tuple(
     _layout_figures("straight_3x3", SEED_000["straight_3x3"])
@@ -95,7 +129,41 @@ FIGURES: tuple[Figure, ...] = tuple(
               "seed 000 table (+3.7 % SSCH/s, +4.4 % MB/s)",
               "striped / straight - 1 on common random numbers (paired replications); 1.5 points: the "
               "tests' band of +2 to +5 %, about the seed's own reading error") for what, q in
-       (("SSCH/s", "link_ssch_iops"), ("MB/s", "link_mb_s"))])
+       (("SSCH/s", "link_ssch_iops"), ("MB/s", "link_mb_s"))]
+    + _busy_figures("straight_3x3", "straight 3x3") + _busy_figures("striped_3x3", "striped 3x3")
+    + [Figure("1 channel x 2 FCTC: D051 carries all", "one_channel_2fctc", "connection_share.D051", 1.0,
+              Tolerance(abs=0.001), "1", "seed 000 text 'the other carries all'", _ZERO_NOTE),
+       Figure("one channel with enough FCTCs: MB/s (straight 3x3, CHPID 3D)", "straight_3x3", "channel_mb_s.3D",
+              SEED_000["channel_max_mb_s"], Tolerance(rel=0.10), "MB s-1",
+              "seed 000 text 'about 206 MB/s ... with one FICON channel if sufficient FCTC connections are "
+              "used (see Figure 1)': Figure 1's 3D and 3E, three FCTCs each"),
+       Figure("1 channel x 2 FCTC against one channel with enough FCTCs", "one_channel_2fctc",
+              "one_device_vs_full_channel_mb_s", SEED_000["one_channel_2fctc"]["link_mb_s"]
+              / SEED_000["channel_max_mb_s"] - 1.0, Tolerance(abs=0.05), "1",
+              "seed 000 text 'about 20 % less than ... about 206 MB/s'",
+              "one_channel_2fctc link MB/s / straight_3x3 CHPID 3D MB/s - 1, paired replications; 5 points: "
+              "'about 20 %'")]
+    + [Figure(f"7 channels x 16 FCTC: {d} SSCH/s", "seven_channels_16fctc", f"connection_ssch_iops.{d}", 0.0,
+              Tolerance(abs=1.0), "s-1", _SEVEN, "reserved for BOER3739 (the two lowest device numbers of a "
+              "9-16 device link): exactly 0 in the model") for d in ("D000", "D007")]
+    + [Figure("7 channels x 16 FCTC: D015 and D01C against the others", "seven_channels_16fctc",
+              "reserved_channel_used_vs_others", 0.0, Tolerance(abs=0.10), "1", _SEVEN + ": 'used with a similar "
+              "I/O rate than the FCTC connections corresponding to the other FICON channels'",
+              "mean SSCH/s of D015, D01C over that of the other 12 used connections - 1 (paired replications); "
+              "10 % as the chart figures"),
+       Figure("7 channels x 16 FCTC: channel SSCH/s spread", "seven_channels_16fctc", "channel_ssch_spread",
+              (0.0, 0.10), Tolerance(), "1", _SEVEN + ": 'almost uniform distribution ... over seven FICON "
+              "channels'", "max / min channel SSCH/s - 1; 'almost uniform' read as within 10 %"),
+       Figure("7 channels x 16 FCTC: link SSCH/s over striped 3x3", "seven_channels_16fctc", "link_ssch_gain_vs_striped",
+              (0.0, 10.0), Tolerance(), "1", _SEVEN + ": 'the most optimal relocation process achieved in our "
+              "project'", "link SSCH/s / the striped 3x3 link's - 1 > 0 (paired replications)"),
+       Figure("straight 3x3, non-shared channels: link SSCH/s", "straight_3x3_non_shared", "link_ssch_iops", None,
+              Tolerance(), "s-1", "prediction", _PREDICTION),
+       Figure("straight 3x3, non-shared channels: link MB/s", "straight_3x3_non_shared", "link_mb_s", None,
+              Tolerance(), "MB s-1", "prediction", _PREDICTION),
+       Figure("straight 3x3, non-shared over shared: link SSCH/s", "straight_3x3_non_shared",
+              "non_shared_gain_link_ssch_iops", None, Tolerance(), "1", "prediction",
+              _PREDICTION + "; paired with straight_3x3")])
 
 
 def physics(p: dict) -> IsfcParams:
@@ -116,6 +184,10 @@ def build_link_model(link: IsfcLink, sender, prm: IsfcParams, shared: bool = Tru
     """The link as one engine model of ``shared`` (or non-shared) channels: channel i is the i-th
     CHPID, device j the j-th lowest device number; devices the sender may not write on get weight 0."""
     used = direction_shares(link, parse_senders(link, sender)).sum(axis=1) > 0
+    if not shared and len(link.chpids) > 1:
+        raise McioError("shared", False, "a link of several non-shared channels is not one engine model (each "
+                                         "channel's partner MP is a queue of its own): simulate it with "
+                                         "mcio isfc run --non-shared or simulate_link()")
     if not used.any():
         raise McioError("layout", link.describe(), "the sender may write on none of these devices")
     idx = {c: i for i, c in enumerate(link.chpids)}
@@ -147,11 +219,31 @@ class IsfcLinkScenario(Scenario):
     def evaluate(self, variant: str, run: RunSize) -> dict[str, tuple[float, float]]:
         ds = self.simulate(variant, run)
         out = self._figures_of(ds)
+
+        def paired(name, a, b):          # a / b - 1, replication by replication
+            g = np.asarray(a, float) / np.asarray(b, float) - 1.0
+            out[name] = (float(g.mean()), _finite(float(ci95(g))))
+
         if variant == "striped_3x3":  # the seed's gain over the straight layout, replication by replication
             base = self.simulate("straight_3x3", run)
             for q in ("link_ssch_iops", "link_mb_s"):
-                g = ds[q].values / base[q].values - 1.0
-                out[f"striping_gain_{q}"] = (float(g.mean()), _finite(float(ci95(g))))
+                paired(f"striping_gain_{q}", ds[q].values, base[q].values)
+        elif variant == "one_channel_2fctc":
+            full = self.simulate("straight_3x3", run)
+            paired("one_device_vs_full_channel_mb_s", ds.link_mb_s.values, full.channel_mb_s.sel(channel="3D").values)
+        elif variant == "seven_channels_16fctc":
+            x = ds.connection_ssch_iops
+            on3c = ["D015", "D01C"]
+            others = [d for d, u in zip(ds.connection.values, ds.connection_used.values) if u and d not in on3c]
+            paired("reserved_channel_used_vs_others", x.sel(connection=on3c).mean("connection").values,
+                   x.sel(connection=others).mean("connection").values)
+            ch = ds.channel_ssch_iops
+            paired("channel_ssch_spread", ch.max("channel").values, ch.min("channel").values)
+            paired("link_ssch_gain_vs_striped", ds.link_ssch_iops.values,
+                   self.simulate("striped_3x3", run).link_ssch_iops.values)
+        elif variant == "straight_3x3_non_shared":
+            paired("non_shared_gain_link_ssch_iops", ds.link_ssch_iops.values,
+                   self.simulate("straight_3x3", run).link_ssch_iops.values)
         return out
 
     @staticmethod
@@ -164,6 +256,20 @@ class IsfcLinkScenario(Scenario):
         out.update({f"channel_ssch_iops.{c}": (x, _finite(ci_chan[c])) for c, x in s["channel_ssch_iops"].items()})
         out["link_ssch_iops"] = (s["link_ssch_iops"], _finite(s["link_ssch_ci95_iops"]))
         out["link_mb_s"] = (s["link_mb_s"], _finite(s["link_mb_s_ci95"]))
+        ci_mb = dict(zip(ds.channel.values.tolist(), ds.channel_mb_s_ci95.values.tolist()))
+        out.update({f"channel_mb_s.{c}": (x, _finite(ci_mb[c])) for c, x in s["channel_mb_s"].items()})
+        used = ds.connection_used.values == 1
+
+        def per_rep(a):                  # (value, CI) of a per-replication array
+            a = np.asarray(a, float)
+            return float(a.mean()), _finite(float(ci95(a)))
+
+        share = ds.connection_ssch_iops / ds.link_ssch_iops
+        out.update({f"connection_share.{d}": per_rep(share.sel(connection=d).values) for d in ds.connection.values})
+        if used.any():
+            out["used_connection_busy_zvm_min"] = per_rep(ds.connection_busy_zvm.values[:, used].min(axis=1))
+        if (~used).any():
+            out["reserved_connection_busy_max"] = per_rep(ds.connection_busy.values[:, ~used].max(axis=1))
         return out
 
 
@@ -174,4 +280,4 @@ def _finite(x: float) -> float:
 SCENARIO = IsfcLinkScenario()
 
 __all__ = ["IsfcLinkScenario", "SCENARIO", "PARAMS", "VARIANTS", "FIGURES", "STRIPED_3X3", "STRAIGHT_3X3",
-           "ONE_CHANNEL_2FCTC", "build_link_model", "link_of", "physics"]
+           "ONE_CHANNEL_2FCTC", "SEVEN_CHANNELS_16FCTC", "build_link_model", "link_of", "physics"]

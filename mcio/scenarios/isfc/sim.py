@@ -1,9 +1,11 @@
 """Simulation of one ISFC link on the engine, and its labelled results Dataset.
 
-Channels of one kind (shared, non-shared) form one engine model: a closed workload with one
-customer pinned to each used FCTC device, the channel MP and link of its CHPID, and the partner's
-latency as a pure delay (a control-unit server per device). :func:`simulate_link` runs one model
-per kind and :func:`assemble` labels the per-replication arrays by device number and CHPID.
+The shared channels of a link form one engine model, each non-shared channel one of its own: a
+closed workload with one customer pinned to each used FCTC device, the channel MP and link of its
+CHPID carrying every FCTC end on that channel, and the partner end as the control unit (its back
+end the partner latency, a pure delay; on a non-shared channel its host adapter the partner
+channel's MP, a one-server queue). :func:`simulate_link` runs the models and :func:`assemble`
+labels the per-replication arrays by device number and CHPID.
 """
 from __future__ import annotations
 
@@ -36,10 +38,26 @@ def _channel_model(channel_of_device: Sequence[int], used: Sequence[bool], n_cha
         "devices": {"count": n_dev, "skew": "weights", "weights": [1.0 if u else 0.0 for u in used],
                     "paths": [[int(c)] for c in channel_of_device]},
         "channels": params.channel_section(shared, n_channels),
-        # the CU is the partner: a server per device, so the latency is a pure delay (no queue)
-        "control_unit": {"ha_servers": n_dev, "ha_service_us": 0.0, "backend_servers": n_dev,
-                         "backend_service_ms": _latency(params)},
+        "control_unit": _partner_section(shared, n_channels, n_dev, params, where),
     }, where=where)
+
+
+def _partner_section(shared: bool, n_channels: int, n_dev: int, params: IsfcParams, where: str) -> dict:
+    """The engine's [control_unit] is the partner end. Its back end (a server per device: a pure
+    delay) is the partner latency. Its host adapter is the partner channel's MP on a non-shared
+    channel (one server: the receiver's read ends of this channel's devices queue for it), and
+    nothing on a shared one (the read ends are on the sender's own MP)."""
+    mp = params.partner_mp_us(shared)
+    if mp > 0.0 and n_channels != 1:
+        raise McioError(where, f"{n_channels} non-shared channels",
+                        "each non-shared channel's partner MP is a queue of its own: one engine model per channel")
+    if mp > 0.0:
+        ha = mp if params.mp_scv == 0 else ({"dist": "exponential", "mean": mp} if params.mp_scv == 1.0
+                                            else {"dist": "gamma", "mean": mp, "scv": params.mp_scv})
+        return {"ha_servers": 1, "ha_service_us": ha, "backend_servers": n_dev,
+                "backend_service_ms": _latency(params)}
+    return {"ha_servers": n_dev, "ha_service_us": 0.0, "backend_servers": n_dev,
+            "backend_service_ms": _latency(params)}
 
 
 def _per_channel(counts: Sequence[int]) -> list[int]:
@@ -108,8 +126,11 @@ def simulate_link(link: IsfcLink, senders="auto", params: IsfcParams = DEFAULT_P
     dev_busy = np.zeros((R, n_dev))
     dev_busy_zvm = np.zeros((R, n_dev))
     tomls = []
-    for g, kind in enumerate((True, False)):                # shared channels, then non-shared
-        chs = [i for i, c in enumerate(link.chpids) if (c in link.shared) == kind]
+    # shared channels form one engine model; each non-shared channel is one (its partner MP is a
+    # queue of its own, the engine's one control unit)
+    groups = [(0, True, [i for i, c in enumerate(link.chpids) if c in link.shared])]
+    groups += [(1 + k, False, [i]) for k, i in enumerate(i for i, c in enumerate(link.chpids) if c not in link.shared)]
+    for g, kind, chs in groups:
         devs = [[j for j in range(n_dev) if dev_chpid[j] == link.chpids[i]] for i in chs]
         flat = [j for ds in devs for j in ds]
         if not flat or not used[flat].any():
