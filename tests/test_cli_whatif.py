@@ -83,3 +83,13 @@ def test_diagnostics_name_unstable_and_short_warmup_points():
     lines = diagnostics(ds)
     assert any("rate=1500 is unstable" in ln and "back end" in ln for ln in lines)
     assert any("warm-up shorter" in ln and "rate=500" in ln for ln in lines)
+
+
+def test_cli_start_up_imports_no_engine():
+    # `mcio --help`, `--version` and completion must not pay for NumPy/Numba/xarray/SciPy
+    import subprocess
+    import sys
+    code = ("import sys, mcio.cli; heavy = [m for m in ('numpy', 'numba', 'xarray', 'scipy', 'matplotlib') "
+            "if m in sys.modules]; print(','.join(heavy))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.strip()
+    assert out == "", f"imported at start-up: {out}"

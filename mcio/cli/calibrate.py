@@ -7,7 +7,6 @@ from pathlib import Path
 
 import click
 
-from ..calibrate import calibrate, load_measured, parse_set, resolve_scenario
 from ..errors import McioError
 from .app import set_threads
 
@@ -60,6 +59,7 @@ def calibrate_cmd(scenario, measured, params, sets, seed, ios, replications, noi
         out = Path(output)
         if out.parent and not out.parent.exists():
             raise McioError("--output", output, f"its directory {out.parent} does not exist")
+    from ..calibrate import calibrate, load_measured, parse_set, resolve_scenario  # heavy: at use, not at start-up
     rows = load_measured(measured)
     scn = resolve_scenario(scenario)
     overrides = parse_set(sets)
