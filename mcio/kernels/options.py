@@ -8,7 +8,7 @@ JIT = dict(nogil=True, cache=True)
 # Leaf kernels that allocate nothing: compiled without reference counting (Numba's own ``_nrt``
 # flag), which is what lets LLVM inline them without atomic increments at every call.
 JIT_LEAF = dict(JIT, _nrt=False)
-# Replications run on a Python thread pool over these GIL-free kernels (mcio/engine.py), not with
+# Replications run on a Python thread pool over these GIL-free kernels (mcio/engine/run.py), not with
 # ``prange``: no threading-layer limits on concurrent callers (Dask workers, user threads), and
 # no parallel-accelerator compile pass.
 # Loops meant to vectorise: NumPy's error model drops the ZeroDivisionError check a division
