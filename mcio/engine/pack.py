@@ -11,6 +11,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..kernels import layout as L
+from ..kernels.blockrng import row_keys
 from ..model import Dist, Model
 from ..model.dist import KIND_CODE
 
@@ -94,6 +95,7 @@ class Packed:
     chg_ptr: np.ndarray
     chg: np.ndarray
     trace: np.ndarray
+    row_keys: np.ndarray        # uint64[N_ROWS]: each row of draws' stream key (blockrng.row_key)
 
 
 def pack(model: Model, ios: int, warmup: int) -> Packed:
@@ -102,7 +104,7 @@ def pack(model: Model, ios: int, warmup: int) -> Packed:
     is_open = w["type"] == "open"
     ev: list = []
     ec: list = []
-    rows = [None] * L.N_DIST
+    rows = [[0.0] * 5 for _ in range(L.N_DIST)]      # a row no field fills: constant 0
     arr = Dist("deterministic", 1.0)
     if is_open:
         mean_gap = 1000.0 / w["rate_iops"]   # (a trace replaces the rate; see below)
@@ -183,4 +185,5 @@ def pack(model: Model, ios: int, warmup: int) -> Packed:
     return Packed(fp, ip, dp, np.asarray(ev or [0.0], float), np.asarray(ec or [1.0], float),
                   np.cumsum(shares), np.array([cl["kb"] for cl in model.io], float),
                   np.array([cl["miss_ratio"] for cl in model.io], float), cls_mp, cls_proto,
-                  al_prob, al_idx, dev_grp, bound_dev, grp_ptr, grp_ch, chg_ptr, chg, trace)
+                  al_prob, al_idx, dev_grp, bound_dev, grp_ptr, grp_ch, chg_ptr, chg, trace,
+                  row_keys(L.ROW_NAMES))

@@ -80,9 +80,10 @@ def run_kernels(model: Model, ios: int, replications: int, seed: int, warmup: in
     def one(r: int) -> None:
         st = states[r].copy()
         # the replication's substreams: eight vector lanes and a scalar state per row of draws
+        # (keyed by each row's stable name: layout.ROW_NAMES)
         lanes = np.empty((L.N_ROWS, 4, LANES), np.uint64)
         scal = np.empty((L.N_ROWS, 4), np.uint64)
-        make_streams(st, lanes, scal)
+        make_streams(st, pk.row_keys, lanes, scal)
         if fast_path:
             fast_one(pk.fp, pk.ip, pk.dp, pk.ev, pk.ec, pk.cls_cum, pk.cls_kb, pk.cls_miss,
                      pk.cls_mp, pk.cls_proto, pk.trace, st, lanes, scal, *outs[r])
