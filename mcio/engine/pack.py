@@ -5,7 +5,6 @@ in ms and KB.
 """
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 
 import numpy as np
@@ -13,7 +12,6 @@ import numpy as np
 from ..kernels import layout as L
 from ..kernels.blockrng import row_keys
 from ..model import Dist, Model
-from ..model.dist import KIND_CODE
 
 OPEN_SLOTS = 1 << 16          # I/Os an open model may hold before it is called unstable
 
@@ -36,23 +34,8 @@ def stream_states(seed: int, point: int, replications: int) -> np.ndarray:
 
 
 def _dist_row(d: Dist, ev: list, ec: list) -> list:
-    kind = KIND_CODE[d.kind]
-    row = [float(kind), d.mean, d.scv, 0.0, 0.0]
-    if d.kind == "gamma":
-        row[3] = 1.0 / d.scv
-        row[4] = d.mean * d.scv
-    elif d.kind == "lognormal":
-        sigma2 = math.log1p(d.scv)
-        row[3] = math.log(d.mean) - sigma2 / 2 if d.mean > 0 else -math.inf
-        row[4] = math.sqrt(sigma2)
-    elif d.kind == "empirical":
-        w = np.asarray(d.weights, float)
-        row[3] = float(len(ev))
-        row[4] = float(len(d.values))
-        ev.extend(d.values)
-        ec.extend((np.cumsum(w) / w.sum()).tolist())
-        ec[-1] = 1.0
-    return row
+    """The kernels' table row of ``d`` (``Dist.kernel_row``; the kind's own module knows it)."""
+    return d.kernel_row(ev, ec)
 
 
 def _alias_table(p: np.ndarray):

@@ -10,6 +10,8 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field
 
+import numpy as np
+
 from ..errors import McioError
 
 KINDS = ("deterministic", "exponential", "gamma", "lognormal", "empirical")
@@ -96,6 +98,28 @@ class Dist:
         """The same shape with every duration multiplied by ``factor`` (a unit change)."""
         return Dist(self.kind, self.mean * factor, self.scv,
                     tuple(x * factor for x in self.values), self.weights)
+
+    def kernel_row(self, ev: list, ec: list) -> list:
+        """This distribution as a row of the kernels' table ``dp`` (mcio/kernels/dists.py):
+        [kind code, mean, scv, a, b] with the kind's parameters a, b (gamma: shape, scale;
+        lognormal: mu, sigma; empirical: offset and length of its values, appended to ``ev``,
+        and of its cumulative weights, appended to ``ec``)."""
+        row = [float(KIND_CODE[self.kind]), self.mean, self.scv, 0.0, 0.0]
+        if self.kind == "gamma":
+            row[3] = 1.0 / self.scv
+            row[4] = self.mean * self.scv
+        elif self.kind == "lognormal":
+            sigma2 = math.log1p(self.scv)
+            row[3] = math.log(self.mean) - sigma2 / 2 if self.mean > 0 else -math.inf
+            row[4] = math.sqrt(sigma2)
+        elif self.kind == "empirical":
+            w = np.asarray(self.weights, float)
+            row[3] = float(len(ev))
+            row[4] = float(len(self.values))
+            ev.extend(self.values)
+            ec.extend((np.cumsum(w) / w.sum()).tolist())
+            ec[-1] = 1.0
+        return row
 
     @property
     def second_moment(self) -> float:
