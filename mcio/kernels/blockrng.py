@@ -28,7 +28,7 @@ from llvmlite import ir
 from numba import types
 from numba.extending import intrinsic
 
-from .dists import EXPONENTIAL, DETERMINISTIC, sample_st
+from .dists import DETERMINISTIC, EXPONENTIAL, UNIFORM, sample_st
 from .histogram import _bits
 from .layout import N_DIST
 from .options import JIT_LEAF, JIT_VEC
@@ -230,12 +230,21 @@ def fill_exponential(lanes, out, n, mean):
         out[i] = -mean * log_positive(out[i])
 
 
+@nb.njit(**JIT_VEC)
+def fill_uniform_between(lanes, out, n, low, width):
+    """out[:n] = uniform variates on (low, low + width] from one row's lanes; ``n`` a multiple
+    of LANES."""
+    _xoshiro_fill(lanes, out, n // LANES)
+    for i in range(n):
+        out[i] = low + width * out[i]
+
+
 @nb.njit(**JIT_LEAF)
 def fill_row(lanes, scal, dp, row, ev, ec, out, n):
     """out[:n] = the next n draws of row ``row``, from that row's own substreams: distribution
-    row ``row`` of ``dp`` (see ``dists``) for row < N_DIST, else uniforms. Exponentials and
-    uniforms come from the row's vector lanes, constants are filled, other kinds are drawn one
-    at a time from the row's scalar state."""
+    row ``row`` of ``dp`` (see ``dists``) for row < N_DIST, else uniforms in (0, 1]. Exponentials
+    and uniforms come from the row's vector lanes, constants are filled, other kinds are drawn
+    one at a time from the row's scalar state."""
     if row >= N_DIST:
         fill_uniform(lanes[row], out, n)
         return
@@ -246,6 +255,8 @@ def fill_row(lanes, scal, dp, row, ev, ec, out, n):
         v = dp[row, 1]
         for i in range(n):
             out[i] = v
+    elif kind == UNIFORM:
+        fill_uniform_between(lanes[row], out, n, dp[row, 3], dp[row, 4])
     else:
         a = scal[row, 0]
         b = scal[row, 1]
