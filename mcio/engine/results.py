@@ -7,7 +7,7 @@ import numpy as np
 import xarray as xr
 from scipy import stats
 
-from ..kernels import layout as L
+from ..kernels import stats as S
 from ..kernels.histogram import hist_quantiles
 from ..model import Model
 
@@ -24,76 +24,68 @@ def _var(data, dims, units, long_name):
     return xr.Variable(dims, data, attrs={"units": units, "long_name": long_name})
 
 
+def _ci_name(var: str) -> str:
+    """``response_ms`` -> ``response_ci95_ms``: the CI goes before the unit suffix."""
+    stem, unit = var.rsplit("_", 1)
+    return f"{stem}_ci95_{unit}"
+
+
+def _field(model: Model, dotted: str):
+    section, key = dotted.split(".")
+    return getattr(model, section)[key]
+
+
 def assemble(model: Model, acc, chs, devs, hist, per_device: bool, extra: dict | None = None) -> xr.Dataset:
-    """Turn raw accumulators into the labelled results Dataset."""
+    """Turn raw accumulators (acc[R, N_ACC], chs[R, C, N_CH], devs[R, D, N_DEV],
+    hist[R, HIST_BUCKETS]) into the labelled results Dataset, by the one output contract
+    (``mcio.kernels.stats.OUTPUTS``: variable, units, long name, normalisation), in its order."""
     R, C = chs.shape[0], chs.shape[1]
-    n = np.maximum(acc[:, L.A_N], 1.0)
-    T = np.maximum(acc[:, L.A_TIME_MS], 1e-300)
-    unstable = bool(acc[:, L.A_UNSTABLE].any())
+    n = np.maximum(acc[:, S.A_N], 1.0)
+    T = np.maximum(acc[:, S.A_TIME_MS], 1e-300)
+    per_rep = None
+    src = {"acc": acc, "chs": chs, "devs": devs}
+    dims = {"acc": ("replication",), "chs": ("replication", "channel"), "devs": ("replication", "device")}
     v = {}
-    names = {"response": "response time (IOSQ + pend + disconnect + connect)",
-             "iosq": "IOSQ time (queued for the device)", "pend": "pend time (incl. CMR)",
-             "cmr": "command response (CMR) delay", "disconnect": "disconnect time",
-             "connect": "connect time"}
-    sums = [L.A_SUM_RESP, L.A_SUM_IOSQ, L.A_SUM_PEND, L.A_SUM_CMR, L.A_SUM_DISC, L.A_SUM_CONN]
-    for comp, k in zip(L.COMPONENTS, sums):
-        mean = acc[:, k] / n
-        v[f"{comp}_ms"] = _var(mean, ("replication",), "ms", "mean " + names[comp])
-        v[f"{comp}_ci95_ms"] = _var(ci95_halfwidth(mean), (), "ms",
-                                    f"95% CI half-width of mean {comp} over replications")
-    sq = acc[:, L.A_SQ_RESP] / n - (acc[:, L.A_SUM_RESP] / n) ** 2
-    v["response_std_ms"] = _var(np.sqrt(np.maximum(sq, 0.0)), ("replication",), "ms",
-                                "standard deviation of response time")
-    thr = acc[:, L.A_N] / T * 1000.0
-    v["throughput_iops"] = _var(thr, ("replication",), "s-1", "I/O rate (SSCH/s)")
-    v["throughput_ci95_iops"] = _var(ci95_halfwidth(thr), (), "s-1", "95% CI half-width of the I/O rate")
-    total_hist = hist.sum(axis=0)
-    v["response_quantile_ms"] = _var(hist_quantiles(total_hist, QUANTILES), ("quantile",), "ms",
-                                     "response-time quantile (all replications merged)")
-    per_rep = np.array([hist_quantiles(h, QUANTILES) for h in hist])
-    v["response_quantile_rep_ms"] = _var(per_rep, ("replication", "quantile"), "ms",
-                                         "response-time quantile per replication")
-    v["response_quantile_ci95_ms"] = _var(ci95_halfwidth(per_rep, axis=0), ("quantile",), "ms",
-                                          "95% CI half-width of the quantile over replications")
-    v["in_system_mean"] = _var(acc[:, L.A_AREA_SYS] / T, ("replication",), "1",
-                               "time-average number of I/Os in the system")
-    v["iosq_queue_mean"] = _var(acc[:, L.A_AREA_IOSQ] / T, ("replication",), "1",
-                                "time-average number of I/Os queued for devices (IOSQ)")
-    v["mp_queue_mean"] = _var(acc[:, L.A_AREA_MPQ] / T, ("replication",), "1",
-                              "time-average number of I/Os waiting for the channel MP (start work)")
-    v["cu_ha_busy"] = _var(acc[:, L.A_AREA_HA] / T / model.control_unit["ha_servers"], ("replication",), "1",
-                           "control-unit host-adapter utilisation")
-    v["backend_busy"] = _var(acc[:, L.A_AREA_BE] / T / model.control_unit["backend_servers"], ("replication",),
-                             "1", "back-end utilisation")
-    v["device_busy"] = _var(acc[:, L.A_DEV_BUSY_MS] / T / model.devices["count"], ("replication",), "1",
-                            "device busy, RMF definition: (disconnect + connect) / interval, mean over devices")
-    v["device_busy_zvm"] = _var(acc[:, L.A_DEV_BUSY_ZVM_MS] / T / model.devices["count"], ("replication",), "1",
-                                "device busy, z/VM definition: (pend + disconnect + connect) / interval, mean over devices")
-    v["ios_measured"] = _var(acc[:, L.A_N], ("replication",), "1", "I/Os measured (after warm-up)")
-    v["sim_time_s"] = _var(T / 1000.0, ("replication",), "s", "simulated measurement interval")
-    Tc = T[:, None]
-    v["channel_busy"] = _var(chs[:, :, L.C_MP_BUSY_MS] / Tc, ("replication", "channel"), "1",
-                             "channel (MP) busy fraction, RMF channel utilisation")
-    v["link_busy"] = _var(chs[:, :, L.C_LINK_BUSY_MS] / Tc, ("replication", "channel"), "1",
-                          "link (bus) busy fraction")
-    v["open_exchanges_mean"] = _var(chs[:, :, L.C_AREA_OE] / Tc, ("replication", "channel"), "1",
-                                    "time-average open exchanges")
-    v["open_exchanges_max"] = _var(chs[:, :, L.C_OE_MAX], ("replication", "channel"), "1",
-                                   "peak open exchanges")
-    v["deferred_iops"] = _var(chs[:, :, L.C_DEFERRED] / Tc * 1000.0, ("replication", "channel"), "s-1",
-                              "I/Os deferred for lack of an open exchange, per second")
-    v["channel_ssch_iops"] = _var(chs[:, :, L.C_SSCH] / Tc * 1000.0, ("replication", "channel"), "s-1",
-                                  "I/O rate (SSCH/s) per channel")
-    v["channel_mb_s"] = _var(chs[:, :, L.C_KB] / Tc, ("replication", "channel"), "MB s-1",
-                             "data rate per channel (1 MB = 1000 KB)")
-    if per_device:
-        Td = T[:, None]
-        v["device_ssch_iops"] = _var(devs[:, :, L.V_SSCH] / Td * 1000.0, ("replication", "device"), "s-1",
-                                     "I/O rate (SSCH/s) per device")
-        v["device_busy_by_device"] = _var(devs[:, :, L.V_BUSY_MS] / Td, ("replication", "device"), "1",
-                                          "device busy per device, RMF definition")
-    v["unstable"] = _var(np.int8(unstable), (), "1",
-                         "1 if the open load outgrew the model (run stopped early), else 0")
+    for st in S.OUTPUTS:
+        if st.per_device and not per_device:
+            continue
+        if st.norm in (S.QUANTILES, S.QUANTILES_REP, S.QUANTILES_CI):
+            if per_rep is None:
+                per_rep = np.array([hist_quantiles(h, QUANTILES) for h in hist])
+            if st.norm == S.QUANTILES:
+                v[st.var] = _var(hist_quantiles(hist.sum(axis=0), QUANTILES), ("quantile",), st.units, st.long_name)
+            elif st.norm == S.QUANTILES_REP:
+                v[st.var] = _var(per_rep, ("replication", "quantile"), st.units, st.long_name)
+            else:
+                v[st.var] = _var(ci95_halfwidth(per_rep, axis=0), ("quantile",), st.units, st.long_name)
+            continue
+        a = src[st.src]
+        x = a[..., st.slot]
+        # the interval per replication, broadcast over channels or devices
+        t = T if a.ndim == 2 else T[:, None]
+        if st.norm == S.PER_IO:
+            data = x / n
+        elif st.norm == S.STD_PER_IO:
+            sq = x / n - (a[..., st.of] / n) ** 2
+            data = np.sqrt(np.maximum(sq, 0.0))
+        elif st.norm == S.PER_MS:
+            data = x / t
+        elif st.norm == S.PER_S:
+            data = x / t * 1000.0
+        elif st.norm == S.COUNT:
+            data = x
+        elif st.norm == S.INTERVAL_S:
+            data = T / 1000.0
+        elif st.norm == S.FLAG:
+            v[st.var] = _var(np.int8(bool(x.any())), (), st.units, st.long_name)
+            continue
+        else:
+            raise ValueError(f"{st.var}: unknown normalisation {st.norm!r}")
+        if st.per is not None:
+            data = data / _field(model, st.per)
+        v[st.var] = _var(data, dims[st.src], st.units, st.long_name)
+        if st.ci is not None:
+            v[_ci_name(st.var)] = _var(ci95_halfwidth(data), (), st.units, st.ci)
     v.update(extra or {})          # one Dataset constructor: each later assignment is a merge
     coords = {"replication": np.arange(R), "channel": np.arange(C), "quantile": np.array(QUANTILES)}
     if per_device:

@@ -14,6 +14,7 @@ import xarray as xr
 from .. import __version__
 from ..errors import McioError
 from ..kernels import layout as L
+from ..kernels import stats as S
 from ..kernels.histogram import HIST_BUCKETS
 from ..model import Model
 from ..warmup import MSER_BATCHES, mser_warmup_ios
@@ -74,7 +75,7 @@ def run_kernels(model: Model, ios: int, replications: int, seed: int, warmup: in
     C = model.channels["count"]
     D = model.devices["count"]
     states = stream_states(seed, point, R)
-    outs = [(np.zeros(L.N_ACC), np.zeros((C, L.N_CH)), np.zeros((D, L.N_DEV)),
+    outs = [(np.zeros(S.N_ACC), np.zeros((C, S.N_CH)), np.zeros((D, S.N_DEV)),
              np.zeros(HIST_BUCKETS, np.int64), np.zeros(MSER_BATCHES)) for _ in range(R)]
 
     def one(r: int) -> None:
@@ -139,8 +140,8 @@ def simulate(model: Model, ios: int = 200_000, replications: int = 4, seed: int 
         raise McioError("fast_path", fast_path, "must be 'auto', True or False")
     acc, chs, devs, hist, bat = run_kernels(model, ios, replications, seed, warmup, point, use_fast)
     if over_capacity:
-        acc[:, L.A_UNSTABLE] = 1.0
-    mser = mser_warmup_ios(bat, warmup + ios, warmup + acc[:, L.A_N])
+        acc[:, S.A_UNSTABLE] = 1.0
+    mser = mser_warmup_ios(bat, warmup + ios, warmup + acc[:, S.A_N])
     # adequate if MSER asks for no more than the warm-up used, to one batch's resolution
     adequate = bool((mser <= warmup + (warmup + ios) // MSER_BATCHES + 1).all())
     ds = assemble(model, acc, chs, devs, hist, per_device, extra={

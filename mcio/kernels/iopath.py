@@ -23,16 +23,17 @@ from .blockrng import next_from
 from .heap import heap_pop, heap_push
 from .ioclass import attr_draws, io_attrs
 from .histogram import hist_add
-from .layout import (A_DEV_BUSY_ZVM_MS, A_AREA_BE, A_AREA_HA, A_AREA_IOSQ, A_AREA_MPQ, A_AREA_SYS, A_DEFERRED,
-                     A_DEV_BUSY_MS, A_EVENTS, A_N, A_SQ_CONN, A_SQ_DISC, A_SQ_IOSQ,
-                     A_SQ_PEND, A_SQ_RESP, A_SQ_CMR, A_SUM_CMR, A_SUM_CONN, A_SUM_DISC,
-                     A_SUM_IOSQ, A_SUM_PEND, A_SUM_RESP, A_TIME_MS, A_UNSTABLE, C_AREA_OE,
-                     C_DEFERRED, C_KB, C_LINK_BUSY_MS, C_MP_BUSY_MS, C_OE_MAX, C_SSCH, D_BACKEND,
-                     D_HA, D_INTERARRIVAL, D_MP_SHAPE, D_THINK, FP_LINK_KB_PER_MS,
+from .layout import (D_BACKEND, D_HA, D_INTERARRIVAL, D_MP_SHAPE, D_THINK, FP_LINK_KB_PER_MS,
                      FP_MP_START_FRACTION, FP_ZHPF_SHARE, IP_BE_SERVERS, IP_BIND, IP_CHANNELS,
-                     IP_CLASSES, IP_DEVICES, IP_EXPOSURES, IP_GROUPS, IP_HYPERPAV, IP_HA_SERVERS, IP_MEASURE,
-                     IP_OE_CAP, IP_OPEN, IP_SELECTION, IP_SLOTS, IP_TRACE, IP_WARMUP, N_ROWS,
-                     R_CLASS, R_DEVICE, R_MISS, R_MODE, V_BUSY_MS, V_SSCH)
+                     IP_CLASSES, IP_DEVICES, IP_EXPOSURES, IP_GROUPS, IP_HA_SERVERS, IP_HYPERPAV,
+                     IP_MEASURE, IP_OE_CAP, IP_OPEN, IP_SELECTION, IP_SLOTS, IP_TRACE, IP_WARMUP,
+                     N_ROWS, R_CLASS, R_DEVICE, R_MISS, R_MODE)
+from .stats import (A_AREA_BE, A_AREA_HA, A_AREA_IOSQ, A_AREA_MPQ, A_AREA_SYS, A_DEFERRED,
+                    A_DEV_BUSY_MS, A_DEV_BUSY_ZVM_MS, A_EVENTS, A_N, A_SQ_CMR, A_SQ_CONN,
+                    A_SQ_DISC, A_SQ_IOSQ, A_SQ_PEND, A_SQ_RESP, A_SUM_CMR, A_SUM_CONN, A_SUM_DISC,
+                    A_SUM_IOSQ, A_SUM_PEND, A_SUM_RESP, A_TIME_MS, A_UNSTABLE, C_AREA_OE,
+                    C_DEFERRED, C_KB, C_LINK_BUSY_MS, C_MP_BUSY_MS, C_OE_MAX, C_SSCH, V_BUSY_MS,
+                    V_SSCH)
 from .options import JIT, JIT_LEAF
 from .rng import uniform
 

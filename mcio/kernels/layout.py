@@ -33,18 +33,6 @@ R_MISS = ROW_NAMES.index("miss")
 R_DEVICE = ROW_NAMES.index("device")
 N_ROWS = len(ROW_NAMES)
 
-# per-replication scalar accumulators acc[rep, k]
-(A_N, A_TIME_MS, A_SUM_RESP, A_SUM_IOSQ, A_SUM_PEND, A_SUM_CMR, A_SUM_DISC, A_SUM_CONN,
- A_SQ_RESP, A_SQ_IOSQ, A_SQ_PEND, A_SQ_CMR, A_SQ_DISC, A_SQ_CONN,
- A_AREA_SYS, A_AREA_IOSQ, A_AREA_HA, A_AREA_BE, A_DEV_BUSY_MS, A_UNSTABLE, A_EVENTS,
- A_DEFERRED, A_AREA_MPQ, A_DEV_BUSY_ZVM_MS) = range(24)
-N_ACC = 24
-COMPONENTS = ("response", "iosq", "pend", "cmr", "disconnect", "connect")
-
-# per-channel accumulators chs[rep, channel, k]
-C_MP_BUSY_MS, C_LINK_BUSY_MS, C_AREA_OE, C_OE_MAX, C_SSCH, C_KB, C_DEFERRED = range(7)
-N_CH = 7
-
-# per-device accumulators devs[rep, device, k]
-V_SSCH, V_BUSY_MS = range(2)
-N_DEV = 2
+# The accumulator slots (acc A_*, chs C_*, devs V_*) are declared with what each becomes in the
+# results Dataset, once, in kernels/stats.py; re-exported here for code that reads them from here.
+from .stats import *  # noqa: E402,F401,F403
