@@ -23,7 +23,7 @@ import numba as nb
 import numpy as np
 
 from .blockrng import next_from
-from .heap import heap_pop, heap_push
+from .heap import heap_push
 from .ioclass import attr_draws
 from .layout import (D_BACKEND, D_HA, D_INTERARRIVAL, D_MP_SHAPE, D_THINK, FP_LINK_KB_PER_MS,
                      FP_MP_START_FRACTION, FP_ZHPF_SHARE, IP_BE_SERVERS, IP_BIND, IP_CHANNELS,
@@ -32,13 +32,12 @@ from .layout import (D_BACKEND, D_HA, D_INTERARRIVAL, D_MP_SHAPE, D_THINK, FP_LI
                      N_ROWS)
 from .options import JIT, JIT_LEAF
 from .rng import uniform
-from .stages import (AFTER_HA, ARRIVE, BE, CONN, DEVICE, DONE, DQ_POOL, DQ_WAITING, EV_ARRIVE,
-                     EV_DEVICE, EV_HA, EV_MP, EV_PACE, GETCH, HA, INF, MPEND, MPSTART, N_DEV_STATE,
-                     N_SF, N_SI, SF_T_ARR, SI_CH, SI_DEV, SI_G_NEXT, SI_G_PREV, SI_NXT, XFER,
-                     after_transfer, channel_areas, close_exchange, count_completion,
-                     cu_service_ends, device_disconnect_ends, exposure_release, mp_work_ends,
-                     stage_after_ha, stage_arrive, stage_conn, stage_cu, stage_device, stage_getch,
-                     stage_mpend, stage_mpstart, stage_xfer, transfer_ends)
+from .stages import (AFTER_HA, ARRIVE, BE, CONN, DEVICE, DQ_WAITING, EV_ARRIVE, GETCH, HA, INF,
+                     MPEND, MPSTART, N_DEV_STATE, N_SF, N_SI, SF_T_ARR, SI_G_NEXT, SI_G_PREV,
+                     SI_NXT, XFER, after_transfer, batch_add, channel_areas, count_completion,
+                     heap_event, next_event, release, stage_after_ha, stage_arrive, stage_conn,
+                     stage_cu, stage_device, stage_getch, stage_mpend, stage_mpstart, stage_xfer,
+                     transfer_ends)
 from .stats import A_AREA_BE, A_AREA_HA, A_AREA_IOSQ, A_AREA_MPQ, A_AREA_SYS, A_EVENTS, A_TIME_MS, \
     A_UNSTABLE, C_OE_MAX
 
@@ -48,6 +47,47 @@ VBLOCK = 128                     # variates per refill of a distribution's block
 @nb.njit(**JIT_LEAF)
 def _is_zero(dp, row):
     return dp[row, 0] == 0.0 and dp[row, 1] == 0.0
+
+
+@nb.njit(**JIT)
+def _new_state(ip, dp, dev_grp, grp_ptr, grp_ch, chg_ptr, chg):
+    """The replication's state at time 0, grouped as kernels/stages.py names it: (sf, si, dev,
+    dev_state, paths, oe, mp, cu, ps, heap)."""
+    P = ip[IP_SLOTS]
+    D = ip[IP_DEVICES]
+    C = ip[IP_CHANNELS]
+    G = ip[IP_GROUPS]
+    # ---- slot state: one row per slot (few base pointers: less register pressure) ----
+    sf = np.zeros((P, N_SF))
+    si = np.zeros((P, N_SI), np.int64)
+    si[:, SI_NXT] = -1
+    si[:, SI_G_PREV] = -1
+    si[:, SI_G_NEXT] = -1
+    # ---- queues and resources (stages.py names each group) ----
+    dq_s = np.array([ip[IP_EXPOSURES] - 1, -1, -1, 0], np.int64)      # HyperPAV pool, arrival list, queued
+    dev = (np.zeros(D, np.int64), np.full(D, -1, np.int64), np.full(D, -1, np.int64),
+           np.zeros(D, np.bool_), dq_s)
+    dev_state = np.zeros((D, N_DEV_STATE))
+    paths = (dev_grp, grp_ptr, grp_ch, chg_ptr, chg, np.zeros(G, np.int64), np.full(G, -1, np.int64),
+             np.full(G, -1, np.int64))
+    oe = np.zeros(C, np.int64)
+    mp_busy = np.zeros(C, np.int64)
+    mp = (mp_busy, np.full(C, -1, np.int64), np.full(C, -1, np.int64), np.zeros(C, np.int64),
+          np.full(C, -1, np.int64), np.full(C, -1, np.int64))
+    cu_busy = np.zeros(2, np.int64)
+    cu = (np.array([ip[IP_HA_SERVERS], ip[IP_BE_SERVERS]], np.int64), np.array([D_HA, D_BACKEND], np.int64),
+          np.array([_is_zero(dp, D_HA), _is_zero(dp, D_BACKEND)]), cu_busy, np.full(2, -1, np.int64),
+          np.full(2, -1, np.int64))
+    L = min(ip[IP_OE_CAP], P)
+    ps_next_t = np.full(C, INF)
+    ps = (np.zeros((C, L), np.int64), np.zeros(C, np.int64), np.zeros(C), np.zeros(C), ps_next_t,
+          np.full(C, -1, np.int64))
+    # ---- events ----
+    h_t = np.zeros(P + 1)
+    h_c = np.zeros(P + 1, np.int64)
+    h_n = np.zeros(1, np.int64)
+    heap = (h_t, h_c, h_n)
+    return sf, si, dev, dev_state, paths, oe, mp, cu, ps, heap
 
 
 @nb.njit(**JIT)
@@ -84,7 +124,6 @@ def run_one(fp, ip, dp, ev, ec, cls_cum, cls_kb, cls_miss, cls_mp, cls_proto,
     STOP = ip[IP_WARMUP] + ip[IP_MEASURE]
     NCLS = ip[IP_CLASSES]
     TRACE = ip[IP_TRACE] == 1
-    G = ip[IP_GROUPS]
     start_frac = fp[FP_MP_START_FRACTION]
     bw = fp[FP_LINK_KB_PER_MS]
     zshare = fp[FP_ZHPF_SHARE]
@@ -101,36 +140,12 @@ def run_one(fp, ip, dp, ev, ec, cls_cum, cls_kb, cls_miss, cls_mp, cls_proto,
     vpos = np.full(N_ROWS, VBLOCK, np.int64)
     rng = (vb, vpos, lanes, scal, dp, ev, ec)
 
-    # ---- slot state: one row per slot (few base pointers: less register pressure) ----
-    sf = np.zeros((P, N_SF))
-    si = np.zeros((P, N_SI), np.int64)
-    si[:, SI_NXT] = -1
-    si[:, SI_G_PREV] = -1
-    si[:, SI_G_NEXT] = -1
-    # ---- queues and resources (stages.py names each group) ----
-    dq_s = np.array([EXPO - 1, -1, -1, 0], np.int64)      # HyperPAV pool, arrival list, queued
-    dev = (np.zeros(D, np.int64), np.full(D, -1, np.int64), np.full(D, -1, np.int64),
-           np.zeros(D, np.bool_), dq_s)
-    dev_state = np.zeros((D, N_DEV_STATE))
-    paths = (dev_grp, grp_ptr, grp_ch, chg_ptr, chg, np.zeros(G, np.int64), np.full(G, -1, np.int64),
-             np.full(G, -1, np.int64))
-    oe = np.zeros(C, np.int64)
-    mp_busy = np.zeros(C, np.int64)
-    mp = (mp_busy, np.full(C, -1, np.int64), np.full(C, -1, np.int64), np.zeros(C, np.int64),
-          np.full(C, -1, np.int64), np.full(C, -1, np.int64))
-    cu_busy = np.zeros(2, np.int64)
-    cu = (np.array([ip[IP_HA_SERVERS], ip[IP_BE_SERVERS]], np.int64), np.array([D_HA, D_BACKEND], np.int64),
-          np.array([_is_zero(dp, D_HA), _is_zero(dp, D_BACKEND)]), cu_busy, np.full(2, -1, np.int64),
-          np.full(2, -1, np.int64))
-    L = min(OECAP, P)
-    ps_next_t = np.full(C, INF)
-    ps = (np.zeros((C, L), np.int64), np.zeros(C, np.int64), np.zeros(C), np.zeros(C), ps_next_t,
-          np.full(C, -1, np.int64))
-    # ---- events ----
-    h_t = np.zeros(P + 1)
-    h_c = np.zeros(P + 1, np.int64)
-    h_n = np.zeros(1, np.int64)
-    heap = (h_t, h_c, h_n)
+    sf, si, dev, dev_state, paths, oe, mp, cu, ps, heap = _new_state(ip, dp, dev_grp, grp_ptr, grp_ch,
+                                                                    chg_ptr, chg)
+    dq_s = dev[4]
+    cu_busy = cu[3]
+    ps_next_t = ps[4]
+    h_t, h_c, h_n = heap
     rs_slot = np.zeros(2 * P + 8, np.int64)      # the ready stack: I/Os whose stage can run now
     rs_stage = np.zeros(2 * P + 8, np.int64)
     rs_n = 0
@@ -200,11 +215,7 @@ def run_one(fp, ip, dp, ev, ec, cls_cum, cls_kb, cls_miss, cls_mp, cls_proto,
                 elif stage == DEVICE:
                     stage = stage_device(x, t, sf, heap)
                 else:  # DONE
-                    # completion ``done`` belongs to MSER batch done * NB // STOP (no division)
-                    while done >= b_next:
-                        b_cur += 1
-                        b_next = ((b_cur + 1) * STOP + NB - 1) // NB
-                    bat[b_cur] += t - sf[x, SF_T_ARR]
+                    b_cur, b_next = batch_add(bat, done, b_cur, b_next, STOP, t - sf[x, SF_T_ARR])
                     done += 1
                     if done > WARM:
                         count_completion(x, t, sf, si, acc, chs, devs, hist)
@@ -220,16 +231,7 @@ def run_one(fp, ip, dp, ev, ec, cls_cum, cls_kb, cls_miss, cls_mp, cls_proto,
                         t0 = t
                     if done >= STOP:
                         stop = True
-                    y = close_exchange(si[x, SI_CH], sf, si, paths, oe)
-                    if y >= 0:
-                        rs_slot[rs_n] = y
-                        rs_stage[rs_n] = MPSTART
-                        rs_n += 1
-                    y = exposure_release(x, si[x, SI_DEV], si, dev, HPAV)
-                    if y >= 0:
-                        rs_slot[rs_n] = y
-                        rs_stage[rs_n] = GETCH
-                        rs_n += 1
+                    rs_n = release(x, sf, si, paths, oe, dev, HPAV, rs_slot, rs_stage, rs_n)
                     n_sys -= 1
                     if is_open:
                         free[n_free] = x
@@ -247,20 +249,7 @@ def run_one(fp, ip, dp, ev, ec, cls_cum, cls_kb, cls_miss, cls_mp, cls_proto,
             break
 
         # ---- the next event: heap, a link transfer ending, or an open arrival ----
-        tn = INF
-        src = -1
-        if h_n[0] > 0:
-            tn = h_t[0]
-            src = 0
-        cmin = -1
-        for cc in range(C):
-            if ps_next_t[cc] < tn:
-                tn = ps_next_t[cc]
-                cmin = cc
-                src = 1
-        if next_arr < tn:
-            tn = next_arr
-            src = 2
+        tn, src, cmin = next_event(heap, ps_next_t, next_arr)
         if src < 0:
             break
         dt = tn - t_last
@@ -291,22 +280,7 @@ def run_one(fp, ip, dp, ev, ec, cls_cum, cls_kb, cls_miss, cls_mp, cls_proto,
             x_next = transfer_ends(cmin, t, sf, si, ps, bw)
             stage_next = after_transfer(x_next, t, sf, heap)
         else:
-            code = h_c[0]
-            heap_pop(h_t, h_c, h_n)
-            x_next = code >> 3
-            et = code & 7
-            if et == EV_ARRIVE:
-                stage_next = ARRIVE
-            elif et == EV_MP:
-                stage_next = mp_work_ends(x_next, t, sf, si, mp, heap)
-            elif et == EV_HA or et == EV_HA + 1:
-                stage_next = cu_service_ends(x_next, et - EV_HA, t, sf, si, rng, cu, heap)
-            elif et == EV_DEVICE:
-                stage_next = device_disconnect_ends(x_next, t, sf, si)
-            elif et == EV_PACE:
-                stage_next = MPEND
-            else:      # EV_PROTO
-                stage_next = XFER
+            x_next, stage_next = heap_event(t, sf, si, rng, mp, cu, heap)
 
     acc[A_TIME_MS] = t - t0
     acc[A_AREA_SYS] += a_sys

@@ -36,7 +36,7 @@ import numba as nb
 import numpy as np
 
 from .blockrng import next_from
-from .heap import heap_push
+from .heap import heap_pop, heap_push
 from .histogram import hist_add
 from .ioclass import io_attrs
 from .layout import D_MP_SHAPE, R_CLASS, R_DEVICE, R_MISS, R_MODE
@@ -504,7 +504,61 @@ def close_exchange(c, sf, si, paths, oe):
     return y
 
 
+@nb.njit(**JIT_STAGE)
+def release(x, sf, si, paths, oe, dev, hpav, rs_slot, rs_stage, rs_n):
+    """I/O x ends: its exchange closes and its device exposure is freed; the I/Os that take them
+    go on the ready stack (rs_slot, rs_stage int64[2 P + 8], rs_n used), the deferred one to
+    MPSTART, the queued one to GETCH. Returns the new rs_n."""
+    y = close_exchange(si[x, SI_CH], sf, si, paths, oe)
+    if y >= 0:
+        rs_slot[rs_n] = y
+        rs_stage[rs_n] = MPSTART
+        rs_n += 1
+    y = exposure_release(x, si[x, SI_DEV], si, dev, hpav)
+    if y >= 0:
+        rs_slot[rs_n] = y
+        rs_stage[rs_n] = GETCH
+        rs_n += 1
+    return rs_n
+
+
+@nb.njit(**JIT_STAGE)
+def batch_add(bat, done, b_cur, b_next, total, resp):
+    """Completion ``done`` (from 0, warm-up included) adds its response time ``resp`` to MSER
+    batch done * len(bat) // total (kept without a division); returns (b_cur, b_next)."""
+    nb_ = bat.shape[0]
+    while done >= b_next:
+        b_cur += 1
+        b_next = ((b_cur + 1) * total + nb_ - 1) // nb_
+    bat[b_cur] += resp
+    return b_cur, b_next
+
+
 # ---------------------------------------------------------------------------- events
+
+
+@nb.njit(**JIT_STAGE)
+def next_event(heap, ps_next_t, next_arr):
+    """When the next event is and where: (time, source, channel); source 0 the heap, 1 the end
+    of channel ``channel``'s next transfer, 2 an open arrival, -1 none (ties: that order)."""
+    h_t, h_c, h_n = heap
+    tn = INF
+    src = -1
+    if h_n[0] > 0:
+        tn = h_t[0]
+        src = 0
+    cmin = -1
+    for cc in range(ps_next_t.shape[0]):
+        if ps_next_t[cc] < tn:
+            tn = ps_next_t[cc]
+            cmin = cc
+            src = 1
+    if next_arr < tn:
+        tn = next_arr
+        src = 2
+    return tn, src, cmin
+
+
 
 
 @nb.njit(**JIT_STAGE)
@@ -567,3 +621,23 @@ def channel_areas(dt, a_mpq, chs, oe, mp, ps, n_ch):
             chs[cc, C_LINK_BUSY_MS] += dt
     return a_mpq
 
+
+@nb.njit(**JIT_STAGE)
+def heap_event(t, sf, si, rng, mp, cu, heap):
+    """Take the heap's first event (due at ``t``): returns (its I/O, the stage it resumes at)."""
+    h_t, h_c, h_n = heap
+    code = h_c[0]
+    heap_pop(h_t, h_c, h_n)
+    y = code >> 3
+    et = code & 7
+    if et == EV_ARRIVE:
+        return y, ARRIVE
+    if et == EV_MP:
+        return y, mp_work_ends(y, t, sf, si, mp, heap)
+    if et == EV_HA or et == EV_BE:
+        return y, cu_service_ends(y, et - EV_HA, t, sf, si, rng, cu, heap)
+    if et == EV_DEVICE:
+        return y, device_disconnect_ends(y, t, sf, si)
+    if et == EV_PACE:
+        return y, MPEND
+    return y, XFER          # EV_PROTO
