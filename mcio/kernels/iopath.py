@@ -90,6 +90,47 @@ def _new_state(ip, dp, dev_grp, grp_ptr, grp_ch, chg_ptr, chg):
     return sf, si, dev, dev_state, paths, oe, mp, cu, ps, heap
 
 
+@nb.njit(**JIT_LEAF)
+def _first_arrivals(s, trace, traced, is_open, think_zero, n_slots, rng, heap, rs_slot, rs_stage):
+    """Time 0: an open model's first arrival (a trace starts at a random gap, drawn on ``s``);
+    a closed model's customers all arrive now (on the ready stack) or after a think time.
+    Returns (next open arrival or INF, the trace's next gap, the ready stack's size)."""
+    vb, vpos, lanes, scal, dp, ev, ec = rng
+    h_t, h_c, h_n = heap
+    trace_i = 0
+    if traced:
+        trace_i = int(uniform(s) * trace.shape[0]) % trace.shape[0]
+    next_arr = INF
+    rs_n = 0
+    if is_open:
+        if traced:
+            next_arr = trace[trace_i]
+            trace_i = (trace_i + 1) % trace.shape[0]
+        else:
+            next_arr = next_from(vb, vpos, np.int64(D_INTERARRIVAL), lanes, scal, dp, ev, ec)
+    else:
+        for i in range(n_slots):
+            if think_zero:
+                rs_slot[rs_n] = i
+                rs_stage[rs_n] = ARRIVE
+                rs_n += 1
+            else:
+                dx = next_from(vb, vpos, np.int64(D_THINK), lanes, scal, dp, ev, ec)
+                heap_push(h_t, h_c, h_n, dx, i * 8 + EV_ARRIVE)
+    return next_arr, trace_i, rs_n
+
+
+@nb.njit(**JIT_LEAF)
+def _measurement_starts(acc, chs, devs, hist, oe):
+    """Warm-up over: the accumulators restart from the current state (peak exchanges from now)."""
+    acc[:] = 0.0
+    chs[:, :] = 0.0
+    devs[:, :] = 0.0
+    hist[:] = 0
+    for cc in range(chs.shape[0]):
+        chs[cc, C_OE_MAX] = oe[cc]
+
+
 @nb.njit(**JIT)
 def run_one(fp, ip, dp, ev, ec, cls_cum, cls_kb, cls_miss, cls_mp, cls_proto,
             al_prob, al_idx, dev_grp, bound_dev, grp_ptr, grp_ch, chg_ptr, chg, trace,
@@ -148,7 +189,6 @@ def run_one(fp, ip, dp, ev, ec, cls_cum, cls_kb, cls_miss, cls_mp, cls_proto,
     h_t, h_c, h_n = heap
     rs_slot = np.zeros(2 * P + 8, np.int64)      # the ready stack: I/Os whose stage can run now
     rs_stage = np.zeros(2 * P + 8, np.int64)
-    rs_n = 0
     free = np.arange(P - 1, -1, -1).astype(np.int64)   # open: pool of free slots (a stack)
     n_free = P
 
@@ -161,26 +201,8 @@ def run_one(fp, ip, dp, ev, ec, cls_cum, cls_kb, cls_miss, cls_mp, cls_proto,
     n_sys = 0
     done = 0
     stop = False
-    trace_i = 0
-    if TRACE:
-        trace_i = int(uniform(s) * trace.shape[0]) % trace.shape[0]
-    next_arr = INF
-    if is_open:
-        if TRACE:
-            next_arr = trace[trace_i]
-            trace_i = (trace_i + 1) % trace.shape[0]
-        else:
-            next_arr = next_from(vb, vpos, np.int64(D_INTERARRIVAL), lanes, scal, dp, ev, ec)
-    else:
-        for i in range(P):
-            if think_zero:
-                rs_slot[rs_n] = i
-                rs_stage[rs_n] = ARRIVE
-                rs_n += 1
-            else:
-                dx = next_from(vb, vpos, np.int64(D_THINK), lanes, scal, dp, ev, ec)
-                heap_push(h_t, h_c, h_n, dx, i * 8 + EV_ARRIVE)
-
+    next_arr, trace_i, rs_n = _first_arrivals(s, trace, TRACE, is_open, think_zero, P, rng, heap,
+                                              rs_slot, rs_stage)
     x_next = -1                     # the I/O whose event was just taken, and its stage
     stage_next = -1
     while True:
@@ -221,13 +243,8 @@ def run_one(fp, ip, dp, ev, ec, cls_cum, cls_kb, cls_miss, cls_mp, cls_proto,
                         count_completion(x, t, sf, si, acc, chs, devs, hist)
                     if done == WARM:
                         # warm-up over: measurement starts now, from the current state
-                        acc[:] = 0.0
                         a_sys = a_iosq = a_ha = a_be = a_mpq = n_events = 0.0
-                        chs[:, :] = 0.0
-                        devs[:, :] = 0.0
-                        hist[:] = 0
-                        for cc in range(C):
-                            chs[cc, C_OE_MAX] = oe[cc]
+                        _measurement_starts(acc, chs, devs, hist, oe)
                         t0 = t
                     if done >= STOP:
                         stop = True
