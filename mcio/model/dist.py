@@ -45,6 +45,11 @@ class Dist:
     low: float = 0.0              # uniform: its ends, in the field's unit
     high: float = 0.0
 
+    def __post_init__(self):
+        if self.kind == "uniform" and not 0.0 <= self.low < self.high:
+            raise McioError("dist", f"uniform({self.low}, {self.high})",
+                            "a uniform needs 0 <= low < high: build it with Dist.uniform(low, high)")
+
     @staticmethod
     def parse(name: str, v) -> "Dist":
         """Build from a TOML value; ``name`` is the dotted field name used in errors."""
@@ -101,6 +106,7 @@ class Dist:
     @staticmethod
     def uniform(low: float, high: float) -> "Dist":
         """Uniform on [low, high] (low = high: deterministic)."""
+        low, high = float(low), float(high)
         if high == low:
             return Dist("deterministic", low, 0.0)
         mean = (low + high) / 2
