@@ -3,18 +3,19 @@
 Time is in ms. An I/O is a slot (closed: one per customer; open: drawn from a free pool). Each
 slot moves through stages; a stage either finishes at once (the slot goes on the ready stack) or
 makes the slot wait: in a FIFO (device, path group, channel MP, host adapter, back end), on a
-timed event in the heap (MP work, host-adapter and back-end service, protocol, think), or in the
+timed event in the heap, or in the
 processor-shared transfer of its channel's link. Statistics stream into fixed-size accumulators:
 memory does not grow with the number of I/Os.
 
 Stages: ARRIVE (SSCH issued; IOSQ if every exposure of the device is busy) -> GETCH (a channel of
 the device's path group with a free open exchange, else deferred) -> MPSTART (channel MP start
-work, FIFO) -> HA (the CMR: control-unit host adapter) -> BE (disconnect at the back end, misses
-only) -> CONN (per-command or per-I/O protocol time, then the data transfer at link bandwidth
-shared among the channel's transfers) -> MPEND (end-of-I/O MP work, served before new starts)
--> DONE (exchange closed, device freed, statistics taken). AFTER_HA asks the device-service
-seam (``stages.device_service``) what the device side makes of the I/O: a device-side disconnect
-(DEVICE), the back end (BE) or none, and what its connect is.
+work, FIFO) -> HA (the CMR: control-unit host adapter) -> AFTER_HA (pend ends; the device-service
+seam, ``stages.device_service``, plans the rest) -> DEVICE (a device-side disconnect, if planned)
+-> BE (disconnect at the back end, if planned: misses) -> CONN (protocol time, then the data
+transfer at link bandwidth shared among the channel's transfers, at least the planned least
+connect time) -> MPEND (end-of-I/O MP work, served before new starts) -> DONE (exchange closed,
+device freed, statistics taken). Timed events: think, MP work, host-adapter and back-end service,
+device-side disconnect, protocol, connect pacing.
 
 This module holds the state and the event loop only; each stage is a small inlined function in
 ``stages``, over the state arrays allocated here (named and grouped there).
