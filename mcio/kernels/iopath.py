@@ -3,8 +3,7 @@
 Time is in ms. An I/O is a slot (closed: one per customer; open: drawn from a free pool). Each
 slot moves through stages; a stage either finishes at once (the slot goes on the ready stack) or
 makes the slot wait: in a FIFO (device, path group, channel MP, host adapter, back end), on a
-timed event in the heap, or in the
-processor-shared transfer of its channel's link. Statistics stream into fixed-size accumulators:
+timed event in the heap, or in the processor-shared transfer of its channel's link. Statistics stream into fixed-size accumulators:
 memory does not grow with the number of I/Os.
 
 Stages: ARRIVE (SSCH issued; IOSQ if every exposure of the device is busy) -> GETCH (a channel of
