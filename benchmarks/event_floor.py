@@ -22,7 +22,7 @@ import numpy as np
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, ROOT)
 
-from mcio.kernels.blockrng import LANES, fill_exponential, make_streams  # noqa: E402
+from mcio.kernels.blockrng import LANES, fill_exponential, make_streams, row_keys  # noqa: E402
 from mcio.kernels.heap import heap_pop, heap_push  # noqa: E402
 
 BLOCK = 256
@@ -93,7 +93,8 @@ def minimal_ns_per_event(events: int = 20_000_000, repeat: int = 3) -> float:
     """ns per event of ``closed_network`` (26 customers, the FICON channel's shape), best of
     ``repeat``, compiled first."""
     lanes = np.zeros((3, 4, LANES), np.uint64)
-    make_streams(np.array([1, 2, 3, 4], np.uint64), lanes, np.zeros((3, 4), np.uint64))
+    make_streams(np.array([1, 2, 3, 4], np.uint64), row_keys(("a", "b", "c")), lanes,
+                 np.zeros((3, 4), np.uint64))
     means = np.array([0.0808, 0.7525, 1.0])
     servers = np.array([1, 12], np.int64)
     closed_network(26, 10_000, means, servers, lanes)

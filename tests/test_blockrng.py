@@ -1,7 +1,9 @@
 """The vector block generator (mcio/kernels/blockrng.py) against independent references.
 
-Each row's lanes and scalar state must be exactly the substreams they claim to be (the scalar
-generator jumped by the published jump polynomial, computed here in pure Python integers), the
+Each row's lanes and scalar state must be exactly the substreams they claim to be (the row's
+state SplitMix64-derived from the replication's state and the row's name, then the scalar generator
+jumped by the published jump polynomial, all computed here in pure Python integers), a row's
+substreams must depend on its name only (not on its index or on the other rows), the
 branch-free logarithm must be within 1 ulp of the C library's, the block variates must have the
 right distribution (KS, as tests/test_distributions.py), and a row's draws must not depend on
 any other row's (common random numbers).
@@ -12,8 +14,8 @@ from scipy import stats
 
 from mcio.engine import _dist_row, stream_states
 from mcio.kernels.blockrng import (LANES, fill_exponential, fill_row, fill_uniform, log_positive,
-                                   make_streams)
-from mcio.kernels.layout import D_BACKEND, N_DIST, N_ROWS
+                                   make_streams, row_key, row_keys)
+from mcio.kernels.layout import D_BACKEND, N_DIST, N_ROWS, ROW_NAMES
 from mcio.model import Dist
 
 M64 = (1 << 64) - 1
@@ -47,20 +49,50 @@ def _jump(s):
     s[:] = t
 
 
-def _streams(seed, point=0, rep=0):
-    lanes = np.zeros((N_ROWS, 4, LANES), np.uint64)
-    scal = np.zeros((N_ROWS, 4), np.uint64)
-    make_streams(stream_states(seed, point, rep + 1)[rep], lanes, scal)
+def _splitmix(z):
+    """Reference SplitMix64 step on a Python int: (new z, output)."""
+    z = (z + 0x9E3779B97F4A7C15) & M64
+    x = z
+    x = ((x ^ (x >> 30)) * 0xBF58476D1CE4E5B9) & M64
+    x = ((x ^ (x >> 27)) * 0x94D049BB133111EB) & M64
+    return z, x ^ (x >> 31)
+
+
+def _row_state(state, name):
+    """Reference row state: SplitMix64 absorbs the name's key, then each word of the state."""
+    z, _ = _splitmix(int.from_bytes(__import__("hashlib").blake2b(name.encode(), digest_size=8).digest(),
+                                    "little"))
+    for w in state:
+        _, z = _splitmix(z ^ int(w))
+    out = []
+    for _ in range(4):
+        z, x = _splitmix(z)
+        out.append(x)
+    return out
+
+
+def _make(state, names):
+    lanes = np.zeros((len(names), 4, LANES), np.uint64)
+    scal = np.zeros((len(names), 4), np.uint64)
+    make_streams(state, row_keys(names), lanes, scal)
     return lanes, scal
+
+
+def _streams(seed, point=0, rep=0):
+    return _make(stream_states(seed, point, rep + 1)[rep], ROW_NAMES)
+
+
+def test_row_keys_are_stable():
+    # a row's key is its stream: it must never change with Python, platform or the row's index
+    assert row_key("control_unit.backend_service_ms") == 0xB7C806FB0DD9E4F6
+    assert len(set(row_keys(ROW_NAMES).tolist())) == N_ROWS
 
 
 def test_substreams_are_the_jumped_scalar_stream():
     state = stream_states(11, 2, 3)[1]
-    lanes = np.zeros((N_ROWS, 4, LANES), np.uint64)
-    scal = np.zeros((N_ROWS, 4), np.uint64)
-    make_streams(state, lanes, scal)
-    ref = [int(x) for x in state]
+    lanes, scal = _make(state, ROW_NAMES)
     for row in range(N_ROWS):
+        ref = _row_state(state, ROW_NAMES[row])
         for lane in range(LANES):
             _jump(ref)
             assert [int(x) for x in lanes[row, :, lane]] == ref
@@ -77,6 +109,22 @@ def test_substreams_are_the_jumped_scalar_stream():
             expect = ((_next(s) >> 11) + 1) / 2.0 ** 53
             assert out[i * LANES + lane] == expect
         assert [int(x) for x in lanes[3, :, lane]] == s
+
+
+def test_a_rows_substreams_depend_on_its_name_only():
+    # inserting, removing or reordering rows leaves every other row's substreams bit-identical
+    state = stream_states(5, 0, 1)[0]
+    lanes, scal = _make(state, ROW_NAMES)
+    shuffled = ("dasd.rotation_ms",) + ROW_NAMES[::-1][:-2] + ("new.mechanism",)
+    lanes2, scal2 = _make(state, shuffled)
+    for i, name in enumerate(shuffled):
+        if name in ROW_NAMES:
+            j = ROW_NAMES.index(name)
+            assert np.array_equal(lanes2[i], lanes[j]) and np.array_equal(scal2[i], scal[j]), name
+    # and rows of different names, or of another replication, are different streams
+    assert len({tuple(lanes2[i, :, 0].tolist()) for i in range(len(shuffled))}) == len(shuffled)
+    other, _ = _make(stream_states(5, 0, 2)[1], ROW_NAMES)
+    assert not np.array_equal(other[0], lanes[0])
 
 
 @nb.njit   # no cache: Numba would not notice an edit to blockrng, whose code is inlined here

@@ -66,3 +66,63 @@ def test_streams_differ_by_seed_and_repeat_by_seed():
     assert not np.array_equal(a, b)
     assert np.array_equal(a, _samples(Dist("exponential", 1.0), 1))
     assert abs(np.corrcoef(a[:-1], a[1:])[0, 1]) < 5 / math.sqrt(N)     # no lag-1 correlation
+
+
+# ---- uniform: the kind added as one layer (model/dist.py, kernels/dists.py, kernels/blockrng.py)
+
+
+def test_uniform_parses_by_its_ends_and_round_trips():
+    d = Dist.parse("x", {"dist": "uniform", "low": 1.0, "high": 5.0})
+    assert (d.kind, d.low, d.high, d.mean) == ("uniform", 1.0, 5.0, 3.0)
+    assert d.scv == pytest.approx((4.0**2 / 12) / 9.0)
+    assert Dist.parse("x", d.to_toml()) == d
+    assert d.scaled(1e-3).low == 1e-3 and d.scaled(1e-3).high == 5e-3
+    assert Dist.parse("x", {"dist": "uniform", "low": 2.0, "high": 2.0}) == Dist("deterministic", 2.0, 0.0)
+    from mcio import McioError
+    for bad, field in (({"low": 3.0, "high": 1.0}, "x.high"), ({"high": 1.0}, "x.low"),
+                       ({"low": -1.0, "high": 1.0}, "x.low"), ({"low": 0.0, "high": 1.0, "mean": 0.5}, "x.mean")):
+        with pytest.raises(McioError, match=field.replace(".", r"\.")):
+            Dist.parse("x", {"dist": "uniform", **bad})
+
+
+def test_uniform_sampler_matches_scipy():
+    d = Dist.parse("x", {"dist": "uniform", "low": 0.0, "high": 14.2})   # one 3390 revolution, ms
+    ref = stats.uniform(loc=0.0, scale=14.2)
+    x = _samples(d)
+    assert ((x > 0.0) & (x < 14.2)).all()
+    assert stats.kstest(x, ref.cdf).statistic < 1.95 / math.sqrt(N)
+    # mean and variance within 5 standard errors (var of the sample variance: (mu4 - s^4) / n)
+    assert abs(x.mean() - ref.mean()) < 5 * ref.std() / math.sqrt(N)
+    mu4 = 14.2**4 / 80
+    assert abs(x.var() - ref.var()) < 5 * math.sqrt((mu4 - ref.var() ** 2) / N)
+
+
+def test_uniform_block_fill_matches_scipy():
+    from mcio.kernels.blockrng import row_keys
+    from mcio.kernels.blockrng import LANES, fill_row, make_streams
+    lanes = np.empty((1, 4, LANES), np.uint64)
+    scal = np.empty((1, 4), np.uint64)
+    make_streams(stream_states(4, 0, 1)[0], row_keys(("test.uniform",)), lanes, scal)
+    d = Dist.uniform(2.0, 3.5)
+    dp = np.array([_dist_row(d, [], [])])
+    out = np.empty(N)
+    fill_row(lanes, scal, dp, 0, np.zeros(1), np.ones(1), out, N)
+    ref = stats.uniform(loc=2.0, scale=1.5)
+    assert ((out > 2.0) & (out <= 3.5)).all()
+    assert stats.kstest(out, ref.cdf).statistic < 1.95 / math.sqrt(N)
+    assert abs(out.mean() - ref.mean()) < 5 * ref.std() / math.sqrt(N)
+
+
+def test_uniform_service_gives_the_mg1_wait():
+    # an open M/G/1 with uniform back-end service, through the whole engine, against
+    # Pollaczek-Khinchine (both engines)
+    from mcio import simulate
+    from mcio.analytic import mg1
+    from oracle_models import single_server_open, tolerance_se
+    model = single_server_open(600.0, {"dist": "uniform", "low": 0.2, "high": 2.0})
+    want = mg1(600.0 / 1000.0, 1.1, (1.8**2 / 12) / 1.1**2)
+    for fast in (True, False):
+        ds = simulate(model, ios=40_000, replications=8, seed=3, fast_path=fast)
+        got = float(ds.iosq_ms.mean())
+        assert abs(got - want.mean_wait) < 4.5 * tolerance_se(ds, "iosq"), (fast, got, want.mean_wait)
+        assert abs(float(ds.disconnect_ms.mean()) - 1.1) < 4.5 * tolerance_se(ds, "disconnect")

@@ -7,22 +7,28 @@ and exponentials are -log(U) through a branch-free logarithm that LLVM does vect
 variate instead of ~4.
 
 Every row of draws (each distribution of ``dp``, and the uniforms for an I/O's class, mode,
-miss and device: ``layout`` R_*) has its own substreams: eight lanes and a scalar state, all the
-replication's stream jumped ahead by xoshiro256**'s jump polynomial (2^128 draws a jump), so
-they never overlap and everything stays keyed by (seed, point, replication), never by thread.
-A row's k-th draw is the same whatever the other rows do, so two runs that differ in one
-parameter see the same random numbers everywhere else (common random numbers: smoother
-calibration objectives, sharper comparisons of configurations).
+miss and device: ``layout.ROW_NAMES``) has its own substreams: eight lanes and a scalar state.
+They are keyed by the row's stable name, never by its index: the row's state is SplitMix64-derived
+from (the replication's stream state, a 64-bit hash of the name: ``row_key``), and its lanes and
+scalar state are that state jumped 1 .. LANES + 1 times by xoshiro256**'s jump polynomial (2^128
+draws a jump, so a row's substreams never overlap). The replication's state is keyed by (seed,
+point, replication) (``mcio.engine.stream_states``), so every draw is keyed by (seed, point,
+replication, row name), never by thread, and adding, removing or reordering rows leaves every
+other row's draws bit-identical. A row's k-th draw is the same whatever the other rows do, so
+two runs that differ in one parameter see the same random numbers everywhere else (common random
+numbers: smoother calibration objectives, sharper comparisons of configurations).
 
 Uniforms here are (k + 1) / 2^53, k = 0 .. 2^53 - 1: in (0, 1], so -log(U) is finite and >= 0.
 """
+import hashlib
+
 import numba as nb
 import numpy as np
 from llvmlite import ir
 from numba import types
 from numba.extending import intrinsic
 
-from .dists import EXPONENTIAL, DETERMINISTIC, sample_st
+from .dists import DETERMINISTIC, EXPONENTIAL, UNIFORM, sample_st
 from .histogram import _bits
 from .layout import N_DIST
 from .options import JIT_LEAF, JIT_VEC
@@ -145,16 +151,55 @@ def _jump(a, b, c, d):
     return t0, t1, t2, t3
 
 
+def row_key(name: str) -> int:
+    """The stable 64-bit key of a row of draws: the first 8 bytes (little-endian) of the
+    BLAKE2b-64 digest of its UTF-8 name. Host side; the same on every platform and Python."""
+    return int.from_bytes(hashlib.blake2b(name.encode(), digest_size=8).digest(), "little")
+
+
+def row_keys(names) -> np.ndarray:
+    """uint64[len(names)]: ``row_key`` of each name, in the order given (the kernels' rows)."""
+    return np.array([row_key(n) for n in names], dtype=np.uint64)
+
+
+_GOLDEN = np.uint64(0x9E3779B97F4A7C15)
+
+
 @nb.njit(**JIT_LEAF)
-def make_streams(s, lanes, scal):
-    """Substreams of stream ``s`` (uint64[4], not advanced), one set per row: row r's eight
-    lanes ``lanes[r]`` (uint64[N_ROWS, 4, LANES]) are ``s`` jumped r (LANES + 1) + 1 ..
-    r (LANES + 1) + LANES times, its scalar state ``scal[r]`` (uint64[N_ROWS, 4]) the next jump."""
-    a = s[0]
-    b = s[1]
-    c = s[2]
-    d = s[3]
-    for r in range(lanes.shape[0]):
+def _splitmix(z):
+    """One SplitMix64 step (Steele, Lea and Flood 2014): (new z, output)."""
+    z = z + _GOLDEN
+    x = z
+    x = (x ^ (x >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
+    x = (x ^ (x >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
+    return z, x ^ (x >> np.uint64(31))
+
+
+@nb.njit(**JIT_LEAF)
+def row_state(s, key):
+    """The state (four uint64) of the row keyed ``key`` (uint64) of stream ``s`` (uint64[4], not
+    advanced): SplitMix64 absorbs the key, then each word of ``s`` (z = output of step(z ^ w));
+    the row's four words are the next four SplitMix64 outputs. Depends on (s, key) only."""
+    z, _ = _splitmix(key)
+    for w in range(4):
+        _, z = _splitmix(z ^ s[w])
+    z, a = _splitmix(z)
+    z, b = _splitmix(z)
+    z, c = _splitmix(z)
+    z, d = _splitmix(z)
+    if (a | b | c | d) == np.uint64(0):      # xoshiro's one fixed point (never in practice)
+        a = np.uint64(1)
+    return a, b, c, d
+
+
+@nb.njit(**JIT_LEAF)
+def make_streams(s, keys, lanes, scal):
+    """Substreams of stream ``s`` (uint64[4], not advanced), one set per row keyed
+    ``keys[r]`` (uint64[R], ``row_keys(layout.ROW_NAMES)``): row r's eight lanes ``lanes[r]``
+    (uint64[R, 4, LANES]) are ``row_state(s, keys[r])`` jumped 1 .. LANES times, its scalar state
+    ``scal[r]`` (uint64[R, 4]) jumped LANES + 1 times. Row r depends on (s, keys[r]) only."""
+    for r in range(keys.shape[0]):
+        a, b, c, d = row_state(s, keys[r])
         for lane in range(LANES + 1):
             a, b, c, d = _jump(a, b, c, d)
             if lane < LANES:
@@ -185,12 +230,21 @@ def fill_exponential(lanes, out, n, mean):
         out[i] = -mean * log_positive(out[i])
 
 
+@nb.njit(**JIT_VEC)
+def fill_uniform_between(lanes, out, n, low, width):
+    """out[:n] = uniform variates on (low, low + width] from one row's lanes; ``n`` a multiple
+    of LANES."""
+    _xoshiro_fill(lanes, out, n // LANES)
+    for i in range(n):
+        out[i] = low + width * out[i]
+
+
 @nb.njit(**JIT_LEAF)
 def fill_row(lanes, scal, dp, row, ev, ec, out, n):
     """out[:n] = the next n draws of row ``row``, from that row's own substreams: distribution
-    row ``row`` of ``dp`` (see ``dists``) for row < N_DIST, else uniforms. Exponentials and
-    uniforms come from the row's vector lanes, constants are filled, other kinds are drawn one
-    at a time from the row's scalar state."""
+    row ``row`` of ``dp`` (see ``dists``) for row < N_DIST, else uniforms in (0, 1]. Exponentials
+    and uniforms come from the row's vector lanes, constants are filled, other kinds are drawn
+    one at a time from the row's scalar state."""
     if row >= N_DIST:
         fill_uniform(lanes[row], out, n)
         return
@@ -201,6 +255,8 @@ def fill_row(lanes, scal, dp, row, ev, ec, out, n):
         v = dp[row, 1]
         for i in range(n):
             out[i] = v
+    elif kind == UNIFORM:
+        fill_uniform_between(lanes[row], out, n, dp[row, 3], dp[row, 4])
     else:
         a = scal[row, 0]
         b = scal[row, 1]

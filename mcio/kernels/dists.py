@@ -2,7 +2,8 @@
 
 A distribution is one row of a float64 table ``dp``: (kind, mean, scv, a, b) where for gamma
 a = shape, b = scale; for lognormal a = mu, b = sigma; for empirical a = offset, b = length into
-the flat tables ``ev`` (values) and ``ec`` (cumulative weights, last = 1). Kind codes follow
+the flat tables ``ev`` (values) and ``ec`` (cumulative weights, last = 1); for uniform a = low,
+b = width (high - low). Kind codes follow
 ``mcio.model.dist.KINDS``.
 
 ``sample_st`` draws one value on a stream state held in four scalars. It is kept small enough for
@@ -22,7 +23,7 @@ from numba.extending import intrinsic
 from .options import JIT_LEAF
 from .rng import _gamma_st, _normal_st, _std_exponential_st, _uniform_st
 
-DETERMINISTIC, EXPONENTIAL, GAMMA, LOGNORMAL, EMPIRICAL = 0, 1, 2, 3, 4
+DETERMINISTIC, EXPONENTIAL, GAMMA, LOGNORMAL, EMPIRICAL, UNIFORM = 0, 1, 2, 3, 4, 5
 
 
 @intrinsic
@@ -48,13 +49,16 @@ def _load(typingctx, addr, idx):
 
 @nb.njit(**JIT_LEAF)
 def _other_st(a, b, c, d, kind, p, q, ev_addr, ec_addr):
-    """Gamma (p = shape, q = scale), lognormal (p = mu, q = sigma) or empirical (p = offset,
-    q = length) on the state (a, b, c, d): (value, a, b, c, d)."""
+    """Gamma (p = shape, q = scale), lognormal (p = mu, q = sigma), uniform (p = low,
+    q = width) or empirical (p = offset, q = length) on the state (a, b, c, d): (value, a, b, c, d)."""
     if kind == GAMMA:
         return _gamma_st(a, b, c, d, p, q)
     if kind == LOGNORMAL:
         x, a, b, c, d = _normal_st(a, b, c, d)
         return math.exp(p + q * x), a, b, c, d
+    if kind == UNIFORM:
+        u, a, b, c, d = _uniform_st(a, b, c, d)
+        return p + q * u, a, b, c, d
     # empirical: inverse CDF by binary search over the cumulative weights
     off = int(p)
     u, a, b, c, d = _uniform_st(a, b, c, d)

@@ -19,15 +19,15 @@ import numpy as np
 from .blockrng import fill_row
 from .histogram import hist_add
 from .ioclass import attr_draws
-from .layout import (A_DEV_BUSY_ZVM_MS, A_AREA_BE, A_AREA_HA, A_AREA_SYS, A_DEV_BUSY_MS, A_EVENTS, A_N, A_SQ_CMR,
-                     A_SQ_CONN, A_SQ_DISC, A_SQ_IOSQ, A_SQ_PEND, A_SQ_RESP, A_SUM_CMR,
-                     A_SUM_CONN, A_SUM_DISC, A_SUM_IOSQ, A_SUM_PEND, A_SUM_RESP, A_TIME_MS,
-                     A_UNSTABLE, A_AREA_IOSQ, C_AREA_OE, C_KB, C_LINK_BUSY_MS, C_MP_BUSY_MS,
-                     C_OE_MAX, C_SSCH, D_BACKEND, D_HA, D_INTERARRIVAL, D_MP_SHAPE,
-                     R_CLASS, R_MISS, R_MODE,
-                     FP_LINK_KB_PER_MS, FP_MP_START_FRACTION, FP_ZHPF_SHARE, IP_CLASSES,
-                     IP_EXPOSURES, IP_MEASURE, IP_SLOTS, IP_TRACE, IP_WARMUP, V_BUSY_MS, V_SSCH)
-from .options import JIT, JIT_LEAF
+from .layout import (D_BACKEND, D_HA, D_INTERARRIVAL, D_MP_SHAPE, FP_LINK_KB_PER_MS,
+                     FP_MP_START_FRACTION, FP_ZHPF_SHARE, IP_CLASSES, IP_EXPOSURES, IP_MEASURE,
+                     IP_SLOTS, IP_TRACE, IP_WARMUP, R_CLASS, R_MISS, R_MODE)
+from .stats import (A_AREA_BE, A_AREA_HA, A_AREA_IOSQ, A_AREA_SYS, A_DEV_BUSY_MS,
+                    A_DEV_BUSY_ZVM_MS, A_EVENTS, A_N, A_SQ_CMR, A_SQ_CONN, A_SQ_DISC, A_SQ_IOSQ,
+                    A_SQ_PEND, A_SQ_RESP, A_SUM_CMR, A_SUM_CONN, A_SUM_DISC, A_SUM_IOSQ,
+                    A_SUM_PEND, A_SUM_RESP, A_TIME_MS, A_UNSTABLE, C_AREA_OE, C_KB, C_LINK_BUSY_MS,
+                    C_MP_BUSY_MS, C_OE_MAX, C_SSCH, V_BUSY_MS, V_SSCH)
+from .options import JIT, JIT_LEAF, JIT_STAGE
 from .rng import uniform
 
 SCAN_MAX = 16                     # up to this many servers, a scan finds the earliest free
@@ -90,220 +90,67 @@ def _block_stats(m0, m1, iosq_blk, svc_blk, pend_blk, ha_blk, w_blk, disc_blk, c
             n_cls[kk] += n
 
 
-@nb.njit(**JIT)
-def fast_one(fp, ip, dp, ev, ec, cls_cum, cls_kb, cls_miss, cls_mp, cls_proto, trace,
-             s, lanes, scal, acc, chs, devs, hist, bat):
-    """One replication of the G/G/c recursion; same outputs as ``iopath.run_one``."""
-    c = ip[IP_EXPOSURES]
-    WARM = ip[IP_WARMUP]
-    N = WARM + ip[IP_MEASURE]
-    NCLS = ip[IP_CLASSES]
-    TRACE = ip[IP_TRACE] == 1
-    NB = bat.shape[0]
-    start_frac = fp[FP_MP_START_FRACTION]
-    bw = fp[FP_LINK_KB_PER_MS]
-    zshare = fp[FP_ZHPF_SHARE]
-    ha_zero = dp[D_HA, 0] == 0.0 and dp[D_HA, 1] == 0.0
-    be_zero = dp[D_BACKEND, 0] == 0.0 and dp[D_BACKEND, 1] == 0.0
-    mp_det = dp[D_MP_SHAPE, 0] == 0.0
-    # A wait longer than this many mean inter-arrival times means more I/Os queued than the
-    # event engine's slot pool holds: the same instability rule on both paths.
-    mean_gap = dp[D_INTERARRIVAL, 1]
-    if TRACE:
-        mean_gap = trace.mean()
-    wait_limit = ip[IP_SLOTS] * mean_gap
-    free_t = np.zeros(c)          # server free times (a scan, or a min-heap: all zero is one)
-    trace_i = 0
-    if TRACE:
-        trace_i = int(uniform(s) * trace.shape[0]) % trace.shape[0]
-    cls_xfer = cls_kb / bw        # transfer time at full link rate, ms, per class
-    mp_0 = cls_mp[0, 0]           # class 0's MP work and protocol time, CCW and z/HPF
-    mp_1 = cls_mp[0, 1]
-    pr_0 = cls_proto[0, 0]
-    pr_1 = cls_proto[0, 1]
-    xfer_0 = cls_xfer[0]
-    miss_0 = cls_miss[0]
-    # the same by (class, mode), flat (index 2 k + mode), for the several-class loop
-    mp_km = np.empty(2 * NCLS)
-    px_km = np.empty(2 * NCLS)          # protocol + transfer time, ms
-    miss_km = np.empty(2 * NCLS)
-    for kk in range(NCLS):
-        for md in range(2):
-            mp_km[2 * kk + md] = cls_mp[kk, md]
-            px_km[2 * kk + md] = cls_proto[kk, md] + cls_xfer[kk]
-            miss_km[2 * kk + md] = cls_miss[kk]
-    # What must be drawn. Rows and sizes go to the fill functions as plain int64: a module
-    # constant would reach the callee as a literal type, and Numba would compile it per value.
-    cls_draw, mode_draw, miss_draw = attr_draws(NCLS, zshare, cls_miss)
-    has_mp = cls_mp.max() > 0.0
-    mp_draw = has_mp and not mp_det
-    be_draw = not be_zero and cls_miss.max() > 0.0
-    has_pend = has_mp or not ha_zero
-    has_conn = has_mp or cls_kb.max() > 0.0 or cls_proto.max() > 0.0
-    nblk = np.int64(BLOCK)
-    # The block's variates (ms; uniforms for the I/O's attributes are drawn only where a draw
-    # can change one, else 0.5, for which u < p is p's own truth when p is 0 or >= 1) ...
-    ia_blk = np.empty(BLOCK)
-    mp_blk = np.empty(BLOCK)
-    ha_blk = np.zeros(BLOCK)
-    be_blk = np.zeros(BLOCK)
-    ucls_blk = np.full(BLOCK, 0.5)
-    umode_blk = np.full(BLOCK, 0.5)
-    umiss_blk = np.full(BLOCK, 0.5)
-    # ... each I/O's MP work, pend, disconnect, connect, service and IOSQ (ms) and class
-    w_blk = np.empty(BLOCK)
-    pend_blk = np.empty(BLOCK)
-    disc_blk = np.empty(BLOCK)
-    conn_blk = np.empty(BLOCK)
-    svc_blk = np.empty(BLOCK)
-    iosq_blk = np.empty(BLOCK)
-    k_blk = np.zeros(BLOCK, np.int64)
-    # The statistics live in ``sums``, added to acc/chs/devs once at the end: the replications'
-    # output rows share cache lines, so the threads would fight over them.
-    t = 0.0
-    t0 = 0.0
-    free1 = 0.0                   # c == 1: the one server's free time
-    # Sums not kept: response = IOSQ + pend + disconnect + connect, so its sum and those of
-    # service and device busy follow from the component sums; KB and transfer time from the
-    # count of I/Os per class.
-    sums = np.zeros(12)
-    n_cls = np.zeros(NCLS)
-    n_done = N                    # I/Os whose statistics were taken
-    unstable = False
-    b = 0                         # MSER batch of I/O i: (i * NB) // N, kept without a division
-    b_next = (N + NB - 1) // NB   # first i of batch b + 1
-    b_sum = 0.0
-    m0 = BLOCK                    # first measured I/O of the current block (none yet)
-    jb = BLOCK
-    jc = 0
-    for i in range(N):
-        if jb == BLOCK:
-            _block_stats(m0, BLOCK, iosq_blk, svc_blk, pend_blk, ha_blk, w_blk, disc_blk, conn_blk,
-                         k_blk, has_pend, be_draw, has_conn, NCLS, sums, n_cls, hist)
-            jb = 0
-            # the block's first measured I/O
-            m0 = 0 if i >= WARM else min(WARM - i, BLOCK)
-            if TRACE:
-                for jj in range(BLOCK):
-                    ia_blk[jj] = trace[trace_i]
-                    trace_i = (trace_i + 1) % trace.shape[0]
-            else:
-                fill_row(lanes, scal, dp, np.int64(D_INTERARRIVAL), ev, ec, ia_blk, nblk)
-            if cls_draw:
-                fill_row(lanes, scal, dp, np.int64(R_CLASS), ev, ec, ucls_blk, nblk)
-            if mode_draw:
-                fill_row(lanes, scal, dp, np.int64(R_MODE), ev, ec, umode_blk, nblk)
-            if miss_draw:
-                fill_row(lanes, scal, dp, np.int64(R_MISS), ev, ec, umiss_blk, nblk)
-            if mp_draw:
-                fill_row(lanes, scal, dp, np.int64(D_MP_SHAPE), ev, ec, mp_blk, nblk)
-            if not ha_zero:
-                fill_row(lanes, scal, dp, np.int64(D_HA), ev, ec, ha_blk, nblk)
-            if be_draw:
-                fill_row(lanes, scal, dp, np.int64(D_BACKEND), ev, ec, be_blk, nblk)
-            # each I/O's class, mode, miss and service components: independent of the queue, so
-            # done for the whole block. One class gets its own loop: branch-free, LLVM vectorises
-            # it (the general loop's class look-ups would be gathers, and it stays scalar: 0.8x)
-            if NCLS == 1:
-                for j in range(BLOCK):
-                    zhpf = umode_blk[j] < zshare
-                    w = mp_1 if zhpf else mp_0
-                    if mp_draw:
-                        w *= mp_blk[j]
-                    w_start = w * start_frac
-                    be = be_blk[j] if umiss_blk[j] < miss_0 else 0.0
-                    conn = (pr_1 if zhpf else pr_0) + xfer_0 + (w - w_start)
-                    pend = w_start + ha_blk[j]
-                    w_blk[j] = w
-                    pend_blk[j] = pend
-                    disc_blk[j] = be
-                    conn_blk[j] = conn
-                    svc_blk[j] = pend + be + conn
-            else:
-                # class = how many cumulative shares the uniform exceeds: branch-free, vectorised
-                # (the same class as ``io_class``'s search)
-                k_blk[:] = 0
-                for kk in range(NCLS - 1):
-                    ck = cls_cum[kk]
-                    for j in range(BLOCK):
-                        k_blk[j] += 1 if ucls_blk[j] > ck else 0
-                for j in range(BLOCK):
-                    km = 2 * k_blk[j] + (1 if umode_blk[j] < zshare else 0)
-                    w = mp_km[km]
-                    if mp_draw:
-                        w *= mp_blk[j]
-                    w_start = w * start_frac
-                    be = be_blk[j] if umiss_blk[j] < miss_km[km] else 0.0
-                    conn = px_km[km] + (w - w_start)
-                    pend = w_start + ha_blk[j]
-                    w_blk[j] = w
-                    pend_blk[j] = pend
-                    disc_blk[j] = be
-                    conn_blk[j] = conn
-                    svc_blk[j] = pend + be + conn
-        jc = jb                       # this I/O's place in the block
-        jb += 1
-        t += ia_blk[jc]
-        svc = svc_blk[jc]
-        if c == 1:
-            start = free1 if free1 > t else t
-            end = start + svc
-            free1 = end
-        elif c <= SCAN_MAX:
-            # few servers: the earliest free one by a scan (a heap's sift mispredicts)
-            jm = 0
-            fm = free_t[0]
-            for jj in range(1, c):
-                if free_t[jj] < fm:
-                    fm = free_t[jj]
-                    jm = jj
-            start = fm if fm > t else t
-            end = start + svc
-            free_t[jm] = end
-        else:
-            start = free_t[0] if free_t[0] > t else t
-            end = start + svc
-            # replace the root with the new free time and sift down
-            j = 0
-            while True:
-                l = 2 * j + 1
-                if l >= c:
-                    break
-                m = l
-                if l + 1 < c and free_t[l + 1] < free_t[l]:
-                    m = l + 1
-                if free_t[m] < end:
-                    free_t[j] = free_t[m]
-                    j = m
-                else:
-                    break
-            free_t[j] = end
-        iosq = start - t
-        if iosq > wait_limit:
-            unstable = True
-            n_done = i
-            jb = jc                    # this I/O is not counted
-            break
-        iosq_blk[jc] = iosq
-        while i >= b_next:
-            bat[b] += b_sum
-            b_sum = 0.0
-            b += 1
-            b_next = ((b + 1) * N + NB - 1) // NB
-        b_sum += iosq + svc
-        if i == WARM:
-            t0 = t
-    _block_stats(m0, jb, iosq_blk, svc_blk, pend_blk, ha_blk, w_blk, disc_blk, conn_blk, k_blk,
-                 has_pend, be_draw, has_conn, NCLS, sums, n_cls, hist)
-    if b < NB:
-        bat[b] += b_sum
-    if unstable:
-        acc[A_UNSTABLE] = 1.0
-    n_meas = float(max(0, n_done - WARM))
+@nb.njit(**JIT_STAGE)
+def _block_service(NCLS, zshare, start_frac, mp_draw, one, km_tab, cls_cum, ucls_blk, umode_blk,
+                   umiss_blk, mp_blk, ha_blk, be_blk, w_blk, pend_blk, disc_blk, conn_blk, svc_blk,
+                   k_blk):
+    """Each I/O of a block: its class (k_blk int64[BLOCK]), MP work, pend, disconnect, connect
+    and service (w_blk .. svc_blk float64[BLOCK], ms) from the block's uniforms and draws
+    (float64[BLOCK]). They do not depend on the queue, so the whole block at once. ``one`` =
+    class 0's (MP work CCW, z/HPF, protocol CCW, z/HPF, transfer, miss ratio); ``km_tab`` = (MP
+    work, protocol + transfer, miss ratio) float64[2 K] by 2 class + mode."""
+    mp_0, mp_1, pr_0, pr_1, xfer_0, miss_0 = one
+    mp_km, px_km, miss_km = km_tab
+    # One class gets its own loop: branch-free, LLVM vectorises
+    # it (the general loop's class look-ups would be gathers, and it stays scalar: 0.8x)
     if NCLS == 1:
+        for j in range(BLOCK):
+            zhpf = umode_blk[j] < zshare
+            w = mp_1 if zhpf else mp_0
+            if mp_draw:
+                w *= mp_blk[j]
+            w_start = w * start_frac
+            be = be_blk[j] if umiss_blk[j] < miss_0 else 0.0
+            conn = (pr_1 if zhpf else pr_0) + xfer_0 + (w - w_start)
+            pend = w_start + ha_blk[j]
+            w_blk[j] = w
+            pend_blk[j] = pend
+            disc_blk[j] = be
+            conn_blk[j] = conn
+            svc_blk[j] = pend + be + conn
+    else:
+        # class = how many cumulative shares the uniform exceeds: branch-free, vectorised
+        # (the same class as ``io_class``'s search)
+        k_blk[:] = 0
+        for kk in range(NCLS - 1):
+            ck = cls_cum[kk]
+            for j in range(BLOCK):
+                k_blk[j] += 1 if ucls_blk[j] > ck else 0
+        for j in range(BLOCK):
+            km = 2 * k_blk[j] + (1 if umode_blk[j] < zshare else 0)
+            w = mp_km[km]
+            if mp_draw:
+                w *= mp_blk[j]
+            w_start = w * start_frac
+            be = be_blk[j] if umiss_blk[j] < miss_km[km] else 0.0
+            conn = px_km[km] + (w - w_start)
+            pend = w_start + ha_blk[j]
+            w_blk[j] = w
+            pend_blk[j] = pend
+            disc_blk[j] = be
+            conn_blk[j] = conn
+            svc_blk[j] = pend + be + conn
+
+
+@nb.njit(**JIT_LEAF)
+def _write_outputs(n_meas, sums, n_cls, cls_kb, cls_xfer, acc, chs, devs):
+    """The measured I/Os' sums (sums[S_*, SQ_*], ms and ms^2; n_cls float64[K] I/Os per class,
+    cls_kb and cls_xfer float64[K] KB and transfer ms per class) into the outputs (slots of
+    kernels/stats.py), with the time-weighted figures by Little's law."""
+    if n_cls.shape[0] == 1:
         n_cls[0] = n_meas
     sm_kb = sm_xfer = 0.0
-    for kk in range(NCLS):
+    for kk in range(n_cls.shape[0]):
         sm_kb += n_cls[kk] * cls_kb[kk]
         sm_xfer += n_cls[kk] * cls_xfer[kk]
     sm_iosq = sums[S_IOSQ]
@@ -348,6 +195,204 @@ def fast_one(fp, ip, dp, ev, ec, cls_cum, cls_kb, cls_miss, cls_mp, cls_proto, t
     chs[0, C_AREA_OE] += sm_svc
     devs[0, V_SSCH] += n_meas
     devs[0, V_BUSY_MS] += sm_busy
+
+
+@nb.njit(**JIT_STAGE)
+def _serve(c, t, svc, free1, free_t):
+    """An I/O arriving at ``t`` (ms) needing ``svc`` ms takes the earliest free of ``c`` FIFO
+    servers: returns (its start, the one server's free time when c == 1). c > 1: the servers'
+    free times free_t float64[c] (a scan up to SCAN_MAX, else a binary min-heap) are updated."""
+    if c == 1:
+        start = free1 if free1 > t else t
+        return start, start + svc
+    if c <= SCAN_MAX:
+        # few servers: the earliest free one by a scan (a heap's sift mispredicts)
+        jm = 0
+        fm = free_t[0]
+        for jj in range(1, c):
+            if free_t[jj] < fm:
+                fm = free_t[jj]
+                jm = jj
+        start = fm if fm > t else t
+        free_t[jm] = start + svc
+        return start, free1
+    start = free_t[0] if free_t[0] > t else t
+    end = start + svc
+    # replace the root with the new free time and sift down
+    j = 0
+    while True:
+        l = 2 * j + 1
+        if l >= c:
+            break
+        m = l
+        if l + 1 < c and free_t[l + 1] < free_t[l]:
+            m = l + 1
+        if free_t[m] < end:
+            free_t[j] = free_t[m]
+            j = m
+        else:
+            break
+    free_t[j] = end
+    return start, free1
+
+
+@nb.njit(**JIT_STAGE)
+def _block_draws(traced, trace, trace_i, draws, lanes, scal, dp, ev, ec, ia_blk, ucls_blk, umode_blk,
+                 umiss_blk, mp_blk, ha_blk, be_blk):
+    """A block's variates (float64[BLOCK] each; ms, or uniforms): the inter-arrival gaps (from
+    the trace, from its gap ``trace_i`` on, or drawn) and the rows ``draws`` = (class, mode,
+    miss, MP shape, host adapter, back end) says a draw can change. Returns the trace's next gap."""
+    cls_draw, mode_draw, miss_draw, mp_draw, ha_draw, be_draw = draws
+    nblk = np.int64(BLOCK)
+    if traced:
+        for jj in range(BLOCK):
+            ia_blk[jj] = trace[trace_i]
+            trace_i = (trace_i + 1) % trace.shape[0]
+    else:
+        fill_row(lanes, scal, dp, np.int64(D_INTERARRIVAL), ev, ec, ia_blk, nblk)
+    if cls_draw:
+        fill_row(lanes, scal, dp, np.int64(R_CLASS), ev, ec, ucls_blk, nblk)
+    if mode_draw:
+        fill_row(lanes, scal, dp, np.int64(R_MODE), ev, ec, umode_blk, nblk)
+    if miss_draw:
+        fill_row(lanes, scal, dp, np.int64(R_MISS), ev, ec, umiss_blk, nblk)
+    if mp_draw:
+        fill_row(lanes, scal, dp, np.int64(D_MP_SHAPE), ev, ec, mp_blk, nblk)
+    if ha_draw:
+        fill_row(lanes, scal, dp, np.int64(D_HA), ev, ec, ha_blk, nblk)
+    if be_draw:
+        fill_row(lanes, scal, dp, np.int64(D_BACKEND), ev, ec, be_blk, nblk)
+    return trace_i
+
+
+@nb.njit(**JIT)
+def fast_one(fp, ip, dp, ev, ec, cls_cum, cls_kb, cls_miss, cls_mp, cls_proto, trace,
+             s, lanes, scal, acc, chs, devs, hist, bat):
+    """One replication of the G/G/c recursion; same outputs as ``iopath.run_one``."""
+    c = ip[IP_EXPOSURES]
+    WARM = ip[IP_WARMUP]
+    N = WARM + ip[IP_MEASURE]
+    NCLS = ip[IP_CLASSES]
+    TRACE = ip[IP_TRACE] == 1
+    NB = bat.shape[0]
+    start_frac = fp[FP_MP_START_FRACTION]
+    bw = fp[FP_LINK_KB_PER_MS]
+    zshare = fp[FP_ZHPF_SHARE]
+    ha_zero = dp[D_HA, 0] == 0.0 and dp[D_HA, 1] == 0.0
+    be_zero = dp[D_BACKEND, 0] == 0.0 and dp[D_BACKEND, 1] == 0.0
+    mp_det = dp[D_MP_SHAPE, 0] == 0.0
+    # A wait longer than this many mean inter-arrival times means more I/Os queued than the
+    # event engine's slot pool holds: the same instability rule on both paths.
+    mean_gap = dp[D_INTERARRIVAL, 1]
+    if TRACE:
+        mean_gap = trace.mean()
+    wait_limit = ip[IP_SLOTS] * mean_gap
+    free_t = np.zeros(c)          # server free times (a scan, or a min-heap: all zero is one)
+    trace_i = 0
+    if TRACE:
+        trace_i = int(uniform(s) * trace.shape[0]) % trace.shape[0]
+    cls_xfer = cls_kb / bw        # transfer time at full link rate, ms, per class
+    mp_0 = cls_mp[0, 0]           # class 0's MP work and protocol time, CCW and z/HPF
+    mp_1 = cls_mp[0, 1]
+    pr_0 = cls_proto[0, 0]
+    pr_1 = cls_proto[0, 1]
+    xfer_0 = cls_xfer[0]
+    miss_0 = cls_miss[0]
+    # the same by (class, mode), flat (index 2 k + mode), for the several-class loop
+    mp_km = np.empty(2 * NCLS)
+    px_km = np.empty(2 * NCLS)          # protocol + transfer time, ms
+    miss_km = np.empty(2 * NCLS)
+    for kk in range(NCLS):
+        for md in range(2):
+            mp_km[2 * kk + md] = cls_mp[kk, md]
+            px_km[2 * kk + md] = cls_proto[kk, md] + cls_xfer[kk]
+            miss_km[2 * kk + md] = cls_miss[kk]
+    # What must be drawn. Rows and sizes go to the fill functions as plain int64: a module
+    # constant would reach the callee as a literal type, and Numba would compile it per value.
+    one = (mp_0, mp_1, pr_0, pr_1, xfer_0, miss_0)
+    km_tab = (mp_km, px_km, miss_km)
+    cls_draw, mode_draw, miss_draw = attr_draws(NCLS, zshare, cls_miss)
+    has_mp = cls_mp.max() > 0.0
+    mp_draw = has_mp and not mp_det
+    be_draw = not be_zero and cls_miss.max() > 0.0
+    has_pend = has_mp or not ha_zero
+    draws = (cls_draw, mode_draw, miss_draw, mp_draw, not ha_zero, be_draw)
+    has_conn = has_mp or cls_kb.max() > 0.0 or cls_proto.max() > 0.0
+    # The block's variates (ms; uniforms for the I/O's attributes are drawn only where a draw
+    # can change one, else 0.5, for which u < p is p's own truth when p is 0 or >= 1) ...
+    ia_blk = np.empty(BLOCK)
+    mp_blk = np.empty(BLOCK)
+    ha_blk = np.zeros(BLOCK)
+    be_blk = np.zeros(BLOCK)
+    ucls_blk = np.full(BLOCK, 0.5)
+    umode_blk = np.full(BLOCK, 0.5)
+    umiss_blk = np.full(BLOCK, 0.5)
+    # ... each I/O's MP work, pend, disconnect, connect, service and IOSQ (ms) and class
+    w_blk = np.empty(BLOCK)
+    pend_blk = np.empty(BLOCK)
+    disc_blk = np.empty(BLOCK)
+    conn_blk = np.empty(BLOCK)
+    svc_blk = np.empty(BLOCK)
+    iosq_blk = np.empty(BLOCK)
+    k_blk = np.zeros(BLOCK, np.int64)
+    # The statistics live in ``sums``, added to acc/chs/devs once at the end: the replications'
+    # output rows share cache lines, so the threads would fight over them.
+    t = 0.0
+    t0 = 0.0
+    free1 = 0.0                   # c == 1: the one server's free time
+    # Sums not kept: response = IOSQ + pend + disconnect + connect, so its sum and those of
+    # service and device busy follow from the component sums; KB and transfer time from the
+    # count of I/Os per class.
+    sums = np.zeros(12)
+    n_cls = np.zeros(NCLS)
+    n_done = N                    # I/Os whose statistics were taken
+    unstable = False
+    b = 0                         # MSER batch of I/O i: (i * NB) // N, kept without a division
+    b_next = (N + NB - 1) // NB   # first i of batch b + 1
+    b_sum = 0.0
+    m0 = BLOCK                    # first measured I/O of the current block (none yet)
+    jb = BLOCK
+    jc = 0
+    for i in range(N):
+        if jb == BLOCK:
+            _block_stats(m0, BLOCK, iosq_blk, svc_blk, pend_blk, ha_blk, w_blk, disc_blk, conn_blk,
+                         k_blk, has_pend, be_draw, has_conn, NCLS, sums, n_cls, hist)
+            jb = 0
+            # the block's first measured I/O
+            m0 = 0 if i >= WARM else min(WARM - i, BLOCK)
+            trace_i = _block_draws(TRACE, trace, trace_i, draws, lanes, scal, dp, ev, ec, ia_blk, ucls_blk,
+                                   umode_blk, umiss_blk, mp_blk, ha_blk, be_blk)
+            # each I/O's class, mode, miss and service components: independent of the queue
+            _block_service(NCLS, zshare, start_frac, mp_draw, one, km_tab, cls_cum, ucls_blk, umode_blk,
+                           umiss_blk, mp_blk, ha_blk, be_blk, w_blk, pend_blk, disc_blk, conn_blk,
+                           svc_blk, k_blk)
+        jc = jb                       # this I/O's place in the block
+        jb += 1
+        t += ia_blk[jc]
+        svc = svc_blk[jc]
+        start, free1 = _serve(c, t, svc, free1, free_t)
+        iosq = start - t
+        if iosq > wait_limit:
+            unstable = True
+            n_done = i
+            jb = jc                    # this I/O is not counted
+            break
+        iosq_blk[jc] = iosq
+        while i >= b_next:
+            bat[b] += b_sum
+            b_sum = 0.0
+            b += 1
+            b_next = ((b + 1) * N + NB - 1) // NB
+        b_sum += iosq + svc
+        if i == WARM:
+            t0 = t
+    _block_stats(m0, jb, iosq_blk, svc_blk, pend_blk, ha_blk, w_blk, disc_blk, conn_blk, k_blk,
+                 has_pend, be_draw, has_conn, NCLS, sums, n_cls, hist)
+    if b < NB:
+        bat[b] += b_sum
+    if unstable:
+        acc[A_UNSTABLE] = 1.0
+    _write_outputs(float(max(0, n_done - WARM)), sums, n_cls, cls_kb, cls_xfer, acc, chs, devs)
     acc[A_EVENTS] = float(N)
     acc[A_TIME_MS] = t - t0
     chs[0, C_OE_MAX] = 1.0 if c == 1 else np.nan

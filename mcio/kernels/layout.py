@@ -1,4 +1,5 @@
-"""Index constants shared by the engine (packing) and the kernels (reading). Plain ints only."""
+"""Index constants shared by the engine (packing) and the kernels (reading): plain ints (Numba
+freezes them into the kernels), and the stable names of the rows of random draws."""
 
 # integer parameters ip[]
 IP_OPEN, IP_SLOTS, IP_DEVICES, IP_EXPOSURES, IP_CHANNELS, IP_OE_CAP, IP_SELECTION, IP_HA_SERVERS, \
@@ -10,26 +11,28 @@ N_IP = 16
 FP_MP_START_FRACTION, FP_LINK_KB_PER_MS, FP_ZHPF_SHARE = range(3)
 N_FP = 3
 
-# distribution rows dp[row]
-D_INTERARRIVAL, D_THINK, D_HA, D_BACKEND, D_MP_SHAPE = range(5)
-N_DIST = 5
-# rows of random draws, each with its own substreams (kernels/blockrng.py): the distributions,
-# then the uniforms that pick an I/O's class, transport mode, cache miss and device
-R_CLASS, R_MODE, R_MISS, R_DEVICE = range(N_DIST, N_DIST + 4)
-N_ROWS = N_DIST + 4
+# Rows of random draws. Each row has its own substreams (kernels/blockrng.py), keyed by the row's
+# stable name below, not by its index: inserting, removing or reordering rows leaves every other
+# row's draws bit-identical. The first DIST_ROWS are distribution rows dp[row] (what the field
+# samples); the UNIFORM_ROWS are the uniforms that pick an I/O's class, transport mode, cache miss
+# and device. A new row is one name here (and its index constant); never rename a row: its name
+# is its stream.
+DIST_ROWS = ("arrival", "workload.think_ms", "control_unit.ha_service_us",
+             "control_unit.backend_service_ms", "channels.mp_work_shape")
+UNIFORM_ROWS = ("class", "mode", "miss", "device")
+ROW_NAMES = DIST_ROWS + UNIFORM_ROWS
+D_INTERARRIVAL = ROW_NAMES.index("arrival")
+D_THINK = ROW_NAMES.index("workload.think_ms")
+D_HA = ROW_NAMES.index("control_unit.ha_service_us")
+D_BACKEND = ROW_NAMES.index("control_unit.backend_service_ms")
+D_MP_SHAPE = ROW_NAMES.index("channels.mp_work_shape")
+N_DIST = len(DIST_ROWS)
+R_CLASS = ROW_NAMES.index("class")
+R_MODE = ROW_NAMES.index("mode")
+R_MISS = ROW_NAMES.index("miss")
+R_DEVICE = ROW_NAMES.index("device")
+N_ROWS = len(ROW_NAMES)
 
-# per-replication scalar accumulators acc[rep, k]
-(A_N, A_TIME_MS, A_SUM_RESP, A_SUM_IOSQ, A_SUM_PEND, A_SUM_CMR, A_SUM_DISC, A_SUM_CONN,
- A_SQ_RESP, A_SQ_IOSQ, A_SQ_PEND, A_SQ_CMR, A_SQ_DISC, A_SQ_CONN,
- A_AREA_SYS, A_AREA_IOSQ, A_AREA_HA, A_AREA_BE, A_DEV_BUSY_MS, A_UNSTABLE, A_EVENTS,
- A_DEFERRED, A_AREA_MPQ, A_DEV_BUSY_ZVM_MS) = range(24)
-N_ACC = 24
-COMPONENTS = ("response", "iosq", "pend", "cmr", "disconnect", "connect")
-
-# per-channel accumulators chs[rep, channel, k]
-C_MP_BUSY_MS, C_LINK_BUSY_MS, C_AREA_OE, C_OE_MAX, C_SSCH, C_KB, C_DEFERRED = range(7)
-N_CH = 7
-
-# per-device accumulators devs[rep, device, k]
-V_SSCH, V_BUSY_MS = range(2)
-N_DEV = 2
+# The accumulator slots (acc A_*, chs C_*, devs V_*) are declared with what each becomes in the
+# results Dataset, once, in kernels/stats.py; re-exported here for code that reads them from here.
+from .stats import *  # noqa: E402,F401,F403

@@ -8,7 +8,7 @@ JIT = dict(nogil=True, cache=True)
 # Leaf kernels that allocate nothing: compiled without reference counting (Numba's own ``_nrt``
 # flag), which is what lets LLVM inline them without atomic increments at every call.
 JIT_LEAF = dict(JIT, _nrt=False)
-# Replications run on a Python thread pool over these GIL-free kernels (mcio/engine.py), not with
+# Replications run on a Python thread pool over these GIL-free kernels (mcio/engine/run.py), not with
 # ``prange``: no threading-layer limits on concurrent callers (Dask workers, user threads), and
 # no parallel-accelerator compile pass.
 # Loops meant to vectorise: NumPy's error model drops the ZeroDivisionError check a division
@@ -16,3 +16,10 @@ JIT_LEAF = dict(JIT, _nrt=False)
 # "contract" lets a * b + c be one fused multiply-add (one rounding instead of two). It reorders
 # nothing, so results stay the same on any thread count; no other fast-math flag is set.
 JIT_VEC = dict(JIT_LEAF, error_model="numpy", fastmath={"contract"})
+# The event engine's stages (kernels/stages.py): leaf kernels LLVM must inline into the event
+# loop (Numba's ``forceinline`` flag: LLVM's alwaysinline). Not Numba's own ``inline="always"``:
+# that inlines Numba IR, where every array argument and tuple element becomes a new reference
+# with an NRT_incref/NRT_decref call pair at each use (measured: the FICON path 2.7x slower).
+# Compiled without reference counting (``_nrt=False``) and inlined by LLVM, a stage costs what
+# its code costs, tuples of state arrays included (their fields are scalar-replaced).
+JIT_STAGE = dict(JIT_LEAF, forceinline=True)

@@ -3,16 +3,21 @@
 A distribution is written in TOML either as a bare number (deterministic, in the unit the field's
 name carries) or as a table: ``{dist = "gamma", mean = 2.0, scv = 0.5}``,
 ``{dist = "exponential", mean = 2.0}``, ``{dist = "lognormal", mean = 2.0, scv = 4.0}``,
-``{dist = "empirical", values = [1.0, 2.0], weights = [3, 1]}``.
+``{dist = "empirical", values = [1.0, 2.0], weights = [3, 1]}``,
+``{dist = "uniform", low = 0.0, high = 14.2}`` (every value in [low, high] equally likely: e.g. the
+rotational latency of a disk, uniform over one revolution; written by its ends, not by mean and
+SCV, because its ends are what is known, and low = high is deterministic).
 """
 from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
 
+import numpy as np
+
 from ..errors import McioError
 
-KINDS = ("deterministic", "exponential", "gamma", "lognormal", "empirical")
+KINDS = ("deterministic", "exponential", "gamma", "lognormal", "empirical", "uniform")
 # Kernel codes; the order is the kernels' contract (mcio/kernels/dists.py).
 KIND_CODE = {k: i for i, k in enumerate(KINDS)}
 
@@ -37,6 +42,13 @@ class Dist:
     scv: float = 0.0
     values: tuple[float, ...] = field(default=())
     weights: tuple[float, ...] = field(default=())
+    low: float = 0.0              # uniform: its ends, in the field's unit
+    high: float = 0.0
+
+    def __post_init__(self):
+        if self.kind == "uniform" and not 0.0 <= self.low < self.high:
+            raise McioError("dist", f"uniform({self.low}, {self.high})",
+                            "a uniform needs 0 <= low < high: build it with Dist.uniform(low, high)")
 
     @staticmethod
     def parse(name: str, v) -> "Dist":
@@ -50,7 +62,7 @@ class Dist:
                 raise McioError(f"{name}.dist", kind, f"must be one of {', '.join(KINDS)}")
             allowed = {"deterministic": {"mean"}, "exponential": {"mean"},
                        "gamma": {"mean", "scv"}, "lognormal": {"mean", "scv"},
-                       "empirical": {"values", "weights"}}[kind]
+                       "empirical": {"values", "weights"}, "uniform": {"low", "high"}}[kind]
             for k in v:
                 if k not in allowed:
                     raise McioError(f"{name}.{k}", v[k],
@@ -71,6 +83,15 @@ class Dist:
                 var = sum(b * (a - mean) ** 2 for a, b in zip(vals, w)) / tot
                 scv = var / mean**2 if mean > 0 else 0.0
                 return Dist("empirical", mean, scv, vals, w)
+            if kind == "uniform":
+                for k in ("low", "high"):
+                    if k not in v:
+                        raise McioError(f"{name}.{k}", None, "is required for dist = 'uniform' (low <= high)")
+                lo = _number(f"{name}.low", v["low"])
+                hi = _number(f"{name}.high", v["high"])
+                if hi < lo:
+                    raise McioError(f"{name}.high", hi, f"must be >= low ({lo:g})")
+                return Dist.uniform(lo, hi)
             mean = _number(f"{name}.mean", v.get("mean", 0.0))
             if kind == "exponential":
                 return Dist(kind, mean, 1.0)
@@ -82,6 +103,15 @@ class Dist:
             return Dist(kind, mean, scv)
         return Dist("deterministic", _number(name, v), 0.0)
 
+    @staticmethod
+    def uniform(low: float, high: float) -> "Dist":
+        """Uniform on [low, high] (low = high: deterministic)."""
+        low, high = float(low), float(high)
+        if high == low:
+            return Dist("deterministic", low, 0.0)
+        mean = (low + high) / 2
+        return Dist("uniform", mean, (high - low) ** 2 / 12 / mean**2, low=low, high=high)
+
     def to_toml(self):
         """The TOML value that parses back to this distribution."""
         if self.kind == "deterministic":
@@ -90,12 +120,39 @@ class Dist:
             return {"dist": "exponential", "mean": self.mean}
         if self.kind == "empirical":
             return {"dist": "empirical", "values": list(self.values), "weights": list(self.weights)}
+        if self.kind == "uniform":
+            return {"dist": "uniform", "low": self.low, "high": self.high}
         return {"dist": self.kind, "mean": self.mean, "scv": self.scv}
 
     def scaled(self, factor: float) -> "Dist":
         """The same shape with every duration multiplied by ``factor`` (a unit change)."""
         return Dist(self.kind, self.mean * factor, self.scv,
-                    tuple(x * factor for x in self.values), self.weights)
+                    tuple(x * factor for x in self.values), self.weights, self.low * factor, self.high * factor)
+
+    def kernel_row(self, ev: list, ec: list) -> list:
+        """This distribution as a row of the kernels' table ``dp`` (mcio/kernels/dists.py):
+        [kind code, mean, scv, a, b] with the kind's parameters a, b (gamma: shape, scale;
+        lognormal: mu, sigma; empirical: offset and length of its values, appended to ``ev``,
+        and of its cumulative weights, appended to ``ec``; uniform: low, high - low)."""
+        row = [float(KIND_CODE[self.kind]), self.mean, self.scv, 0.0, 0.0]
+        if self.kind == "gamma":
+            row[3] = 1.0 / self.scv
+            row[4] = self.mean * self.scv
+        elif self.kind == "lognormal":
+            sigma2 = math.log1p(self.scv)
+            row[3] = math.log(self.mean) - sigma2 / 2 if self.mean > 0 else -math.inf
+            row[4] = math.sqrt(sigma2)
+        elif self.kind == "empirical":
+            w = np.asarray(self.weights, float)
+            row[3] = float(len(ev))
+            row[4] = float(len(self.values))
+            ev.extend(self.values)
+            ec.extend((np.cumsum(w) / w.sum()).tolist())
+            ec[-1] = 1.0
+        elif self.kind == "uniform":
+            row[3] = self.low
+            row[4] = self.high - self.low
+        return row
 
     @property
     def second_moment(self) -> float:

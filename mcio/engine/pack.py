@@ -1,0 +1,174 @@
+"""Model -> kernel inputs: the only writer of the layout indices (mcio/kernels/layout.py).
+
+Validation and unit conversion happen above the kernels (they trust their inputs); kernels run
+in ms and KB.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..kernels import layout as L
+from ..kernels.blockrng import row_keys
+from ..model import Dist, Model
+
+OPEN_SLOTS = 1 << 16          # I/Os an open model may hold before it is called unstable
+
+
+# ---------------------------------------------------------------------------- random streams
+
+
+def stream_states(seed: int, point: int, replications: int) -> np.ndarray:
+    """xoshiro256** states, one per replication, keyed by (seed, point, replication)."""
+    out = np.empty((replications, 4), dtype=np.uint64)
+    for r in range(replications):
+        st = np.random.SeedSequence(entropy=int(seed), spawn_key=(int(point), r)).generate_state(4, np.uint64)
+        if not st.any():      # the all-zero state is xoshiro's only fixed point
+            st[0] = 1
+        out[r] = st
+    return out
+
+
+# ---------------------------------------------------------------------------- packing
+
+
+def _dist_row(d: Dist, ev: list, ec: list) -> list:
+    """The kernels' table row of ``d`` (``Dist.kernel_row``; the kind's own module knows it)."""
+    return d.kernel_row(ev, ec)
+
+
+def _alias_table(p: np.ndarray):
+    """Walker's alias method: O(1) device choice under any skew."""
+    n = len(p)
+    prob = p * n
+    alias = np.arange(n, dtype=np.int64)
+    small = [i for i in range(n) if prob[i] < 1.0]
+    large = [i for i in range(n) if prob[i] >= 1.0]
+    while small and large:
+        s, l = small.pop(), large.pop()
+        alias[s] = l
+        prob[l] -= 1.0 - prob[s]
+        (small if prob[l] < 1.0 else large).append(l)
+    for i in small + large:
+        prob[i] = 1.0
+    return prob.astype(np.float64), alias
+
+
+@dataclass
+class Packed:
+    """Everything a kernel needs, as arrays (see mcio/kernels/layout.py)."""
+
+    fp: np.ndarray
+    ip: np.ndarray
+    dp: np.ndarray
+    ev: np.ndarray
+    ec: np.ndarray
+    cls_cum: np.ndarray
+    cls_kb: np.ndarray
+    cls_miss: np.ndarray
+    cls_mp: np.ndarray
+    cls_proto: np.ndarray
+    al_prob: np.ndarray
+    al_idx: np.ndarray
+    dev_grp: np.ndarray
+    bound_dev: np.ndarray
+    grp_ptr: np.ndarray
+    grp_ch: np.ndarray
+    chg_ptr: np.ndarray
+    chg: np.ndarray
+    trace: np.ndarray
+    row_keys: np.ndarray        # uint64[N_ROWS]: each row of draws' stream key (blockrng.row_key)
+
+
+def pack(model: Model, ios: int, warmup: int) -> Packed:
+    """Convert a validated model into kernel arrays (ms, KB, KB/ms)."""
+    w, d, c, cu = model.workload, model.devices, model.channels, model.control_unit
+    is_open = w["type"] == "open"
+    ev: list = []
+    ec: list = []
+    rows = [[0.0] * 5 for _ in range(L.N_DIST)]      # a row no field fills: constant 0
+    arr = Dist("deterministic", 1.0)
+    if is_open:
+        mean_gap = 1000.0 / w["rate_iops"]   # (a trace replaces the rate; see below)
+        scv = w["arrival_scv"]
+        arr = Dist("deterministic", mean_gap) if scv == 0 else (
+            Dist("exponential", mean_gap, 1.0) if scv == 1 else Dist("gamma", mean_gap, scv))
+    rows[L.D_INTERARRIVAL] = _dist_row(arr, ev, ec)
+    rows[L.D_THINK] = _dist_row(w["think_ms"], ev, ec)
+    rows[L.D_HA] = _dist_row(cu["ha_service_us"].scaled(1e-3), ev, ec)
+    rows[L.D_BACKEND] = _dist_row(cu["backend_service_ms"], ev, ec)
+    mp_shape = Dist("deterministic", 1.0) if c["mp_scv"] == 0 else Dist("gamma", 1.0, c["mp_scv"])
+    rows[L.D_MP_SHAPE] = _dist_row(mp_shape, ev, ec)
+    dp = np.array(rows, dtype=np.float64)
+
+    shares = model.class_shares()
+    n_cls = len(model.io)
+    cls_mp = np.zeros((n_cls, 2))
+    cls_proto = np.zeros((n_cls, 2))
+    for k, cl in enumerate(model.io):
+        for m, mode in enumerate(("ccw", "zhpf")):
+            cls_mp[k, m] = (c[f"mp_us_per_io_{mode}"] + c[f"mp_us_per_command_{mode}"] * cl["records"]
+                            + c[f"mp_us_per_kb_{mode}"] * cl["kb"]) / 1000.0
+        # connect-time work per command (channel protocol + control unit), per I/O in z/HPF
+        cls_proto[k, 0] = (c["protocol_us_per_command_ccw"] + cu["cu_us_per_command_ccw"]) * cl["records"] / 1000.0
+        cls_proto[k, 1] = (c["protocol_us_per_io_zhpf"] + (c["protocol_us_per_command_zhpf"]
+                                                           + cu["cu_us_per_command_zhpf"]) * cl["records"]) / 1000.0
+
+    weights = model.device_weights()
+    al_prob, al_idx = _alias_table(weights.copy())
+    n_dev = d["count"]
+    n_ch = c["count"]
+    # path groups: distinct channel sets; each device belongs to one
+    if d["paths"] is None:
+        groups = [tuple(range(n_ch))]
+        dev_grp = np.zeros(n_dev, np.int64)
+    else:
+        per_dev = d["paths"] if len(d["paths"]) == n_dev else d["paths"] * n_dev
+        groups, dev_grp = [], np.empty(n_dev, np.int64)
+        index: dict = {}
+        for i, p in enumerate(per_dev):
+            key = tuple(p)
+            if key not in index:
+                index[key] = len(groups)
+                groups.append(key)
+            dev_grp[i] = index[key]
+    grp_ptr = np.cumsum([0] + [len(g) for g in groups]).astype(np.int64)
+    grp_ch = np.array([ch for g in groups for ch in g], np.int64)
+    ch_groups = [[gi for gi, g in enumerate(groups) if ch in g] for ch in range(n_ch)]
+    chg_ptr = np.cumsum([0] + [len(x) for x in ch_groups]).astype(np.int64)
+    chg = np.array([gi for x in ch_groups for gi in x] or [0], np.int64)
+
+    slots = OPEN_SLOTS if is_open else w["population"]
+    bind = (not is_open) and w["binding"] == "device"
+    used = np.flatnonzero(weights > 0)
+    bound_dev = np.resize(used, slots).astype(np.int64) if bind else np.zeros(1, np.int64)
+    # a trace of arrival times is replayed as its gaps, cyclically, from a random start per replication
+    trace = np.diff(w["arrival_trace_ms"]) if w["arrival_trace_ms"] else np.ones(1)
+
+    ip = np.zeros(L.N_IP, np.int64)
+    ip[L.IP_OPEN] = int(is_open)
+    ip[L.IP_SLOTS] = slots
+    ip[L.IP_DEVICES] = n_dev
+    ip[L.IP_EXPOSURES] = 1 + d["aliases"]
+    ip[L.IP_CHANNELS] = n_ch
+    ip[L.IP_OE_CAP] = c["max_open_exchanges"]
+    ip[L.IP_SELECTION] = 0 if c["selection"] == "rotate" else 1
+    ip[L.IP_HA_SERVERS] = cu["ha_servers"]
+    ip[L.IP_BE_SERVERS] = cu["backend_servers"]
+    ip[L.IP_WARMUP] = warmup
+    ip[L.IP_MEASURE] = ios
+    ip[L.IP_BIND] = int(bind)
+    ip[L.IP_CLASSES] = n_cls
+    ip[L.IP_TRACE] = int(is_open and w["arrival_trace_ms"] is not None)
+    ip[L.IP_GROUPS] = len(groups)
+    ip[L.IP_HYPERPAV] = int(d["alias_mode"] == "hyperpav")
+    fp = np.zeros(L.N_FP)
+    fp[L.FP_MP_START_FRACTION] = c["mp_start_fraction"]
+    fp[L.FP_LINK_KB_PER_MS] = c["link_mb_s"]         # 1 MB/s = 1 KB/ms
+    fp[L.FP_ZHPF_SHARE] = c["zhpf_share"]
+    return Packed(fp, ip, dp, np.asarray(ev or [0.0], float), np.asarray(ec or [1.0], float),
+                  np.cumsum(shares), np.array([cl["kb"] for cl in model.io], float),
+                  np.array([cl["miss_ratio"] for cl in model.io], float), cls_mp, cls_proto,
+                  al_prob, al_idx, dev_grp, bound_dev, grp_ptr, grp_ch, chg_ptr, chg, trace,
+                  row_keys(L.ROW_NAMES))

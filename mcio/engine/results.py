@@ -1,0 +1,99 @@
+"""Raw accumulators -> the labelled results Dataset (DESIGN.md §4), and confidence intervals."""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import xarray as xr
+from scipy import stats
+
+from ..kernels import stats as S
+from ..kernels.histogram import hist_quantiles
+from ..model import Model
+
+QUANTILES = (0.5, 0.9, 0.95, 0.99)
+
+
+def ci95_halfwidth(x: np.ndarray, axis: int = -1) -> np.ndarray:
+    """Student-t 95 % half-width of the mean of ``x`` along ``axis`` (replications)."""
+    n = x.shape[axis]
+    return stats.t.ppf(0.975, n - 1) * np.std(x, axis=axis, ddof=1) / math.sqrt(n)
+
+
+def _var(data, dims, units, long_name):
+    return xr.Variable(dims, data, attrs={"units": units, "long_name": long_name})
+
+
+def _ci_name(var: str) -> str:
+    """``response_ms`` -> ``response_ci95_ms``: the CI goes before the unit suffix."""
+    stem, unit = var.rsplit("_", 1)
+    return f"{stem}_ci95_{unit}"
+
+
+def _field(model: Model, dotted: str):
+    section, key = dotted.split(".")
+    return getattr(model, section)[key]
+
+
+def assemble(model: Model, acc, chs, devs, hist, per_device: bool, extra: dict | None = None) -> xr.Dataset:
+    """Turn raw accumulators (acc[R, N_ACC], chs[R, C, N_CH], devs[R, D, N_DEV],
+    hist[R, HIST_BUCKETS]) into the labelled results Dataset, by the one output contract
+    (``mcio.kernels.stats.OUTPUTS``: variable, units, long name, normalisation), in its order."""
+    R, C = chs.shape[0], chs.shape[1]
+    n = np.maximum(acc[:, S.A_N], 1.0)
+    T = np.maximum(acc[:, S.A_TIME_MS], 1e-300)
+    per_rep = None
+    src = {"acc": acc, "chs": chs, "devs": devs}
+    dims = {"acc": ("replication",), "chs": ("replication", "channel"), "devs": ("replication", "device")}
+    v = {}
+    for st in S.OUTPUTS:
+        if st.per_device and not per_device:
+            continue
+        if st.norm in (S.QUANTILES, S.QUANTILES_REP, S.QUANTILES_CI):
+            if per_rep is None:
+                per_rep = np.array([hist_quantiles(h, QUANTILES) for h in hist])
+            if st.norm == S.QUANTILES:
+                v[st.var] = _var(hist_quantiles(hist.sum(axis=0), QUANTILES), ("quantile",), st.units, st.long_name)
+            elif st.norm == S.QUANTILES_REP:
+                v[st.var] = _var(per_rep, ("replication", "quantile"), st.units, st.long_name)
+            else:
+                v[st.var] = _var(ci95_halfwidth(per_rep, axis=0), ("quantile",), st.units, st.long_name)
+            continue
+        a = src[st.src]
+        x = a[..., st.slot]
+        # the interval per replication, broadcast over channels or devices
+        t = T if a.ndim == 2 else T[:, None]
+        if st.norm == S.PER_IO:
+            data = x / n
+        elif st.norm == S.STD_PER_IO:
+            sq = x / n - (a[..., st.of] / n) ** 2
+            data = np.sqrt(np.maximum(sq, 0.0))
+        elif st.norm == S.PER_MS:
+            data = x / t
+        elif st.norm == S.PER_S:
+            data = x / t * 1000.0
+        elif st.norm == S.COUNT:
+            data = x
+        elif st.norm == S.INTERVAL_S:
+            data = T / 1000.0
+        elif st.norm == S.FLAG:
+            v[st.var] = _var(np.int8(bool(x.any())), (), st.units, st.long_name)
+            continue
+        else:
+            raise ValueError(f"{st.var}: unknown normalisation {st.norm!r}")
+        if st.per is not None:
+            data = data / _field(model, st.per)
+        v[st.var] = _var(data, dims[st.src], st.units, st.long_name)
+        if st.ci is not None:
+            v[_ci_name(st.var)] = _var(ci95_halfwidth(data), (), st.units, st.ci)
+    v.update(extra or {})          # one Dataset constructor: each later assignment is a merge
+    coords = {"replication": np.arange(R), "channel": np.arange(C), "quantile": np.array(QUANTILES)}
+    if per_device:
+        coords["device"] = np.arange(model.devices["count"])
+    ds = xr.Dataset(v, coords=coords)
+    ds["quantile"].attrs.update(units="1", long_name="probability of the response-time quantile")
+    ds["replication"].attrs.update(units="1", long_name="independent replication")
+    ds["channel"].attrs.update(units="1", long_name="channel (CHPID) index")
+    if per_device:
+        ds["device"].attrs.update(units="1", long_name="device index")
+    return ds

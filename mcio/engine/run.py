@@ -1,0 +1,168 @@
+"""Runs replications in parallel and returns a labelled Dataset: ``simulate``, the one entry point.
+
+Outputs are labelled in RMF's vocabulary.
+"""
+from __future__ import annotations
+
+from concurrent.futures import ThreadPoolExecutor
+from datetime import datetime, timezone
+
+import numba
+import numpy as np
+import xarray as xr
+
+from .._version import __version__
+from ..errors import McioError
+from ..kernels import layout as L
+from ..kernels import stats as S
+from ..kernels.histogram import HIST_BUCKETS
+from ..model import Model
+from ..warmup import MSER_BATCHES, mser_warmup_ios
+from .pack import pack, stream_states
+from .results import _var, assemble
+
+UNSTABLE_IOS = 20_000         # I/Os simulated for a point known to be over capacity
+
+
+def fast_path_applies(model: Model) -> bool:
+    """True when the model reduces exactly to one FIFO G/G/c queue (see kernels/fastpath.py).
+
+    One device under an open load: with no aliases only one I/O is ever past IOSQ, so nothing
+    downstream can queue. With c exposures, every downstream station must also be uncontended:
+    no MP work, enough host adapters, back-end servers and exchanges, and no shared transfer.
+    """
+    w, d, c, cu = model.workload, model.devices, model.channels, model.control_unit
+    if w["type"] != "open" or d["count"] != 1:
+        return False
+    n = 1 + d["aliases"]
+    if n == 1:
+        return True
+    dem = model.mean_demands_ms()
+    return (dem["mp"] == 0 and dem["link"] == 0
+            and (cu["ha_servers"] >= n or dem["ha"] == 0)
+            and (cu["backend_servers"] >= n or dem["backend"] == 0)
+            and c["max_open_exchanges"] * c["count"] >= n)
+
+
+# ---------------------------------------------------------------------------- running
+
+
+def _check_run_args(ios, replications, warmup, seed, point):
+    for name, v, lo in (("ios", ios, 1), ("replications", replications, 2), ("point", point, 0)):
+        if isinstance(v, bool) or not isinstance(v, (int, np.integer)) or v < lo:
+            raise McioError(name, v, f"must be an integer >= {lo}")
+    if warmup is not None and (isinstance(warmup, bool) or not isinstance(warmup, (int, np.integer)) or warmup < 0):
+        raise McioError("warmup", warmup, "must be an integer >= 0 (I/Os discarded per replication) or omitted")
+    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
+        raise McioError("seed", seed, "must be an integer >= 0")
+
+
+def run_kernels(model: Model, ios: int, replications: int, seed: int, warmup: int, point: int,
+                fast_path: bool):
+    """Run the replications on up to ``numba.get_num_threads()`` threads; return the raw
+    accumulators (acc, chs, devs, hist, bat), stacked by replication.
+
+    The kernels release the GIL, so a plain thread pool runs them in parallel. Each replication
+    writes its own, separately allocated arrays: rows of one shared array would put two
+    threads' hot counters on one cache line. The result cannot depend on the thread count:
+    replication r always uses stream r and its own outputs.
+    """
+    from ..kernels.blockrng import LANES, make_streams
+    from ..kernels.fastpath import fast_one
+    from ..kernels.iopath import run_one
+    pk = pack(model, ios, warmup)
+    R = replications
+    C = model.channels["count"]
+    D = model.devices["count"]
+    states = stream_states(seed, point, R)
+    outs = [(np.zeros(S.N_ACC), np.zeros((C, S.N_CH)), np.zeros((D, S.N_DEV)),
+             np.zeros(HIST_BUCKETS, np.int64), np.zeros(MSER_BATCHES)) for _ in range(R)]
+
+    def one(r: int) -> None:
+        st = states[r].copy()
+        # the replication's substreams: eight vector lanes and a scalar state per row of draws
+        # (keyed by each row's stable name: layout.ROW_NAMES)
+        lanes = np.empty((L.N_ROWS, 4, LANES), np.uint64)
+        scal = np.empty((L.N_ROWS, 4), np.uint64)
+        make_streams(st, pk.row_keys, lanes, scal)
+        if fast_path:
+            fast_one(pk.fp, pk.ip, pk.dp, pk.ev, pk.ec, pk.cls_cum, pk.cls_kb, pk.cls_miss,
+                     pk.cls_mp, pk.cls_proto, pk.trace, st, lanes, scal, *outs[r])
+        else:
+            run_one(pk.fp, pk.ip, pk.dp, pk.ev, pk.ec, pk.cls_cum, pk.cls_kb, pk.cls_miss,
+                    pk.cls_mp, pk.cls_proto, pk.al_prob, pk.al_idx, pk.dev_grp, pk.bound_dev,
+                    pk.grp_ptr, pk.grp_ch, pk.chg_ptr, pk.chg, pk.trace, st, lanes, scal, *outs[r])
+
+    workers = max(1, min(R, numba.get_num_threads()))
+    if workers == 1:
+        for r in range(R):
+            one(r)
+    else:
+        with ThreadPoolExecutor(max_workers=workers, thread_name_prefix="mcio") as pool:
+            list(pool.map(one, range(R)))
+    return tuple(np.stack([o[i] for o in outs]) for i in range(5))
+
+
+def simulate(model: Model, ios: int = 200_000, replications: int = 4, seed: int = 0,
+             warmup: int | None = None, point: int = 0, allow_unstable: bool = False,
+             per_device: bool = False, fast_path: str | bool = "auto") -> xr.Dataset:
+    """Simulate ``replications`` independent runs of ``ios`` measured I/Os each.
+
+    ``warmup`` I/Os per replication are discarded first (default: ios // 10, at least 1,000).
+    ``point`` keys the random streams of a sweep point. An open model at or over capacity
+    raises McioError unless ``allow_unstable`` (then it is simulated, flagged and stopped
+    early). ``fast_path``: "auto" uses the G/G/c recursion where the model reduces to it.
+    Returns a Dataset in RMF's vocabulary (DESIGN.md §4); times in ms.
+    """
+    if not isinstance(model, Model):
+        raise McioError("model", type(model).__name__, "must be an mcio.Model")
+    _check_run_args(ios, replications, warmup, seed, point)
+    if warmup is None:
+        warmup = max(1000, ios // 10)
+    if not allow_unstable:
+        model.check_open_capacity()
+    # An open load over a station's capacity can only grow its queue: flag it and stop early
+    # (a short run, enough to show the growth) instead of simulating all ``ios``.
+    station, util, _ = model.open_bottleneck()
+    over_capacity = util >= 1.0
+    if over_capacity:
+        ios = min(ios, UNSTABLE_IOS)
+        warmup = min(warmup, ios)
+    if fast_path == "auto":
+        use_fast = fast_path_applies(model)
+    elif fast_path is True:
+        if not fast_path_applies(model):
+            raise McioError("fast_path", True, "this model does not reduce to one FIFO queue; use 'auto' or False")
+        use_fast = True
+    elif fast_path is False:
+        use_fast = False
+    else:
+        raise McioError("fast_path", fast_path, "must be 'auto', True or False")
+    acc, chs, devs, hist, bat = run_kernels(model, ios, replications, seed, warmup, point, use_fast)
+    if over_capacity:
+        acc[:, S.A_UNSTABLE] = 1.0
+    mser = mser_warmup_ios(bat, warmup + ios, warmup + acc[:, S.A_N])
+    # adequate if MSER asks for no more than the warm-up used, to one batch's resolution
+    adequate = bool((mser <= warmup + (warmup + ios) // MSER_BATCHES + 1).all())
+    ds = assemble(model, acc, chs, devs, hist, per_device, extra={
+        "warmup_mser_ios": _var(mser, ("replication",), "1",
+                                "warm-up MSER recommends (I/Os, on 64 batch means; -1: too short)"),
+        "warmup_adequate": _var(np.int8(adequate), (), "1",
+                                "1 if the fixed warm-up covers what MSER recommends in every replication")})
+    ds.attrs.update({
+        "unstable_reason": (f"open load over capacity: {station} utilisation {util:.3f} >= 1" if over_capacity
+                            else "queue outgrew the model's I/O pool" if int(ds.unstable) else ""),
+        "title": "mcio simulation",
+        "mcio_version": __version__, "numba_version": numba.__version__,
+        "numpy_version": np.__version__, "seed": int(seed), "point": int(point),
+        "ios": int(ios), "warmup_ios": int(warmup), "replications": int(replications),
+        "warmup_rule": f"fixed: first {warmup} completions of each replication discarded",
+        "engine": "fast-path G/G/c" if use_fast else "event",
+        "device_busy_definition": "device_busy: RMF, (disconnect + connect) / interval; "
+                                  "device_busy_zvm: z/VM, (pend + disconnect + connect) / interval",
+        "model_toml": model.to_toml(),
+        "created": datetime.now(timezone.utc).isoformat(timespec="seconds"),
+    })
+    return ds
+
+

@@ -1,0 +1,643 @@
+"""The stages of an I/O's life in the event engine (DESIGN.md §2.2), one small function each.
+
+Every stage is compiled with ``options.JIT_STAGE``: no reference counting, and LLVM always inlines
+it into ``iopath.run_one``, so the split costs no call (a call LLVM does not inline passes each
+array as 7 fields, ~10 ns; Numba's own ``inline="always"`` would add reference-count calls for
+every array at every use: see options.py). They work on named state, the arrays ``run_one`` allocates, grouped in tuples (unpacked where used; the tuples
+are built once per replication):
+
+- ``sf`` float64[P, N_SF], ``si`` int64[P, N_SI]: one row per I/O slot (columns SF_*, SI_*).
+- ``rng`` = (vb float64[N_ROWS, VBLOCK], vpos int64[N_ROWS], lanes uint64[N_ROWS, 4, LANES],
+  scal uint64[N_ROWS, 4], dp float64[N_DIST, 5], ev float64[:], ec float64[:]): the rows of draws
+  (``blockrng.next_from``).
+- ``heap`` = (h_t float64[P + 1], h_c int64[P + 1], h_n int64[1]): timed events, code = 8 slot + EV_*.
+- ``dev`` = (dev_busy int64[D], dq_h int64[D], dq_t int64[D], base_busy bool[D], dq_s int64[4]):
+  exposures in use and the IOSQ FIFO per device; dq_s[DQ_*]: the HyperPAV alias pool, the
+  arrival-order list of every queued I/O (head, tail) and the number queued.
+- ``paths`` = (dev_grp int64[D], grp_ptr int64[G + 1], grp_ch int64[:], chg_ptr int64[C + 1],
+  chg int64[:], rotor int64[G], gq_h int64[G], gq_t int64[G]): path groups and their FIFO of I/Os
+  deferred for lack of an open exchange.
+- ``mp`` = (mp_busy int64[C], mq_h, mq_t, mq_n, me_h, me_t int64[C]): the channel MP and its start-
+  and end-work FIFOs.
+- ``cu`` = (servers int64[2], row int64[2], zero bool[2], busy int64[2], h int64[2], t int64[2]):
+  the control unit's two multi-server FIFO stations, 0 = host adapter (CMR), 1 = back end.
+- ``ps`` = (ps_list int64[C, L], ps_n int64[C], ps_v float64[C], ps_tl float64[C],
+  ps_next_t float64[C], ps_next_slot int64[C]): each channel link's processor-shared transfers.
+- ``oe`` int64[C]: open exchanges per channel; ``dev_state`` float64[D, N_DEV_STATE]: per-device
+  state the device-service seam may keep.
+
+A stage returns the I/O's next stage, or -1 if the I/O now waits (in a FIFO, on a timed event or
+in a transfer); whoever ends the wait names the stage it resumes at.
+
+The device-service seam is ``device_service``: the one place that decides what the device side
+makes of an I/O (its device-side disconnect, whether it goes to the back end, its connect).
+"""
+import numba as nb
+import numpy as np
+
+from .blockrng import next_from
+from .heap import heap_pop, heap_push
+from .histogram import hist_add
+from .ioclass import io_attrs
+from .layout import D_MP_SHAPE, R_CLASS, R_DEVICE, R_MISS, R_MODE
+from .options import JIT_LEAF, JIT_STAGE
+from .stats import (A_DEFERRED, A_DEV_BUSY_MS, A_DEV_BUSY_ZVM_MS, A_N, A_SQ_CMR, A_SQ_CONN,
+                    A_SQ_DISC, A_SQ_IOSQ, A_SQ_PEND, A_SQ_RESP, A_SUM_CMR, A_SUM_CONN, A_SUM_DISC,
+                    A_SUM_IOSQ, A_SUM_PEND, A_SUM_RESP, C_AREA_OE, C_DEFERRED, C_KB,
+                    C_LINK_BUSY_MS, C_MP_BUSY_MS, C_OE_MAX, C_SSCH, V_BUSY_MS, V_SSCH)
+
+# stages
+ARRIVE, GETCH, MPSTART, HA, AFTER_HA, DEVICE, BE, CONN, XFER, MPEND, DONE = range(11)
+# timed events (code & 7); EV_BE = EV_HA + 1: the control-unit station index
+EV_ARRIVE, EV_MP, EV_HA, EV_BE, EV_PROTO, EV_DEVICE, EV_PACE = range(7)
+INF = np.inf
+
+# slot state columns, sf[slot, SF_*] (ms, KB)
+(SF_T_ARR, SF_T_START, SF_T_MARK, SF_PEND, SF_CMR, SF_DISC, SF_W_START, SF_W_END, SF_TAG,
+ SF_T_DISC, SF_DEV_DISC_MS, SF_PROTO_MS, SF_XFER_KB, SF_CONN_MIN_MS) = range(14)
+N_SF = 14
+# si[slot, SI_*]
+(SI_DEV, SI_CLS, SI_MODE, SI_CH, SI_DEF, SI_MPSTAGE, SI_POS, SI_NXT, SI_G_PREV, SI_G_NEXT, SI_MISS,
+ SI_ALIAS, SI_BACKEND) = range(13)
+N_SI = 13
+# dq_s[DQ_*]: the device queues' scalars
+DQ_POOL, DQ_HEAD, DQ_TAIL, DQ_WAITING = range(4)
+# dev_state[device, DV_*]: per-device state of the device side (none used yet; see device_service)
+DV_ARM_CYL = 0
+N_DEV_STATE = 1
+
+
+# ---------------------------------------------------------------------------- FIFOs
+
+
+@nb.njit(**JIT_LEAF)
+def enqueue(head, tail, si, q, slot):
+    """Append ``slot`` to FIFO ``q`` (linked through si[:, SI_NXT])."""
+    si[slot, SI_NXT] = -1
+    if head[q] < 0:
+        head[q] = slot
+    else:
+        si[tail[q], SI_NXT] = slot
+    tail[q] = slot
+
+
+@nb.njit(**JIT_LEAF)
+def dequeue(head, tail, si, q):
+    """Remove and return the head of FIFO ``q`` (not empty)."""
+    slot = head[q]
+    head[q] = si[slot, SI_NXT]
+    if head[q] < 0:
+        tail[q] = -1
+    return slot
+
+
+@nb.njit(**JIT_STAGE)
+def draw(rng, row):
+    """The next draw of row ``row`` (an np.int64: a literal would compile once per value)."""
+    vb, vpos, lanes, scal, dp, ev, ec = rng
+    return next_from(vb, vpos, row, lanes, scal, dp, ev, ec)
+
+
+# ---------------------------------------------------------------------------- device exposures
+
+
+@nb.njit(**JIT_STAGE)
+def exposure_take(x, d, si, dev, hpav, expo):
+    """I/O ``x`` asks device ``d`` for an exposure: True if it got one, else it waits (IOSQ).
+
+    Static PAV: ``expo`` exposures per device. HyperPAV: each device has its base; the aliases
+    are one pool shared by all devices (dq_s[DQ_POOL]); a queued I/O also joins the arrival-order
+    list of all queued I/Os, so that a freed alias goes to the oldest (``exposure_release``).
+    """
+    dev_busy, dq_h, dq_t, base_busy, dq_s = dev
+    if hpav:
+        if not base_busy[d] or dq_s[DQ_POOL] > 0:
+            si[x, SI_ALIAS] = base_busy[d]
+            if si[x, SI_ALIAS]:
+                dq_s[DQ_POOL] -= 1
+            else:
+                base_busy[d] = True
+            dev_busy[d] += 1
+            return True
+        enqueue(dq_h, dq_t, si, d, x)
+        tail = dq_s[DQ_TAIL]
+        si[x, SI_G_PREV] = tail
+        si[x, SI_G_NEXT] = -1
+        if tail >= 0:
+            si[tail, SI_G_NEXT] = x
+        else:
+            dq_s[DQ_HEAD] = x
+        dq_s[DQ_TAIL] = x
+        dq_s[DQ_WAITING] += 1
+        return False
+    if dev_busy[d] < expo:
+        dev_busy[d] += 1
+        return True
+    enqueue(dq_h, dq_t, si, d, x)
+    dq_s[DQ_WAITING] += 1
+    return False
+
+
+@nb.njit(**JIT_STAGE)
+def exposure_release(x, d, si, dev, hpav):
+    """I/O ``x`` gives back its exposure of device ``d``: returns the queued I/O that takes it
+    (now holding an exposure, to resume at GETCH), or -1.
+
+    Static PAV: the device's next queued I/O. HyperPAV: a freed alias goes to the oldest I/O
+    queued on any device (the head of the arrival-order list, which heads its device's queue);
+    a freed base passes to the device's next queued I/O, else the base is free.
+    """
+    dev_busy, dq_h, dq_t, base_busy, dq_s = dev
+    dev_busy[d] -= 1
+    y = -1
+    if hpav:
+        if si[x, SI_ALIAS]:
+            dq_s[DQ_POOL] += 1
+            y = dq_s[DQ_HEAD]
+            if y >= 0:
+                dequeue(dq_h, dq_t, si, si[y, SI_DEV])
+                dq_s[DQ_POOL] -= 1
+                si[y, SI_ALIAS] = True
+        elif dq_h[d] >= 0:
+            y = dequeue(dq_h, dq_t, si, d)
+            si[y, SI_ALIAS] = False
+        else:
+            base_busy[d] = False
+        if y >= 0:
+            # unlink y from the arrival-order list
+            prev = si[y, SI_G_PREV]
+            nxt = si[y, SI_G_NEXT]
+            if prev >= 0:
+                si[prev, SI_G_NEXT] = nxt
+            else:
+                dq_s[DQ_HEAD] = nxt
+            if nxt >= 0:
+                si[nxt, SI_G_PREV] = prev
+            else:
+                dq_s[DQ_TAIL] = prev
+            dq_s[DQ_WAITING] -= 1
+            dev_busy[si[y, SI_DEV]] += 1
+    elif dq_h[d] >= 0:
+        y = dequeue(dq_h, dq_t, si, d)
+        dq_s[DQ_WAITING] -= 1
+        dev_busy[d] += 1
+    return y
+
+
+# ---------------------------------------------------------------------------- the stages
+
+
+@nb.njit(**JIT_STAGE)
+def stage_arrive(x, t, sf, si, rng, attrs, pick, dev, hpav, expo):
+    """SSCH issued: the I/O's class, mode and miss, its device, and an exposure of it (else IOSQ).
+
+    ``attrs`` = (cls_cum float64[K], n_cls, zshare, cls_miss float64[K], cls_draw, mode_draw,
+    miss_draw): what decides the attributes (``ioclass``); ``pick`` = (bind, bound_dev int64[P],
+    n_dev, al_prob float64[D], al_idx int64[D]): how the device is chosen (bound per slot, or
+    Walker's alias table over the access skew).
+    """
+    cls_cum, ncls, zshare, cls_miss, cls_draw, mode_draw, miss_draw = attrs
+    bind, bound_dev, n_dev, al_prob, al_idx = pick
+    sf[x, SF_T_ARR] = t
+    u_cls = u_mode = u_miss = 0.5
+    if cls_draw:
+        u_cls = draw(rng, np.int64(R_CLASS))
+    if mode_draw:
+        u_mode = draw(rng, np.int64(R_MODE))
+    if miss_draw:
+        u_miss = draw(rng, np.int64(R_MISS))
+    k, mode, miss = io_attrs(u_cls, u_mode, u_miss, cls_cum, ncls, zshare, cls_miss)
+    si[x, SI_CLS] = k
+    si[x, SI_MODE] = mode
+    si[x, SI_MISS] = miss
+    if bind:
+        d = bound_dev[x]
+    elif n_dev == 1:
+        d = 0
+    else:
+        ud = draw(rng, np.int64(R_DEVICE)) * n_dev
+        d = int(ud)
+        if d >= n_dev:
+            d = n_dev - 1
+        if ud - d >= al_prob[d]:
+            d = al_idx[d]
+    si[x, SI_DEV] = d
+    si[x, SI_DEF] = 0
+    return GETCH if exposure_take(x, d, si, dev, hpav, expo) else -1
+
+
+@nb.njit(**JIT_STAGE)
+def stage_getch(x, t, sf, si, paths, oe, chs, sel, oecap):
+    """A channel of the device's path group with a free open exchange (else deferred, FIFO per
+    group). ``sel`` 0: rotate from the group's rotor; 1: fewest open exchanges, ties round the
+    group (not to the lowest CHPID)."""
+    dev_grp, grp_ptr, grp_ch, chg_ptr, chg, rotor, gq_h, gq_t = paths
+    sf[x, SF_T_START] = t
+    g = dev_grp[si[x, SI_DEV]]
+    a = grp_ptr[g]
+    m = grp_ptr[g + 1] - a
+    c = -1
+    if sel == 0:
+        for j in range(m):
+            jj = (rotor[g] + j) % m
+            cc = grp_ch[a + jj]
+            if oe[cc] < oecap:
+                c = cc
+                rotor[g] = (jj + 1) % m
+                break
+    else:
+        for j in range(m):
+            cc = grp_ch[a + (rotor[g] + j) % m]
+            if oe[cc] < oecap and (c < 0 or oe[cc] < oe[c]):
+                c = cc
+        rotor[g] = (rotor[g] + 1) % m
+    if c < 0:
+        si[x, SI_DEF] = 1
+        enqueue(gq_h, gq_t, si, g, x)
+        return -1
+    oe[c] += 1
+    if oe[c] > chs[c, C_OE_MAX]:
+        chs[c, C_OE_MAX] = oe[c]
+    si[x, SI_CH] = c
+    return MPSTART
+
+
+@nb.njit(**JIT_STAGE)
+def stage_mpstart(x, t, sf, si, rng, mp, heap, cls_mp, start_frac, mp_det):
+    """The channel MP's work for this I/O (fixed + per command + per KB, times a shape draw),
+    split into start and end work; the start work now, FIFO behind the MP's other work."""
+    mp_busy, mq_h, mq_t, mq_n, me_h, me_t = mp
+    h_t, h_c, h_n = heap
+    w = cls_mp[si[x, SI_CLS], si[x, SI_MODE]]
+    if not mp_det and w > 0.0:
+        w *= draw(rng, np.int64(D_MP_SHAPE))
+    sf[x, SF_W_START] = w * start_frac
+    sf[x, SF_W_END] = w - sf[x, SF_W_START]
+    if sf[x, SF_W_START] <= 0.0:
+        return HA
+    c = si[x, SI_CH]
+    si[x, SI_MPSTAGE] = 0
+    if mp_busy[c] == 0:
+        mp_busy[c] = 1
+        heap_push(h_t, h_c, h_n, t + sf[x, SF_W_START], x * 8 + EV_MP)
+    else:
+        enqueue(mq_h, mq_t, si, c, x)
+        mq_n[c] += 1
+    return -1
+
+
+@nb.njit(**JIT_STAGE)
+def stage_cu(x, t, st, sf, si, rng, cu, heap):
+    """Control-unit station ``st`` (0 host adapter: the CMR; 1 back end: the disconnect of a
+    miss): a free server serves now (a draw of the station's row), else FIFO."""
+    servers, row, zero, busy, cu_h, cu_t = cu
+    h_t, h_c, h_n = heap
+    sf[x, SF_T_MARK] = t
+    if zero[st]:
+        return AFTER_HA if st == 0 else CONN
+    if busy[st] < servers[st]:
+        busy[st] += 1
+        heap_push(h_t, h_c, h_n, t + draw(rng, row[st]), x * 8 + EV_HA + st)
+        return -1
+    enqueue(cu_h, cu_t, si, st, x)
+    return -1
+
+
+@nb.njit(**JIT_STAGE)
+def device_service(x, t, sf, si, dev_state, cls_kb, cls_proto):
+    """THE DEVICE-SERVICE SEAM: what the device side makes of I/O ``x`` once the control unit
+    has accepted its command (after the CMR), at time ``t`` (ms).
+
+    Reads the I/O's attributes si[x, SI_DEV | SI_CLS | SI_MODE | SI_MISS] and may read and write
+    ``dev_state`` (float64[D, N_DEV_STATE], zero at the start of a replication: e.g. an arm's
+    cylinder). Writes the I/O's plan, which the stages after it carry out:
+
+    - sf[x, SF_DEV_DISC_MS]: device-side disconnect (ms, no queue: the I/O holds its device
+      exposure), e.g. seek + rotational latency; 0 skips it.
+    - si[x, SI_BACKEND]: 1 if it then queues at the back end (a miss), else 0.
+    - sf[x, SF_PROTO_MS]: protocol time of its connect (ms); sf[x, SF_XFER_KB]: KB over the link
+      (processor-shared with the channel's other transfers).
+    - sf[x, SF_CONN_MIN_MS]: the least its protocol + transfer may take (ms), e.g. a transfer
+      paced by the media on a read-through controller; 0: the link alone paces it.
+
+    Today: no device-side disconnect, a miss goes to the back end, connect = the class's
+    protocol time (per command or per I/O by mode) + its KB at link speed.
+    """
+    k = si[x, SI_CLS]
+    sf[x, SF_DEV_DISC_MS] = 0.0
+    si[x, SI_BACKEND] = si[x, SI_MISS]
+    sf[x, SF_PROTO_MS] = cls_proto[k, si[x, SI_MODE]]
+    sf[x, SF_XFER_KB] = cls_kb[k]
+    sf[x, SF_CONN_MIN_MS] = 0.0
+
+
+@nb.njit(**JIT_STAGE)
+def stage_after_ha(x, t, sf, si, dev_state, cls_kb, cls_proto):
+    """The command is accepted: pend and CMR end, the device side plans the rest (the seam),
+    and the disconnect, if any, starts."""
+    sf[x, SF_CMR] = t - sf[x, SF_T_MARK]
+    sf[x, SF_PEND] = t - sf[x, SF_T_START]
+    sf[x, SF_DISC] = 0.0
+    sf[x, SF_T_DISC] = t
+    device_service(x, t, sf, si, dev_state, cls_kb, cls_proto)
+    if sf[x, SF_DEV_DISC_MS] > 0.0:
+        return DEVICE
+    return BE if si[x, SI_BACKEND] else CONN
+
+
+@nb.njit(**JIT_STAGE)
+def stage_device(x, t, sf, heap):
+    """The device-side disconnect (no queue): ends by the EV_DEVICE event."""
+    h_t, h_c, h_n = heap
+    heap_push(h_t, h_c, h_n, t + sf[x, SF_DEV_DISC_MS], x * 8 + EV_DEVICE)
+    return -1
+
+
+@nb.njit(**JIT_STAGE)
+def stage_conn(x, t, sf, heap):
+    """Connect starts: its protocol time first (a timed event), then the transfer."""
+    h_t, h_c, h_n = heap
+    sf[x, SF_T_MARK] = t
+    pr = sf[x, SF_PROTO_MS]
+    if pr > 0.0:
+        heap_push(h_t, h_c, h_n, t + pr, x * 8 + EV_PROTO)
+        return -1
+    return XFER
+
+
+@nb.njit(**JIT_STAGE)
+def after_transfer(x, t, sf, heap):
+    """Protocol and transfer done: MP end work next, unless the plan's least connect time is
+    not reached yet (then an EV_PACE event at that time resumes the I/O at MPEND)."""
+    h_t, h_c, h_n = heap
+    floor = sf[x, SF_CONN_MIN_MS]
+    if floor > 0.0 and t - sf[x, SF_T_MARK] < floor:
+        heap_push(h_t, h_c, h_n, sf[x, SF_T_MARK] + floor, x * 8 + EV_PACE)
+        return -1
+    return MPEND
+
+
+@nb.njit(**JIT_STAGE)
+def _ps_advance(c, now, bw, ps_n, ps_v, ps_tl):
+    """Move channel c's virtual time (KB served per active transfer) forward to ``now``."""
+    if ps_n[c] > 0:
+        ps_v[c] += (now - ps_tl[c]) * bw / ps_n[c]
+    ps_tl[c] = now
+
+
+@nb.njit(**JIT_STAGE)
+def _ps_next(c, now, bw, ps_n, ps_v, ps_list, sf, ps_next_t, ps_next_slot):
+    """Recompute when channel c's next transfer ends (processor sharing; ties to the lower slot)."""
+    n = ps_n[c]
+    if n == 0:
+        ps_next_t[c] = INF
+        ps_next_slot[c] = -1
+        return
+    best = ps_list[c, 0]
+    for j in range(1, n):
+        y = ps_list[c, j]
+        if sf[y, SF_TAG] < sf[best, SF_TAG] or (sf[y, SF_TAG] == sf[best, SF_TAG] and y < best):
+            best = y
+    rem = sf[best, SF_TAG] - ps_v[c]
+    if rem < 0.0:
+        rem = 0.0
+    ps_next_t[c] = now + rem * n / bw
+    ps_next_slot[c] = best
+
+
+@nb.njit(**JIT_STAGE)
+def stage_xfer(x, t, sf, si, ps, heap, bw):
+    """The data transfer joins its channel's processor-shared link (bandwidth ``bw`` KB/ms)."""
+    ps_list, ps_n, ps_v, ps_tl, ps_next_t, ps_next_slot = ps
+    kb = sf[x, SF_XFER_KB]
+    if kb <= 0.0:
+        return after_transfer(x, t, sf, heap)
+    c = si[x, SI_CH]
+    _ps_advance(c, t, bw, ps_n, ps_v, ps_tl)
+    sf[x, SF_TAG] = ps_v[c] + kb
+    si[x, SI_POS] = ps_n[c]
+    ps_list[c, ps_n[c]] = x
+    ps_n[c] += 1
+    _ps_next(c, t, bw, ps_n, ps_v, ps_list, sf, ps_next_t, ps_next_slot)
+    return -1
+
+
+@nb.njit(**JIT_STAGE)
+def transfer_ends(c, t, sf, si, ps, bw):
+    """Channel c's next transfer ends at ``t``: remove it from the link; returns its I/O."""
+    ps_list, ps_n, ps_v, ps_tl, ps_next_t, ps_next_slot = ps
+    y = ps_next_slot[c]
+    _ps_advance(c, t, bw, ps_n, ps_v, ps_tl)
+    last = ps_list[c, ps_n[c] - 1]
+    ps_list[c, si[y, SI_POS]] = last
+    si[last, SI_POS] = si[y, SI_POS]
+    ps_n[c] -= 1
+    _ps_next(c, t, bw, ps_n, ps_v, ps_list, sf, ps_next_t, ps_next_slot)
+    return y
+
+
+@nb.njit(**JIT_STAGE)
+def stage_mpend(x, t, sf, si, mp, heap):
+    """End-of-I/O MP work (served before new start work: exchanges close promptly)."""
+    mp_busy, mq_h, mq_t, mq_n, me_h, me_t = mp
+    h_t, h_c, h_n = heap
+    if sf[x, SF_W_END] <= 0.0:
+        return DONE
+    c = si[x, SI_CH]
+    si[x, SI_MPSTAGE] = 1
+    if mp_busy[c] == 0:
+        mp_busy[c] = 1
+        heap_push(h_t, h_c, h_n, t + sf[x, SF_W_END], x * 8 + EV_MP)
+    else:
+        enqueue(me_h, me_t, si, c, x)
+    return -1
+
+
+@nb.njit(**JIT_STAGE)
+def count_completion(x, t, sf, si, acc, chs, devs, hist):
+    """A measured I/O ends at ``t``: its statistics into the accumulators (kernels/stats.py)."""
+    c = si[x, SI_CH]
+    d = si[x, SI_DEV]
+    resp = t - sf[x, SF_T_ARR]
+    iosq = sf[x, SF_T_START] - sf[x, SF_T_ARR]
+    conn = t - sf[x, SF_T_MARK]
+    acc[A_N] += 1.0
+    acc[A_SUM_RESP] += resp
+    acc[A_SUM_IOSQ] += iosq
+    acc[A_SUM_PEND] += sf[x, SF_PEND]
+    acc[A_SUM_CMR] += sf[x, SF_CMR]
+    acc[A_SUM_DISC] += sf[x, SF_DISC]
+    acc[A_SUM_CONN] += conn
+    acc[A_SQ_RESP] += resp * resp
+    acc[A_SQ_IOSQ] += iosq * iosq
+    acc[A_SQ_PEND] += sf[x, SF_PEND] * sf[x, SF_PEND]
+    acc[A_SQ_CMR] += sf[x, SF_CMR] * sf[x, SF_CMR]
+    acc[A_SQ_DISC] += sf[x, SF_DISC] * sf[x, SF_DISC]
+    acc[A_SQ_CONN] += conn * conn
+    acc[A_DEV_BUSY_MS] += sf[x, SF_DISC] + conn
+    acc[A_DEV_BUSY_ZVM_MS] += t - sf[x, SF_T_START]
+    acc[A_DEFERRED] += si[x, SI_DEF]
+    hist_add(hist, resp)
+    chs[c, C_SSCH] += 1.0
+    chs[c, C_KB] += sf[x, SF_XFER_KB]
+    chs[c, C_DEFERRED] += si[x, SI_DEF]
+    devs[d, V_SSCH] += 1.0
+    devs[d, V_BUSY_MS] += sf[x, SF_DISC] + conn
+
+
+@nb.njit(**JIT_STAGE)
+def close_exchange(c, sf, si, paths, oe):
+    """An I/O's exchange on channel c closes: the longest-deferred I/O of a path group through c
+    takes it; returns that I/O (to resume at MPSTART) or -1."""
+    dev_grp, grp_ptr, grp_ch, chg_ptr, chg, rotor, gq_h, gq_t = paths
+    oe[c] -= 1
+    best_g = -1
+    for j in range(chg_ptr[c], chg_ptr[c + 1]):
+        gg = chg[j]
+        if gq_h[gg] >= 0 and (best_g < 0 or sf[gq_h[gg], SF_T_START] < sf[gq_h[best_g], SF_T_START]):
+            best_g = gg
+    if best_g < 0:
+        return -1
+    y = dequeue(gq_h, gq_t, si, best_g)
+    oe[c] += 1
+    si[y, SI_CH] = c
+    return y
+
+
+@nb.njit(**JIT_STAGE)
+def release(x, sf, si, paths, oe, dev, hpav, rs_slot, rs_stage, rs_n):
+    """I/O x ends: its exchange closes and its device exposure is freed; the I/Os that take them
+    go on the ready stack (rs_slot, rs_stage int64[2 P + 8], rs_n used), the deferred one to
+    MPSTART, the queued one to GETCH. Returns the new rs_n."""
+    y = close_exchange(si[x, SI_CH], sf, si, paths, oe)
+    if y >= 0:
+        rs_slot[rs_n] = y
+        rs_stage[rs_n] = MPSTART
+        rs_n += 1
+    y = exposure_release(x, si[x, SI_DEV], si, dev, hpav)
+    if y >= 0:
+        rs_slot[rs_n] = y
+        rs_stage[rs_n] = GETCH
+        rs_n += 1
+    return rs_n
+
+
+@nb.njit(**JIT_STAGE)
+def batch_add(bat, done, b_cur, b_next, total, resp):
+    """Completion ``done`` (from 0, warm-up included) adds its response time ``resp`` to MSER
+    batch done * len(bat) // total (kept without a division); returns (b_cur, b_next)."""
+    nb_ = bat.shape[0]
+    while done >= b_next:
+        b_cur += 1
+        b_next = ((b_cur + 1) * total + nb_ - 1) // nb_
+    bat[b_cur] += resp
+    return b_cur, b_next
+
+
+# ---------------------------------------------------------------------------- events
+
+
+@nb.njit(**JIT_STAGE)
+def next_event(heap, ps_next_t, next_arr):
+    """When the next event is and where: (time, source, channel); source 0 the heap, 1 the end
+    of channel ``channel``'s next transfer, 2 an open arrival, -1 none (ties: that order)."""
+    h_t, h_c, h_n = heap
+    tn = INF
+    src = -1
+    if h_n[0] > 0:
+        tn = h_t[0]
+        src = 0
+    cmin = -1
+    for cc in range(ps_next_t.shape[0]):
+        if ps_next_t[cc] < tn:
+            tn = ps_next_t[cc]
+            cmin = cc
+            src = 1
+    if next_arr < tn:
+        tn = next_arr
+        src = 2
+    return tn, src, cmin
+
+
+
+
+@nb.njit(**JIT_STAGE)
+def mp_work_ends(y, t, sf, si, mp, heap):
+    """I/O y's MP work ends: the MP takes its next work (end work first); returns y's stage."""
+    mp_busy, mq_h, mq_t, mq_n, me_h, me_t = mp
+    h_t, h_c, h_n = heap
+    c = si[y, SI_CH]
+    mp_busy[c] = 0
+    if me_h[c] >= 0:
+        z = dequeue(me_h, me_t, si, c)
+        mp_busy[c] = 1
+        heap_push(h_t, h_c, h_n, t + sf[z, SF_W_END], z * 8 + EV_MP)
+    elif mq_h[c] >= 0:
+        z = dequeue(mq_h, mq_t, si, c)
+        mq_n[c] -= 1
+        mp_busy[c] = 1
+        heap_push(h_t, h_c, h_n, t + sf[z, SF_W_START], z * 8 + EV_MP)
+    return HA if si[y, SI_MPSTAGE] == 0 else DONE
+
+
+@nb.njit(**JIT_STAGE)
+def cu_service_ends(y, st, t, sf, si, rng, cu, heap):
+    """I/O y's service at control-unit station ``st`` ends: the station's next queued I/O
+    starts; returns y's stage."""
+    servers, row, zero, busy, cu_h, cu_t = cu
+    h_t, h_c, h_n = heap
+    busy[st] -= 1
+    if st == 0:
+        nstage = AFTER_HA
+    else:
+        sf[y, SF_DISC] = t - sf[y, SF_T_DISC]
+        nstage = CONN
+    if cu_h[st] >= 0:
+        z = dequeue(cu_h, cu_t, si, st)
+        busy[st] += 1
+        heap_push(h_t, h_c, h_n, t + draw(rng, row[st]), z * 8 + EV_HA + st)
+    return nstage
+
+
+@nb.njit(**JIT_STAGE)
+def device_disconnect_ends(y, t, sf, si):
+    """I/O y's device-side disconnect ends: to the back end if its plan says so, else connect."""
+    sf[y, SF_DISC] = t - sf[y, SF_T_DISC]
+    return BE if si[y, SI_BACKEND] else CONN
+
+
+@nb.njit(**JIT_STAGE)
+def channel_areas(dt, a_mpq, chs, oe, mp, ps, n_ch):
+    """Time-weighted channel figures over ``dt`` ms; returns the MP queue's area ``a_mpq``
+    advanced (in channel order: the same sum whatever the split)."""
+    mp_busy, mq_h, mq_t, mq_n, me_h, me_t = mp
+    ps_n = ps[1]
+    for cc in range(n_ch):
+        chs[cc, C_AREA_OE] += oe[cc] * dt
+        if mp_busy[cc]:
+            chs[cc, C_MP_BUSY_MS] += dt
+            a_mpq += mq_n[cc] * dt
+        if ps_n[cc] > 0:
+            chs[cc, C_LINK_BUSY_MS] += dt
+    return a_mpq
+
+
+@nb.njit(**JIT_STAGE)
+def heap_event(t, sf, si, rng, mp, cu, heap):
+    """Take the heap's first event (due at ``t``): returns (its I/O, the stage it resumes at)."""
+    h_t, h_c, h_n = heap
+    code = h_c[0]
+    heap_pop(h_t, h_c, h_n)
+    y = code >> 3
+    et = code & 7
+    if et == EV_ARRIVE:
+        return y, ARRIVE
+    if et == EV_MP:
+        return y, mp_work_ends(y, t, sf, si, mp, heap)
+    if et == EV_HA or et == EV_BE:
+        return y, cu_service_ends(y, et - EV_HA, t, sf, si, rng, cu, heap)
+    if et == EV_DEVICE:
+        return y, device_disconnect_ends(y, t, sf, si)
+    if et == EV_PACE:
+        return y, MPEND
+    return y, XFER          # EV_PROTO
