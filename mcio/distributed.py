@@ -20,6 +20,8 @@ Needs the optional dependency ``dask[distributed]``: ``pip install 'mcio[dask]'`
 """
 from __future__ import annotations
 
+import difflib
+
 import contextlib
 import os
 import threading
@@ -61,7 +63,26 @@ def parse_address(dask) -> tuple[str, int | None]:
         if not n.isdigit() or int(n) < 1:
             raise McioError(FIELD, dask, "local:N needs a whole number of worker processes N >= 1")
         return "local", int(n)
+    host = s.split("://", 1)[-1].rsplit(":", 1)[0].strip("[]")
+    head = s.split(":", 1)[0]
+    if "://" not in s and head != "local" and difflib.get_close_matches(head, ["local"], n=1, cutoff=0.6):
+        raise McioError(FIELD, dask, "did you mean 'local' or 'local:N'? (a scheduler address looks like "
+                                     "tcp://host:8786)")
+    if host and not _resolves(host):
+        raise McioError(FIELD, dask, f"host {host!r} does not resolve; give a scheduler address (tcp://host:8786), "
+                                     "'local' or 'local:N'")
     return "address", None
+
+
+def _resolves(host: str) -> bool:
+    """Whether ``host`` names a reachable address family at all (checked before Dask spends its
+    connect timeout on it)."""
+    import socket
+    try:
+        socket.getaddrinfo(host, None)
+        return True
+    except (socket.gaierror, UnicodeError, OSError):
+        return False
 
 
 def usable_cores() -> int:

@@ -93,3 +93,31 @@ def test_cli_start_up_imports_no_engine():
             "if m in sys.modules]; print(','.join(heavy))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.strip()
     assert out == "", f"imported at start-up: {out}"
+
+
+def test_info_lists_every_group_of_a_grouped_file(tmp_path):
+    import xarray as xr
+    from mcio.store import write_groups
+    out = tmp_path / "g.h5"
+    a = xr.Dataset({"x_ms": (("i",), np.arange(3.0), {"units": "ms", "long_name": "x"})}, attrs={"title": "A"})
+    b = xr.Dataset({"y_iops": (("j",), np.arange(2.0), {"units": "s-1", "long_name": "y"})}, attrs={"title": "B"})
+    write_groups({"straight": a, "striped": b}, out)
+    r = _run("info", str(out))
+    assert r.exit_code == 0, r.output
+    assert "2 group(s): straight, striped" in r.output and "x_ms" in r.output and "y_iops" in r.output
+
+
+def test_scenarios_name_shows_parameters_with_provenance():
+    r = _run("scenarios", "mm1-demo")
+    assert r.exit_code == 0
+    assert "rate_iops" in r.output and "provenance" in r.output and "variants: rho50, rho90" in r.output
+    assert _run("scenarios", "nope").exit_code == 2
+
+
+def test_a_misspelt_local_dask_address_fails_at_once():
+    from mcio import McioError
+    from mcio.distributed import parse_address
+    with pytest.raises(McioError, match="did you mean 'local'"):
+        parse_address("lokal:2")
+    with pytest.raises(McioError, match="does not resolve"):
+        parse_address("no-such-host.invalid:8786")

@@ -222,23 +222,46 @@ def plot_cmd(results, out, x, hue, band, no_bands, logy, by):
 @main.command("info")
 @click.argument("results")
 def info_cmd(results):
-    """Dimensions, variables (with units) and attributes of RESULTS."""
+    """Dimensions, variables (with units) and attributes of RESULTS (every group of a grouped file)."""
     from ..store import open_results
     ds = open_results(results)
-    out = [f"{results}: {ds.attrs.get('title', '')}", "dimensions:"]
+    groups = _groups(results)
+    if groups and not ds.data_vars:
+        import xarray as xr
+        out = [f"{results}: {len(groups)} group(s): {', '.join(groups)}"]
+        for g in groups:
+            with xr.open_dataset(results, engine="h5netcdf", group=g) as gds:
+                out += ["", f"group {g}:"] + ["  " + line for line in _describe(gds, f"{results}/{g}")]
+        click.echo("\n".join(out))
+        return
+    click.echo("\n".join(_describe(ds, results)))
+
+
+def _groups(path) -> list[str]:
+    """The top-level groups of an HDF5 file that hold netCDF variables."""
+    import h5py
+    try:
+        with h5py.File(path, "r") as f:
+            return [k for k, v in f.items() if isinstance(v, h5py.Group)]
+    except OSError:
+        return []
+
+
+def _describe(ds, name) -> list[str]:
+    out = [f"{name}: {ds.attrs.get('title', '')}", "dimensions:"]
     for d, n in ds.sizes.items():
         vals = ds[d].values if d in ds.coords else None
         key = ds[d].attrs.get("mcio_key", "") if d in ds.coords else ""
         shown = "" if vals is None else " [" + ", ".join(map(_fmt, vals[:6])) + (", ..." if n > 6 else "") + "]"
         out.append(f"  {d:<22}{n:>6}{shown}{'  (' + key + ')' if key else ''}")
     out.append("variables:")
-    for name, v in ds.data_vars.items():
-        out.append(f"  {name:<22} ({', '.join(v.dims)})  [{v.attrs.get('units', '?')}]  {v.attrs.get('long_name', '')}")
+    for vname, v in ds.data_vars.items():
+        out.append(f"  {vname:<22} ({', '.join(v.dims)})  [{v.attrs.get('units', '?')}]  {v.attrs.get('long_name', '')}")
     out.append("attributes:")
     for k, v in ds.attrs.items():
-        s = " ".join(str(v).split())
-        out.append(f"  {k:<16}= {s[:70] + ' ...' if len(s) > 70 else s}")
-    click.echo("\n".join(out))
+        t = " ".join(str(v).split())
+        out.append(f"  {k:<16}= {t[:70] + ' ...' if len(t) > 70 else t}")
+    return out
 
 
 def _fmt(v) -> str:
@@ -246,12 +269,26 @@ def _fmt(v) -> str:
 
 
 @main.command("scenarios")
-def scenarios_cmd():
-    """List the named scenarios a spec may use (scenario = "name")."""
-    from ..scenarios import SCENARIOS, describe
-    width = max((len(n) for n in SCENARIOS), default=0)
-    for name in sorted(SCENARIOS):
-        click.echo(f"{name:<{width}}  {describe(name)}")
+@click.argument("name", required=False)
+def scenarios_cmd(name):
+    """List the named scenarios a spec may use (scenario = "name"); with NAME, its parameters
+    (value, unit, provenance, reason), variants and the number of measured figures."""
+    from ..scenarios import SCENARIO_OBJECTS, SCENARIOS, describe, get_scenario
+    if name is None:
+        width = max((len(n) for n in SCENARIOS), default=0)
+        for n in sorted(SCENARIOS):
+            click.echo(f"{n:<{width}}  {describe(n)}")
+        click.echo("(mcio scenarios NAME shows a scenario's parameters and variants)")
+        return
+    scn = get_scenario(name)
+    click.echo(f"{scn.name}: {scn.description}")
+    rows = [(p.name, _fmt(p.value), p.unit, p.provenance, p.reason) for p in scn.params]
+    w = [max(len(r[i]) for r in rows + [("parameter", "value", "unit", "provenance", "")]) for i in range(4)]
+    click.echo(f"{'parameter':<{w[0]}}  {'value':<{w[1]}}  {'unit':<{w[2]}}  {'provenance':<{w[3]}}  reason")
+    for r in rows:
+        click.echo(f"{r[0]:<{w[0]}}  {r[1]:<{w[1]}}  {r[2]:<{w[2]}}  {r[3]:<{w[3]}}  {' '.join(r[4].split())}")
+    click.echo(f"variants: {', '.join(scn.variants)}")
+    click.echo(f"measured figures: {len(scn.figures)} (mcio reproduce {scn.name})")
 
 
 @main.command("reproduce")

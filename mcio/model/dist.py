@@ -13,7 +13,6 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field
 
-import numpy as np
 
 from ..errors import McioError
 
@@ -143,6 +142,7 @@ class Dist:
             row[3] = math.log(self.mean) - sigma2 / 2 if self.mean > 0 else -math.inf
             row[4] = math.sqrt(sigma2)
         elif self.kind == "empirical":
+            import numpy as np  # here, not at module level: the CLI starts without NumPy
             w = np.asarray(self.weights, float)
             row[3] = float(len(ev))
             row[4] = float(len(self.values))
