@@ -115,7 +115,7 @@ PARAMS = (
 #: phase 2's and 3's warm CU: fitted to their disconnect (the only figure that sees them)
 VARIANTS = {
     "phase1_mdc_track": {},
-    "phase2_mdc_off": {"mdc_mode": "off", "cu_resident_fraction": 0.986,
+    "phase2_mdc_off": {"mdc_mode": "off", "cu_resident_fraction": 0.982,
                        "phase_ssch": phase_ssch_per_volume("phase2_mdc_off")},
     "phase3_mdc_track_again": {"cu_resident_fraction": 0.895,
                                "phase_ssch": phase_ssch_per_volume("phase3_mdc_track_again")},
@@ -133,7 +133,7 @@ VARIANTS = {
                                      "cu_hit_transfer_mb_s": 0.0, "ccw_protocol_us": 5.0},
 }
 VARIANT_REASON = {
-    "phase2_mdc_off": "cu_resident_fraction 0.986 fitted to phase 2's disconnect 0.16 ms: the same boot re-reads "
+    "phase2_mdc_off": "cu_resident_fraction 0.982 fitted to phase 2's disconnect 0.16 ms: the same boot re-reads "
                       "what phase 1's track reads left in the CU cache",
     "phase3_mdc_track_again": "cu_resident_fraction 0.895 fitted to phase 3's disconnect 1.54 ms (third access; some "
                               "tracks aged out in the 40 minutes since)",
