@@ -90,7 +90,7 @@ def compare(model_a, model_b, ios: int = 200_000, replications: int = 8, seed: i
          "figure_units": (("figure",), np.array([FIGURES[f][1] for f in FIGURES]),
                           {"long_name": "unit of each figure (UDUNITS)"})},
         coords={"figure": ("figure", np.array(list(FIGURES)), {"long_name": "headline figure"})},
-        attrs={"title": f"mcio compare: {la} vs {lb}", "Conventions": "CF-1.10", "seed": int(seed),
+        attrs={"title": f"mcio compare: {la} vs {lb}", "Conventions": "CF-1.8", "seed": int(seed),
                "ios": int(ios), "replications": int(replications), "label_a": la, "label_b": lb,
                "model_a_toml": model_a.to_toml(), "model_b_toml": model_b.to_toml(),
                "pairing": "replication r of both models uses the same random streams"})

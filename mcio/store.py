@@ -38,7 +38,7 @@ from .errors import McioError
 
 COMPRESSION = {"zlib": True, "complevel": 4}
 #: The one CF convention every mcio results file declares (sweeps, ISFC links, scripts' files).
-CONVENTIONS = "CF-1.10"
+CONVENTIONS = "CF-1.8"  # the newest version the reference checker (cfchecker 4.1) knows; these files use nothing later
 SPEC_FILE = "spec.toml"
 MAGIC = b"MCIOPART\x01\n"
 #: Target size of one HDF5 chunk of the final file: a 1e5-point sweep reads in slices of ~this.
@@ -180,11 +180,43 @@ def _local_locks():
     return dask.config.set(scheduler="synchronous")
 
 
+def xr_variable(dims, data, attrs):
+    import xarray as xr
+    return xr.Variable(dims, data, attrs)
+
+
+def _as_chars(v):
+    """A string variable as a CF character array (netCDF NC_CHAR, one more dimension
+    ``<n>_strlen``), which every netCDF reader and CF checker takes; netCDF-4's variable-length
+    strings are not (cfchecker 4.1: "vlen types not supported"). ``_Encoding`` makes xarray
+    read it back as strings."""
+    import xarray as xr
+    a = np.asarray(v.values).astype(str)
+    raw = [x.encode("utf-8") for x in a.ravel()]
+    n = max([1] + [len(b) for b in raw])
+    chars = np.array(raw, dtype=f"S{n}").reshape(a.shape)
+    chars = chars.view("S1").reshape(a.shape + (n,))
+    return xr.Variable(v.dims + (f"strlen{n}",), chars, {**v.attrs, "_Encoding": "utf-8"})
+
+
 def _for_writing(ds):
     """A shallow copy of ``ds`` with netCDF-safe attributes and no inherited encodings."""
     ds = ds.copy()
     ds.attrs = {k: _attr_value(v) for k, v in ds.attrs.items()}
     ds.attrs["Conventions"] = CONVENTIONS  # one convention for every file mcio writes
+    for name in list(ds.coords):
+        v = ds[name].variable
+        if v.dtype.kind in "OU" and v.dims == (name,):
+            # a string dimension coordinate (variant names, figure names): CF labels, an auxiliary
+            # character variable over the dimension; open_results makes it the index again
+            label = f"{name}_label"
+            ds = ds.drop_vars(name).assign_coords({label: _as_chars(xr_variable(v.dims, v.values,
+                                                                                 {**v.attrs, "mcio_labels_of": name}))})
+    for name in list(ds.variables):
+        if ds[name].dtype.kind in "OU":
+            ds[name] = _as_chars(ds[name].variable) if name in ds.data_vars else ds[name]
+            if name in ds.coords:
+                ds = ds.assign_coords({name: _as_chars(ds[name].variable)})
     for v in ds.variables.values():
         v.attrs = {k: _attr_value(x) for k, x in v.attrs.items()}
         if isinstance(v.attrs.get("flag_values"), np.ndarray) and v.dtype.kind in "iu":
@@ -195,12 +227,7 @@ def _for_writing(ds):
 
 def write_netcdf(ds, path, chunk_dims=()) -> None:
     """Write ``ds`` to ``path`` atomically (temporary name in the same directory, then rename)."""
-    path = Path(path)
-    tmp = path.with_name(path.name + f".{os.getpid()}.tmp") if path.suffix != ".tmp" else path
-    ds = _for_writing(ds)
-    with _atomic(path, tmp):
-        with _local_locks():
-            ds.to_netcdf(tmp, engine="h5netcdf", encoding=encoding_for(ds, chunk_dims))
+    write_netcdf4(ds, path, chunk_dims)   # one writer for every single-group file
 
 
 def netcdf_bytes(ds) -> bytes:
@@ -289,7 +316,8 @@ def write_netcdf4(ds, path, chunk_dims=()) -> None:
                 for k, x in v.attrs.items():
                     h.attrs[k] = x
                 if name not in ds.coords:
-                    mine = [c for c in aux if set(ds.variables[c].dims) <= set(v.dims)]
+                    mine = [c for c in aux if set(d for d in ds.variables[c].dims if not d.startswith("strlen"))
+                            <= set(v.dims)]
                     if mine:
                         h.attrs["coordinates"] = " ".join(mine)
             for k, x in ds.attrs.items():
@@ -351,10 +379,22 @@ def open_results(path):
         raise McioError("file", str(p), "is a directory, not an HDF5 results file")
     try:
         with _local_locks(), xr.open_dataset(p, engine="h5netcdf", decode_timedelta=False) as ds:
-            return ds.load()
+            return restore_labels(ds.load())
     except (OSError, ValueError, KeyError, TypeError) as e:
         msg = str(e).splitlines()[0] if str(e) else type(e).__name__
         raise McioError("file", str(p), f"is not a readable HDF5/netCDF results file ({msg})") from None
+
+
+def restore_labels(ds):
+    """Label variables written for string dimension coordinates (``mcio_labels_of``) back as the
+    dimension's index, as the Dataset was before writing."""
+    for name in list(ds.variables):
+        dim = ds[name].attrs.get("mcio_labels_of")
+        if dim and dim in ds.dims and ds[name].dims == (dim,):
+            attrs = {k: v for k, v in ds[name].attrs.items() if k != "mcio_labels_of"}
+            vals = ds[name].values.astype(object)
+            ds = ds.drop_vars(name).assign_coords({dim: (dim, vals, attrs)})
+    return ds
 
 
 # ---- parts: one point's arrays, raw ---------------------------------------------------------

@@ -168,7 +168,7 @@ def job_figures(stream: Stream, ds: xr.Dataset) -> xr.Dataset:
         "ms_per_io": (resp, "ms", "mean time per channel program (response)"),
         "us_per_record": (n * resp / stream.outstanding / stream.records * 1000.0, "us",
                           "I/O wait per record moved"),
-        "mb_s": (thr * stream.records_per_io * stream.record_kb / 1000.0, "MB s-1",
+        "mb_s": (thr * stream.records_per_io * stream.record_kb / 1000.0, "Mbyte s-1",
                  "job data rate (1 MB = 1000 KB)"),
     }
     out = xr.Dataset()

@@ -86,7 +86,7 @@ PRECISION_VARS = ("response_ms", "iosq_ms", "pend_ms", "cmr_ms", "disconnect_ms"
 MAX_IOS_FACTOR = 100
 # dims the engine already uses and names of its variables: a sweep dim must not collide with them
 RESERVED_DIMS = ("replication", "channel", "quantile", "device", "point", VARIANT_DIM)
-UNIT_OF_SUFFIX = (("_mb_s", "MB s-1"), ("_iops", "s-1"), ("_ms", "ms"), ("_us", "us"), ("_kb", "kB"))
+UNIT_OF_SUFFIX = (("_mb_s", "Mbyte s-1"), ("_iops", "s-1"), ("_ms", "ms"), ("_us", "us"), ("_kb", "kB"))
 
 
 @dataclass(frozen=True)
@@ -1045,7 +1045,7 @@ def assemble(spec: SweepSpec, parts: list):
                 a = q.vars[name][1]
                 arr[(i,) + tuple(slice(0, n) for n in a.shape)] = a
         data_vars[name] = xr.Variable(spec.dims + tuple(dims), arr.reshape(shape + full), dict(attrs))
-    reason = np.array([str(q.attrs.get("unstable_reason", "")) for q in parts], dtype=str)  # <U: as read back
+    reason = np.array([str(q.attrs.get("unstable_reason", "")) for q in parts], dtype=object)  # as read back (CF chars decode to str objects)
     data_vars["unstable_reason"] = xr.Variable(spec.dims, reason.reshape(shape), {
         "units": "1", "long_name": "why the point is unstable (its steady-state figures are NaN); empty if stable"})
     attrs_of = dim_attrs(spec)

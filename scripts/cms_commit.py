@@ -4,7 +4,7 @@ commit) versus 4.3.0 (changed map blocks only) — the model's whole grid, writt
     python scripts/cms_commit.py [--out results/cms_commit/cms_commit.h5] [--fig docs/cms_commit.png]
                                  [--ios 5000] [--replications 4] [--seed 1]
 
-Writes one CF-1.10 netCDF-4/HDF5 file (mcio.store.write_netcdf) with I/O counts by release x
+Writes one CF-1.8 netCDF-4/HDF5 file (mcio.store.write_netcdf) with I/O counts by release x
 cylinders (the seed's six sizes and the EAV what-ifs 65,520 and 262,668) x command x block size
 (512 B-4 KB), blocks moved by role, the published counts, elapsed time per command on one 3390
 (engine), device busy at the scenario's commit rate and the saturating rate; and

@@ -69,7 +69,7 @@ def run(ios: int, replications: int, seed: int) -> xr.Dataset:
     out["variant"].attrs.update(long_name="scenario variant (phase or what-if)", units="1")
     models = {f"model_toml_{v}": scn.model(v).to_toml() for v in scn.variants}
     out.attrs = {}          # concat kept the first variant's run attributes: start again
-    out.attrs.update(Conventions="CF-1.10", **models)
+    out.attrs.update(Conventions="CF-1.8", **models)
     out.attrs.update(title="seed 002: DASD response components with minidisk cache on and off",
                      mcio_version=__version__, scenario="dasd-mdc", ios=ios, replications=replications, seed=seed,
                      phase_rows="; ".join(f"{k}: {a}-{b} ({why})" for k, (a, b, why) in PHASES.items()))

@@ -114,7 +114,7 @@ def main(argv=None) -> int:
         ds.attrs["sender"] = sender
         results[name] = ds
         print("\n".join(compare(name, ds)))
-    write_groups(results, h5)  # mcio.store: the one writer (atomic, CF-1.10, compressed)
+    write_groups(results, h5)  # mcio.store: the one writer (atomic, CF-1.8, compressed)
     a_x, b_x = results["straight_3x3"].link_ssch_iops.values, results["striped_3x3"].link_ssch_iops.values
     a_m, b_m = results["straight_3x3"].link_mb_s.values, results["striped_3x3"].link_mb_s.values
     print(f"striping gain: {100 * (b_x.mean() / a_x.mean() - 1):+.2f} % SSCH/s (seed +3.7 %), "

@@ -102,7 +102,7 @@ def build(ios: int, reps: int, seed: int) -> xr.Dataset:
         cpu.append(float(ds["cpu_s"]))
         for k in o:
             o[k].append(per[k])
-    units = {"elapsed_s": "s", "ms_per_io": "ms", "channel_busy": "1", "link_busy": "1", "mb_s": "MB s-1"}
+    units = {"elapsed_s": "s", "ms_per_io": "ms", "channel_busy": "1", "link_busy": "1", "mb_s": "Mbyte s-1"}
     for k in o:
         v[f"outstanding_{k}"] = _var(o[k], ("mode", "outstanding", "replication"), units[k],
                                      f"{k} with N channel programs in flight (one volume per stream; "
@@ -121,7 +121,7 @@ def build(ios: int, reps: int, seed: int) -> xr.Dataset:
     out["chain_records"].attrs.update(units="1", long_name="records per channel program")
     out["outstanding"].attrs.update(units="1", long_name="channel programs in flight")
     out["zhpf_share"].attrs.update(units="1", long_name="share of channel programs in z/HPF")
-    out.attrs.update({"Conventions": "CF-1.10", "title": "mcio: SNAPDUMP classic FICON vs z/HPF (seed 003)",
+    out.attrs.update({"Conventions": "CF-1.8", "title": "mcio: SNAPDUMP classic FICON vs z/HPF (seed 003)",
                       "mcio_version": __version__, "scenario": "zhpf-dump", "seed": int(seed), "ios": int(ios),
                       "replications": int(reps),
                       "models_toml": "\n".join(f"# {m}\n{scn.model(MODES[m]).to_toml()}" for m in modes)})

@@ -21,8 +21,8 @@ def test_compare_two_scenario_variants_prints_paired_ci(tmp_path):
     r = _run("compare", "mm1-demo:rho50", "mm1-demo:rho90", "--ios", "5000", "--replications", "4", "-o", str(out))
     assert r.exit_code == 0, r.output
     assert "paired 95% CI" in r.output and "response_ms" in r.output
-    import xarray as xr
-    ds = xr.open_dataset(out, engine="h5netcdf")
+    from mcio.store import open_results
+    ds = open_results(out)
     assert float(ds["diff"].sel(figure="response_ms")) > 0
     assert float(ds.diff_ci95.sel(figure="response_ms")) < float(ds.diff_ci95_unpaired.sel(figure="response_ms"))
 

@@ -109,7 +109,7 @@ OUTPUTS: tuple[Stat, ...] = tuple(
     Stat("deferred_iops", "chs", C_DEFERRED, PER_S, "s-1",
          "I/Os deferred for lack of an open exchange, per second"),
     Stat("channel_ssch_iops", "chs", C_SSCH, PER_S, "s-1", "I/O rate (SSCH/s) per channel"),
-    Stat("channel_mb_s", "chs", C_KB, PER_MS, "MB s-1", "data rate per channel (1 MB = 1000 KB)"),
+    Stat("channel_mb_s", "chs", C_KB, PER_MS, "Mbyte s-1", "data rate per channel (1 MB = 1000 KB)"),
     Stat("device_ssch_iops", "devs", V_SSCH, PER_S, "s-1", "I/O rate (SSCH/s) per device", per_device=True),
     Stat("device_busy_by_device", "devs", V_BUSY_MS, PER_MS, "1", "device busy per device, RMF definition",
          per_device=True),

@@ -138,7 +138,7 @@ PARAMS: tuple[Param, ...] = (
           "with one exposure per volume (an I/O waiting for an exchange holds its volume); z9 + USP-V "
           "shops ran PAV/HyperPAV", (0, 255)),
     # channel ----------------------------------------------------------------------------------
-    Param("link_mb_s", 400.0, "MB s-1", "IBM", "FICON Express4 (z9) at 4 Gbit/s: ~400 MB/s per "
+    Param("link_mb_s", 400.0, "Mbyte s-1", "IBM", "FICON Express4 (z9) at 4 Gbit/s: ~400 MB/s per "
           "direction; a 4 KB transfer takes ~10 us, so the link is never the limit here", (1e-6, None)),
     Param("max_open_exchanges", 48, "1", "seed", "64 per channel is the limit (the post: 'ports capable "
           "of 64 OE each'; IBM's FICON figure), but the seed sees 45-50 OE at saturation with hundreds "

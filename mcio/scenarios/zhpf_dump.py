@@ -103,7 +103,7 @@ PARAMS: tuple[Param, ...] = (
     _p("zhpf_share", 0.0, "1", "seed", "0: classic command-mode I/O; 1: z/HPF (VM66431)", (0.0, 1.0)),
     # ---- channels ----------------------------------------------------------------------------
     _p("channels", 4, "1", "seed", "'four FICON Express8S LX chpids'", (1, 256)),
-    _p("link_mb_s", 800.0, "MB s-1", "IBM", "FICON Express8S at 8 Gbit/s: ~800 MB/s per direction "
+    _p("link_mb_s", 800.0, "Mbyte s-1", "IBM", "FICON Express8S at 8 Gbit/s: ~800 MB/s per direction "
        "(8b/10b coding); a 114-record chain (467 KB) moves in 0.58 ms", (1.0, None)),
     _p("max_open_exchanges", 64, "1", "IBM", "FICON exchanges per channel (unused with one "
        "program outstanding)", (1, 100_000)),

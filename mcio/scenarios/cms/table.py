@@ -1,4 +1,4 @@
-"""The model's whole grid as one CF-1.10 xarray Dataset: I/O counts by release x size x command x
+"""The model's whole grid as one CF-1.8 xarray Dataset: I/O counts by release x size x command x
 block size (and per block role), the map arithmetic, the published counts beside them, and the
 time each batch takes on one 3390 (from the engine), the device busy at a commit rate and the
 rate that saturates the volume. ``scripts/cms_commit.py`` writes it with :func:`mcio.store.write_netcdf`.
@@ -85,7 +85,7 @@ def build_dataset(scenario, cylinders, block_sizes, variant: str = "seed", ios: 
             "role": var(np.array(ROLES), ("role",), "1", "what the block holds"),
         },
         attrs={
-            "Conventions": "CF-1.10",
+            "Conventions": "CF-1.8",
             "title": "CMS file-commit I/O versus minidisk size, z/VM 4.2.0 vs 4.3.0 (mcio scenario cms-commit)",
             "source": "mcio.scenarios.cms (seed 004)",
             "variant": variant,

@@ -27,7 +27,7 @@ from ...model import Model
 
 #: name -> (value, unit, provenance, reason)
 TIMING_PARAMS = {
-    "media_mb_s": (4.2, "MB s-1", "IBM", "3390 data rate 4.2 MB/s (domain.md section 2: 56,664 B per "
+    "media_mb_s": (4.2, "Mbyte s-1", "IBM", "3390 data rate 4.2 MB/s (domain.md section 2: 56,664 B per "
                    "14.2 ms revolution, ~4.0-4.2 MB/s; seed 002: 4-5 MB/s)"),
     "rotation_ms": (14.2, "ms", "derived", "one 3390 revolution: twice the 7.1 ms average rotational "
                     "delay of the 3390 product literature"),

@@ -54,7 +54,7 @@ PARAMS = (
       "3390 track (49,152 bytes), 180 per cylinder", (512, 56664)),
     P("revolution_ms", 14.2, "ms", "IBM", "3390 average rotational delay 7.1 ms = half a revolution (domain.md §2)",
       (1.0, 100.0)),
-    P("media_mb_s", 4.2, "MB s-1", "IBM", "3390 data rate off the head; domain.md derives 4.0-4.2 from the track and "
+    P("media_mb_s", 4.2, "Mbyte s-1", "IBM", "3390 data rate off the head; domain.md derives 4.0-4.2 from the track and "
       "the revolution; the seed says 'disk speed, between 4 and 5 MB per second'", (0.1, 1000.0)),
     P("seek_settle_ms", 2.0, "ms", "assumed", "the fixed part of any arm move (start, settle); not published "
       "(domain.md §2): a round value for drives of the era", (0.0, 20.0)),
@@ -87,7 +87,7 @@ PARAMS = (
       "(hits then come from the access pattern, not from the size)", (0.0, 1e9)),
     # ---- the control unit ------------------------------------------------------------------------
     P("cu_policy", "read_through", "1", "seed", "'it appears that this storage controller does a read through'"),
-    P("cu_hit_transfer_mb_s", 4.2, "MB s-1", "seed", "the rate this CU sends cached data: phase 3 (track reads that "
+    P("cu_hit_transfer_mb_s", 4.2, "Mbyte s-1", "seed", "the rate this CU sends cached data: phase 3 (track reads that "
       "mostly hit, disconnect 0.3-2.0 ms) still had connect 10.4-11.0 ms, as phase 1's misses: a full track at ~4.5 "
       "MB/s, so hits go no faster than the disk here; set to the media rate. 0 means channel speed", (0.0, 1000.0)),
     P("emulated_miss_ms", 1.0, "ms", "assumed", "back-end service of a miss on an emulated 3390 (a modern "
@@ -95,7 +95,7 @@ PARAMS = (
     P("cu_resident_fraction", 0.0, "1", "seed", "phase 1 is the data's first access ('the first time data is "
       "accessed, disconnect time will be in the 10-20 ms range'): cold. Phases 2 and 3 override it", (0.0, 1.0)),
     # ---- channel and pend ---------------------------------------------------------------------------
-    P("link_mb_s", 17.0, "MB s-1", "seed", "ESCON: 'up to 17MB/sec'"),
+    P("link_mb_s", 17.0, "Mbyte s-1", "seed", "ESCON: 'up to 17MB/sec'"),
     P("max_open_exchanges", 1, "1", "IBM", "ESCON runs one I/O at a time per channel", (1, 100_000)),
     P("ccw_protocol_us", 20.0, "us", "assumed", "ESCON handshake per CCW beside the data; below the seed's "
       "0.1 ms resolution for a few records", (0.0, 1000.0)),

@@ -31,7 +31,7 @@ PARAMS: tuple[Param, ...] = (
     Param("kb_per_io", _P.kb_per_io, "kB", "seed", "data per SSCH: link 565 MB/s / 754 SSCH/s = 0.749 MB "
           "(straight), 590 / 782 = 0.754 MB (striped); ISFC moves guest pages in ~0.75 MB chained writes",
           (1e-6, None)),
-    Param("channel_mb_s", _P.channel_mb_s, "MB s-1", "fitted", "data rate of a channel's data mover for "
+    Param("channel_mb_s", _P.channel_mb_s, "Mbyte s-1", "fitted", "data rate of a channel's data mover for "
           "ONE FCTC end (each end on the channel moves the SSCH's data once: the sender's write, and on "
           "a shared channel the receiver's read too): fitted by fit_to_seed() to the seed's shared "
           "channels (~206 MB/s of relocation data with enough FCTCs); IBM's command-mode FICON maxima "
@@ -93,7 +93,7 @@ def _layout_figures(variant: str, seed: dict) -> list[Figure]:
     out.append(Figure(f"{name}: link SSCH/s", variant, "link_ssch_iops", seed["link_ssch_iops"],
                       Tolerance(rel=0.10), "s-1", _SRC))
     out.append(Figure(f"{name}: link MB/s", variant, "link_mb_s", seed["link_mb_s"], Tolerance(rel=0.10),
-                      "MB s-1", _SRC))
+                      "Mbyte s-1", _SRC))
     return out
 
 
@@ -123,7 +123,7 @@ FIGURES: tuple[Figure, ...] = tuple(
     + [Figure("1 channel x 2 FCTC: D050 (lower devno) SSCH/s", "one_channel_2fctc",
               "connection_ssch_iops.D050", 0.0, Tolerance(abs=1.0), "s-1", "seed 000 text", _ZERO_NOTE),
        Figure("1 channel x 2 FCTC: link MB/s", "one_channel_2fctc", "link_mb_s",
-              SEED_000["one_channel_2fctc"]["link_mb_s"], Tolerance(rel=0.10), "MB s-1", "seed 000 text")]
+              SEED_000["one_channel_2fctc"]["link_mb_s"], Tolerance(rel=0.10), "Mbyte s-1", "seed 000 text")]
     + [Figure(f"striping gain: link {what}", "striped_3x3", f"striping_gain_{q}",
               SEED_000["striped_3x3"][q] / SEED_000["straight_3x3"][q] - 1.0, Tolerance(abs=0.015), "1",
               "seed 000 table (+3.7 % SSCH/s, +4.4 % MB/s)",
@@ -134,7 +134,7 @@ FIGURES: tuple[Figure, ...] = tuple(
     + [Figure("1 channel x 2 FCTC: D051 carries all", "one_channel_2fctc", "connection_share.D051", 1.0,
               Tolerance(abs=0.001), "1", "seed 000 text 'the other carries all'", _ZERO_NOTE),
        Figure("one channel with enough FCTCs: MB/s (straight 3x3, CHPID 3D)", "straight_3x3", "channel_mb_s.3D",
-              SEED_000["channel_max_mb_s"], Tolerance(rel=0.10), "MB s-1",
+              SEED_000["channel_max_mb_s"], Tolerance(rel=0.10), "Mbyte s-1",
               "seed 000 text 'about 206 MB/s ... with one FICON channel if sufficient FCTC connections are "
               "used (see Figure 1)': Figure 1's 3D and 3E, three FCTCs each"),
        Figure("1 channel x 2 FCTC against one channel with enough FCTCs", "one_channel_2fctc",
@@ -160,7 +160,7 @@ FIGURES: tuple[Figure, ...] = tuple(
        Figure("straight 3x3, non-shared channels: link SSCH/s", "straight_3x3_non_shared", "link_ssch_iops", None,
               Tolerance(), "s-1", "prediction", _PREDICTION),
        Figure("straight 3x3, non-shared channels: link MB/s", "straight_3x3_non_shared", "link_mb_s", None,
-              Tolerance(), "MB s-1", "prediction", _PREDICTION),
+              Tolerance(), "Mbyte s-1", "prediction", _PREDICTION),
        Figure("straight 3x3, non-shared over shared: link SSCH/s", "straight_3x3_non_shared",
               "non_shared_gain_link_ssch_iops", None, Tolerance(), "1", "prediction",
               _PREDICTION + "; paired with straight_3x3")])
