@@ -31,7 +31,10 @@ def test_every_output_is_declared_once_in_table_order():
                 want.append(_ci_name(st.var))
         assert list(ds.data_vars) == want + list(EXTRAS)
         for st in S.OUTPUTS:
-            assert ds[st.var].attrs == {"units": st.units, "long_name": st.long_name}
+            attrs = dict(ds[st.var].attrs)
+            if st.norm == S.FLAG:   # flags carry CF flag_values / flag_meanings besides
+                assert list(attrs.pop("flag_values")) == [0, 1] and attrs.pop("flag_meanings")
+            assert attrs == {"units": st.units, "long_name": st.long_name}
         assert ds.response_ci95_ms.attrs["long_name"] == S.OUTPUTS[0].ci
         # a normalisation really applied: the rate is I/Os over the interval in s
         np.testing.assert_allclose(ds.throughput_iops, ds.ios_measured / ds.sim_time_s)

@@ -20,6 +20,18 @@ def ci95_halfwidth(x: np.ndarray, axis: int = -1) -> np.ndarray:
     return stats.t.ppf(0.975, n - 1) * np.std(x, axis=axis, ddof=1) / math.sqrt(n)
 
 
+#: CF flag_meanings of the flag variables (value 0 first, then 1)
+FLAG_MEANINGS = {"unstable": "stable unstable", "warmup_adequate": "warmup_too_short warmup_adequate"}
+
+
+def flag_var(value: bool, long_name: str, meanings: str):
+    """A 0/1 flag as CF wants it: int8 with flag_values and flag_meanings."""
+    import xarray as xr
+    return xr.Variable((), np.int8(value), attrs={"units": "1", "long_name": long_name,
+                                                  "flag_values": np.array([0, 1], np.int8),
+                                                  "flag_meanings": meanings})
+
+
 def _var(data, dims, units, long_name):
     return xr.Variable(dims, data, attrs={"units": units, "long_name": long_name})
 
@@ -77,7 +89,7 @@ def assemble(model: Model, acc, chs, devs, hist, per_device: bool, extra: dict |
         elif st.norm == S.INTERVAL_S:
             data = T / 1000.0
         elif st.norm == S.FLAG:
-            v[st.var] = _var(np.int8(bool(x.any())), (), st.units, st.long_name)
+            v[st.var] = flag_var(bool(x.any()), st.long_name, FLAG_MEANINGS.get(st.var, "no yes"))
             continue
         else:
             raise ValueError(f"{st.var}: unknown normalisation {st.norm!r}")

@@ -19,7 +19,7 @@ from ..kernels.histogram import HIST_BUCKETS
 from ..model import Model
 from ..warmup import MSER_BATCHES, mser_warmup_ios
 from .pack import pack, stream_states
-from .results import _var, assemble
+from .results import FLAG_MEANINGS, _var, assemble, flag_var
 
 UNSTABLE_IOS = 20_000         # I/Os simulated for a point known to be over capacity
 
@@ -147,8 +147,8 @@ def simulate(model: Model, ios: int = 200_000, replications: int = 4, seed: int 
     ds = assemble(model, acc, chs, devs, hist, per_device, extra={
         "warmup_mser_ios": _var(mser, ("replication",), "1",
                                 "warm-up MSER recommends (I/Os, on 64 batch means; -1: too short)"),
-        "warmup_adequate": _var(np.int8(adequate), (), "1",
-                                "1 if the fixed warm-up covers what MSER recommends in every replication")})
+        "warmup_adequate": flag_var(adequate, "1 if the fixed warm-up covers what MSER recommends in every "
+                                              "replication", FLAG_MEANINGS["warmup_adequate"])})
     ds.attrs.update({
         "unstable_reason": (f"open load over capacity: {station} utilisation {util:.3f} >= 1" if over_capacity
                             else "queue outgrew the model's I/O pool" if int(ds.unstable) else ""),
