@@ -1,4 +1,4 @@
-"""Memory must not grow with the number of I/Os simulated (DESIGN.md §3: statistics stream).
+"""Memory must not grow with the number of I/Os simulated (docs/design.md §3: statistics stream).
 
 Target (issue 6): peak memory at 1e8 I/Os within 10 % of the peak at 1e6.
 

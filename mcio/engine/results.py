@@ -1,4 +1,4 @@
-"""Raw accumulators -> the labelled results Dataset (DESIGN.md §4), and confidence intervals."""
+"""Raw accumulators -> the labelled results Dataset (docs/design.md §4), and confidence intervals."""
 from __future__ import annotations
 
 import math

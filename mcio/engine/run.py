@@ -112,7 +112,7 @@ def simulate(model: Model, ios: int = 200_000, replications: int = 4, seed: int 
     ``point`` keys the random streams of a sweep point. An open model at or over capacity
     raises McioError unless ``allow_unstable`` (then it is simulated, flagged and stopped
     early). ``fast_path``: "auto" uses the G/G/c recursion where the model reduces to it.
-    Returns a Dataset in RMF's vocabulary (DESIGN.md §4); times in ms.
+    Returns a Dataset in RMF's vocabulary (docs/design.md §4); times in ms.
     """
     if not isinstance(model, Model):
         raise McioError("model", type(model).__name__, "must be an mcio.Model")
