@@ -1,7 +1,7 @@
 """Seed 004: CMS file-commit I/O versus minidisk size, z/VM 4.2.0 (whole allocation map at every
 commit) versus 4.3.0 (changed map blocks only) — the model's whole grid, written and drawn.
 
-    python scripts/cms_commit.py [--out results/cms_commit/cms_commit.h5] [--fig docs/cms_commit.png]
+    python scripts/cms_commit.py [--out out/] [--fig docs/cms_commit.png]
                                  [--ios 5000] [--replications 4] [--seed 1]
 
 Writes one CF-1.8 netCDF-4/HDF5 file (mcio.store.write_netcdf) with I/O counts by release x
@@ -97,14 +97,14 @@ def draw(ds, path: Path) -> None:
 
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--out", default="results/cms_commit/cms_commit.h5")
+    ap.add_argument("--out", default="out", help="output directory (cms_commit.h5 there)")
     ap.add_argument("--fig", default="docs/cms_commit.png")
     ap.add_argument("--ios", type=int, default=5_000, help="I/Os per replication per engine run")
     ap.add_argument("--replications", type=int, default=4)
     ap.add_argument("--seed", type=int, default=1)
     a = ap.parse_args(argv)
     try:
-        out, fig = Path(a.out), Path(a.fig)
+        out, fig = Path(a.out) / "cms_commit.h5", Path(a.fig)
         out.parent.mkdir(parents=True, exist_ok=True)
         check_writable(out)
         check_writable(fig, "figure")

@@ -4,7 +4,7 @@ Simulates the seed's four configurations on the engine, prints model versus seed
 configuration's Dataset as a group of one HDF5 (netCDF-4) file and draws per-connection SSCH/s,
 straight versus striped, as a bar chart:
 
-    python scripts/isfc_seed.py [--out-dir results/isfc_seed] [--ios-per-device 50000] [--replications 8]
+    python scripts/isfc_seed.py [--out out/] [--ios-per-device 50000] [--replications 8]
 
 Output: <out-dir>/isfc_seed.h5 (groups straight_3x3, striped_3x3, one_channel_2fctc,
 sixteen_fctc_7ch, and the prediction straight_3x3_non_shared; read with xr.open_dataset(path, engine="h5netcdf", group=...)) and
@@ -98,7 +98,7 @@ def bar_chart(results: dict, path: Path) -> None:
 
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--out-dir", default="results/isfc_seed")
+    ap.add_argument("--out", "--out-dir", dest="out_dir", default="out", help="output directory")
     ap.add_argument("--ios-per-device", type=int, default=50_000)
     ap.add_argument("--replications", type=int, default=8)
     ap.add_argument("--seed", type=int, default=0)

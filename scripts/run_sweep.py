@@ -71,7 +71,8 @@ def _fmt(v) -> str:
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("specs", nargs="*", type=Path, help="sweep specs (default: examples/*.toml)")
-    ap.add_argument("-o", "--outdir", type=Path, default=Path("out"), help="directory for .h5 and .png")
+    ap.add_argument("-o", "--out", "--outdir", dest="outdir", type=Path, default=Path("out"),
+                    help="output directory for .h5 and .png (every script takes --out DIR)")
     ap.add_argument("--resume", action="store_true", help="continue interrupted sweeps")
     ap.add_argument("--set", dest="sets", action="append", default=[], metavar="KEY=VALUE")
     ap.add_argument("--no-plot", action="store_true")
