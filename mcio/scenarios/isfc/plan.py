@@ -101,11 +101,12 @@ class Plan:
         other = {a: b for a, b in (self.systems, self.systems[::-1])}
         heads = [f"{s}->{other[s]}" for s in self.directions]
         lines = [f"{'rank':>4}  {'layout':<13}" + "".join(f"  {h:>28}" for h in heads),
-                 f"{'':>4}  {'':<13}" + "".join(f"  {'SSCH/s':>16} {'MB/s':>11}" for _ in heads)]
+                 f"{'':>4}  {'':<13}" + "".join(f"  {'SSCH/s (95% CI)':>16} {'MB/s':>11}" for _ in heads)]
         for i, e in enumerate(self.entries, 1):
             row = f"{i:>4}  {e.name:<13}"
             for s in self.directions:
-                row += f"  {e.ssch_iops[s]:>8.1f} ±{e.ssch_ci95_iops[s]:<6.1f} {e.mb_s(kb)[s]:>11.1f}"
+                cell = f"{e.ssch_iops[s]:.1f} ±{e.ssch_ci95_iops[s]:.1f}"   # one right-aligned cell under its header
+                row += f"  {cell:>16} {e.mb_s(kb)[s]:>11.1f}"
             lines.append(row)
         b = self.best
         lines += ["", f"Best layout ({b.name}), device numbers per CHPID:"]
