@@ -77,3 +77,11 @@ def test_mcio_reproduce_prints_json_and_exits_by_the_tolerances():
     assert res.exit_code == 2 and "no-such" in res.output
     res = CliRunner().invoke(main, ["reproduce", "mm1-demo", "--variant", "rho99"])
     assert res.exit_code == 2 and "unknown variant" in res.stderr and "rho50" in res.stderr
+
+
+def test_a_parameter_takes_only_its_own_kind():
+    # isfc-link's shared = "yes" was reported as a bad CHPID 'y'
+    with pytest.raises(McioError, match=r"scenario_params.shared.*true or false"):
+        build_scenario("isfc-link", {"shared": "yes"})
+    with pytest.raises(McioError, match=r"scenario_params.rate_iops.*must be a number"):
+        build_scenario("mm1-demo", {"rate_iops": "fast"})

@@ -47,7 +47,15 @@ class Param:
             raise ValueError(f"Param {self.name}: provenance {self.provenance!r} not in {PROVENANCE}")
 
     def check(self, value, where: str) -> Any:
-        """``value`` if it is allowed, else McioError naming ``where.name``."""
+        """``value`` if it is allowed, else McioError naming ``where.name``: of the default's kind
+        (a flag takes true/false, a text a string, a number a number) and within ``bounds``."""
+        if isinstance(self.value, bool) and not isinstance(value, bool):
+            raise McioError(f"{where}.{self.name}", value, "must be true or false")
+        if isinstance(self.value, str) and not isinstance(value, str):
+            raise McioError(f"{where}.{self.name}", value, "must be a string")
+        if (isinstance(self.value, (int, float)) and not isinstance(self.value, bool)
+                and (isinstance(value, bool) or not isinstance(value, (int, float)))):
+            raise McioError(f"{where}.{self.name}", value, f"must be a number ({self.unit})")
         if self.bounds is None:
             return value
         lo, hi = self.bounds
