@@ -224,7 +224,25 @@ def plot_curves(ds, x: str | None = None, hue: str | None = None, band: float | 
     ax2.set_title("IOSQ + pend + disconnect + connect" +
                   (f"\nat {_dim_label(ds, hue)} = {_fmt(hue_vals[0])}" if hue is not None else ""), fontsize=10)
     fig.tight_layout()
+    _diagnostic_footnote(fig, ds)
     return fig
+
+
+def _diagnostic_footnote(fig, ds) -> None:
+    """Say on the figure what an analyst must not miss: points whose warm-up MSER judged too
+    short, and unstable points."""
+    notes = []
+    if "warmup_adequate" in ds:
+        bad = int((np.asarray(ds["warmup_adequate"].values) == 0).sum())
+        if bad:
+            notes.append(f"warm-up shorter than MSER recommends at {bad} point(s) (see warmup_mser_ios)")
+    if "unstable" in ds:
+        bad = int(np.asarray(ds["unstable"].values).astype(bool).sum())
+        if bad:
+            notes.append(f"{bad} unstable point(s) (hollow grey: not a steady state)")
+    if notes:
+        fig.subplots_adjust(bottom=0.16)
+        fig.text(0.01, 0.01, "Note: " + "; ".join(notes), fontsize=8, color="0.3", ha="left", va="bottom")
 
 
 def _annotate_points(ax, xs, ys, values, col) -> None:

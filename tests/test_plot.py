@@ -190,3 +190,21 @@ def test_component_bars_per_variant(grid):
         plt.close(fig)
     with pytest.raises(McioError, match="measured.connect_ms"):
         plot_components(g, by="phase", measured={"connect_ms": [1.0]})
+
+
+def test_short_warmup_and_unstable_points_are_noted_on_the_figure(grid):
+    g = grid.copy()
+    g["warmup_adequate"] = g["warmup_adequate"].copy()
+    g["warmup_adequate"][...] = 1
+    g["warmup_adequate"][0, 0] = 0
+    fig = plot_curves(g)
+    try:
+        texts = [t.get_text() for t in fig.texts]
+        assert any("warm-up shorter than MSER recommends at 1 point" in t for t in texts), texts
+    finally:
+        plt.close(fig)
+    fig = plot_curves(grid.assign(warmup_adequate=grid["warmup_adequate"] * 0 + 1))
+    try:
+        assert not any("warm-up" in t.get_text() for t in fig.texts)
+    finally:
+        plt.close(fig)
