@@ -166,7 +166,12 @@ def plot_curves(ds, x: str | None = None, hue: str | None = None, band: float | 
     for i, hv in enumerate(hue_vals):
         sel = {hue: i} if hue else {}
         xs, ys = np.atleast_1d(xv.isel(sel).values), np.atleast_1d(mean.isel(sel).values)
-        order = np.argsort(xs, kind="stable")
+        # along the sweep axis, not sorted by x: past a knee the saturated points share ~one
+        # busy value and an x-sorted line would zigzag between them
+        if along is not None and along != x and np.issubdtype(np.asarray(ds[along].values).dtype, np.number):
+            order = np.argsort(np.broadcast_to(np.asarray(ds[along].values, float), xs.shape), kind="stable")
+        else:
+            order = np.argsort(xs, kind="stable")
         bad = (np.atleast_1d(unstable.isel(sel).values).astype(bool) if unstable is not None
                else np.zeros(xs.shape, bool))
         bad = np.broadcast_to(bad, xs.shape)
