@@ -154,6 +154,13 @@ PARAMS: tuple[Param, ...] = (
           "exchanges are open", (0.25, 40.0)),
     Param("mp_start_fraction", 0.5, "1", "assumed", "half the MP work starts the I/O (in pend), half "
           "ends it (in connect, served before new starts)", (0.05, 1.0)),
+    Param("mp_wake_us", 0.0, "us", "assumed", "wake-up work of an idle MP: a piece of MP work (start or "
+          "end) that finds the MP idle costs this much more, so the work per I/O is w + 2 (1 - U) x this "
+          "on average and falls with load (the seed's busy / IOPS: 90 us at 1,000 IOPS, 75.6 at 12,042). "
+          "0: off (channels.mp_wake_us)", (0.0, 40.0)),
+    Param("mp_order", "end_first", "1", "assumed", "order of the MP's waiting work: 'end_first' (an "
+          "I/O's end work before waiting starts) or 'fifo' (one arrival-order queue; end work waits "
+          "behind starts, in connect) (channels.mp_order)"),
     Param("zhpf_share", 0.0, "1", "seed", "z9: command mode (CCW) only; 1.0 = all I/O in transport "
           "mode", (0.0, 1.0)),
     Param("zhpf_mp_ratio", 0.5, "1", "IBM", "z/HPF MP work per I/O / CCW MP work per I/O for small "
@@ -337,6 +344,7 @@ class FiconChannel(Scenario):
                          "mp_us_per_io_zhpf": mp * p["zhpf_mp_ratio"],
                          "mp_us_per_command_zhpf": 0.0, "mp_us_per_kb_zhpf": 0.0,
                          "mp_scv": p["mp_scv"], "mp_start_fraction": p["mp_start_fraction"],
+                         "mp_wake_us": p["mp_wake_us"], "mp_order": p["mp_order"],
                          "zhpf_share": p["zhpf_share"],
                          "protocol_us_per_command_ccw": p["protocol_us_per_command_ccw"],
                          "protocol_us_per_io_zhpf": p["protocol_us_per_command_ccw"]},
