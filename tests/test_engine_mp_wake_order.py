@@ -50,6 +50,24 @@ def test_open_single_device_with_wake_up_stays_on_the_event_engine():
     assert np.allclose(_busy_per_io_us(ds), W_US + 2 * WAKE_US, rtol=2e-3)
 
 
+def test_wake_up_work_under_poisson_load_obeys_pasta():
+    # start work only, Poisson arrivals reaching the MP unchanged (no IOSQ: 256 devices with 3
+    # aliases; no exchange cap): a start finds the MP idle with probability 1 - U (PASTA), so
+    # U = rate (w + wake (1 - U)), i.e. U = rate (w + wake) / (1 + rate wake)
+    rate = 8000.0
+    m = Model.from_dict({"workload": {"type": "open", "rate_iops": rate}, "io": [{"kb": 4.0}],
+                         "devices": {"count": 256, "aliases": 3},
+                         "channels": {"mp_us_per_io_ccw": W_US, "mp_start_fraction": 1.0,
+                                      "mp_wake_us": WAKE_US, "max_open_exchanges": 100_000}})
+    ds = simulate(m, ios=40_000, replications=4)
+    lam = ds.throughput_iops.values / 1e6                   # per us
+    u = ds.channel_busy.sel(channel=0).values
+    law = lam * (W_US + WAKE_US) / (1 + lam * WAKE_US)
+    assert np.all(np.abs(u - law) < 0.006), (u, law)
+    assert np.all(u - lam * W_US > 0.5 * lam * WAKE_US)      # the wake-up work is there ...
+    assert np.all(u < lam * (W_US + WAKE_US) - 0.02)        # ... but not at every I/O
+
+
 def test_wake_up_work_per_io_falls_with_load():
     # E[busy per I/O] = w + wake x (P(idle at a start) + P(idle at an end)): under load fewer
     # pieces find the MP idle
