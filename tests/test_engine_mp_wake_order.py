@@ -63,7 +63,7 @@ def test_wake_up_work_under_poisson_load_obeys_pasta():
     lam = ds.throughput_iops.values / 1e6                   # per us
     u = ds.channel_busy.sel(channel=0).values
     law = lam * (W_US + WAKE_US) / (1 + lam * WAKE_US)
-    assert np.all(np.abs(u - law) < 0.006), (u, law)
+    assert np.all(np.abs(u - law) < 0.003), (u, law)
     assert np.all(u - lam * W_US > 0.5 * lam * WAKE_US)      # the wake-up work is there ...
     assert np.all(u < lam * (W_US + WAKE_US) - 0.02)        # ... but not at every I/O
 
