@@ -84,6 +84,23 @@ def test_the_96_percent_row_open_exchanges_pend_and_cmr(sims):
     assert 1.0 <= s["cmr_ms"] <= 2.0
 
 
+def test_mp_work_per_io_falls_with_load_as_the_seed_s(rows, sims):
+    # the seed's busy / IOPS: 90 us at 1,000 IOPS down to 75.6 us at 12,042; the fitted wake-up work
+    # of an idle MP (w + 2 (1 - U) wake per I/O) follows it, which a constant work per I/O cannot
+    seed = np.array([r.values["channel_busy"] / r.iops for r in rows]) * 1e6
+    model = np.array([s["channel_busy"] / s["iops"] for s in sims]) * 1e6
+    assert np.all(np.abs(model[:5] - seed[:5]) < 3.5), (model, seed)
+    assert model[0] - model[4] > 8.0, model
+    assert fc.defaults()["mp_wake_us"] > 0.0
+
+
+def test_the_91_percent_row_pend_in_the_seed_s_3_to_5_ms(sims):
+    # 'from ~70 % busy ... pend growing to 3-5 ms': end work waiting behind starts (mp_order = fifo)
+    # keeps part of the MP queue out of pend; with end work first the model's pend was 5.4-5.7 ms
+    assert fc.defaults()["mp_order"] == "fifo"
+    assert 3.0 <= sims[4]["pend_ms"] <= 5.0, sims[4]["pend_ms"]
+
+
 def test_the_knee_is_at_the_host_end(sims):
     # the seed: CMR stays ~1 ms up to ~70 % MP busy while pend grows; the channel saturates first
     assert sims[3]["cmr_ms"] == pytest.approx(1.0, abs=0.15)

@@ -13,7 +13,8 @@ KEYS = {"figure", "variant", "quantity", "unit", "measured", "model", "ci95", "t
 
 # the calibrated ficon-channel does not reach these (at its default run size too; each figure's
 # note says why): at the 91 % row the model's MP is 94 % busy and the exchanges sit at the cap of
-# 48 (pend 5.7 ms); the peak reading of "OE hitting 40-45" fails by design; the model has no SAP
+# 48; the peak reading of "OE hitting 40-45" fails by design; the model has no SAP. (The 91 %
+# row's pend, 4.9 ms at the default run size, is at the edge of the seed's 3-5 ms.)
 FICON_MISSES = {"row5 (12,042 IOPS, 91 % busy): channel MP busy", "from ~70 % busy: open exchanges",
                 "from ~70 % busy: pend", "from ~70 % busy: open exchanges, read as a peak",
                 "above 95 % busy: the SAP assigned to the channel 96 % busy"}

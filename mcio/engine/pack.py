@@ -104,7 +104,10 @@ def pack(model: Model, ios: int, warmup: int) -> Packed:
 
     shares = model.class_shares()
     n_cls = len(model.io)
-    cls_mp = np.zeros((n_cls, 2))
+    # columns 0, 1: MP work by mode; MPW_WAKE, MPW_FIFO: the MP's wake-up work and order (layout.py)
+    cls_mp = np.zeros((n_cls, L.N_MPW))
+    cls_mp[:, L.MPW_WAKE] = c["mp_wake_us"] / 1000.0
+    cls_mp[:, L.MPW_FIFO] = 1.0 if c["mp_order"] == "fifo" else 0.0
     cls_proto = np.zeros((n_cls, 2))
     for k, cl in enumerate(model.io):
         for m, mode in enumerate(("ccw", "zhpf")):

@@ -34,6 +34,9 @@ def fast_path_applies(model: Model) -> bool:
     w, d, c, cu = model.workload, model.devices, model.channels, model.control_unit
     if w["type"] != "open" or d["count"] != 1:
         return False
+    # the fast path's MP is a fixed work per I/O in one queue: no wake-up work, no work order
+    if c["mp_wake_us"] > 0 or c["mp_order"] != "end_first":
+        return False
     n = 1 + d["aliases"]
     if n == 1:
         return True

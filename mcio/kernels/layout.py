@@ -11,6 +11,13 @@ N_IP = 16
 FP_MP_START_FRACTION, FP_LINK_KB_PER_MS, FP_ZHPF_SHARE = range(3)
 N_FP = 3
 
+# columns of the per-class MP table cls_mp[k, :] past its two modes (0 CCW, 1 z/HPF: the MP work,
+# ms): the wake-up work of an idle MP (ms) and the work order (1.0: one FIFO for start and end
+# work; 0.0: end work first). Only the event engine reads them (fast_path_applies keeps models
+# that set them off the fast path).
+MPW_WAKE, MPW_FIFO = 2, 3
+N_MPW = 4
+
 # Rows of random draws. Each row has its own substreams (kernels/blockrng.py), keyed by the row's
 # stable name below, not by its index: inserting, removing or reordering rows leaves every other
 # row's draws bit-identical. The first DIST_ROWS are distribution rows dp[row] (what the field

@@ -18,7 +18,9 @@ are built once per replication):
   chg int64[:], rotor int64[G], gq_h int64[G], gq_t int64[G]): path groups and their FIFO of I/Os
   deferred for lack of an open exchange.
 - ``mp`` = (mp_busy int64[C], mq_h, mq_t, mq_n, me_h, me_t int64[C]): the channel MP and its start-
-  and end-work FIFOs.
+  and end-work FIFOs (mq_n: the start work waiting). With ``channels.mp_order = "fifo"`` end work
+  joins the start FIFO (me_* stay empty); each queued I/O's SI_MPSTAGE says which piece it waits
+  for.
 - ``cu`` = (servers int64[2], row int64[2], zero bool[2], busy int64[2], h int64[2], t int64[2]):
   the control unit's two multi-server FIFO stations, 0 = host adapter (CMR), 1 = back end.
 - ``ps`` = (ps_list int64[C, L], ps_n int64[C], ps_v float64[C], ps_tl float64[C],
@@ -39,7 +41,7 @@ from .blockrng import next_from
 from .heap import heap_pop, heap_push
 from .histogram import hist_add
 from .ioclass import io_attrs
-from .layout import D_MP_SHAPE, R_CLASS, R_DEVICE, R_MISS, R_MODE
+from .layout import D_MP_SHAPE, MPW_FIFO, MPW_WAKE, R_CLASS, R_DEVICE, R_MISS, R_MODE
 from .options import JIT_LEAF, JIT_STAGE
 from .stats import (A_DEFERRED, A_DEV_BUSY_MS, A_DEV_BUSY_ZVM_MS, A_N, A_SQ_CMR, A_SQ_CONN,
                     A_SQ_DISC, A_SQ_IOSQ, A_SQ_PEND, A_SQ_RESP, A_SUM_CMR, A_SUM_CONN, A_SUM_DISC,
@@ -54,12 +56,12 @@ INF = np.inf
 
 # slot state columns, sf[slot, SF_*] (ms, KB)
 (SF_T_ARR, SF_T_START, SF_T_MARK, SF_PEND, SF_CMR, SF_DISC, SF_W_START, SF_W_END, SF_TAG,
- SF_T_DISC, SF_DEV_DISC_MS, SF_PROTO_MS, SF_XFER_KB, SF_CONN_MIN_MS) = range(14)
-N_SF = 14
+ SF_T_DISC, SF_DEV_DISC_MS, SF_PROTO_MS, SF_XFER_KB, SF_CONN_MIN_MS, SF_W_WAKE) = range(15)
+N_SF = 15
 # si[slot, SI_*]
 (SI_DEV, SI_CLS, SI_MODE, SI_CH, SI_DEF, SI_MPSTAGE, SI_POS, SI_NXT, SI_G_PREV, SI_G_NEXT, SI_MISS,
- SI_ALIAS, SI_BACKEND) = range(13)
-N_SI = 13
+ SI_ALIAS, SI_BACKEND, SI_MP_FIFO) = range(14)
+N_SI = 14
 # dq_s[DQ_*]: the device queues' scalars
 DQ_POOL, DQ_HEAD, DQ_TAIL, DQ_WAITING = range(4)
 # dev_state[device, DV_*]: per-device state of the device side (none used yet; see device_service)
@@ -265,21 +267,29 @@ def stage_getch(x, t, sf, si, paths, oe, chs, sel, oecap):
 @nb.njit(**JIT_STAGE)
 def stage_mpstart(x, t, sf, si, rng, mp, heap, cls_mp, start_frac, mp_det):
     """The channel MP's work for this I/O (fixed + per command + per KB, times a shape draw),
-    split into start and end work; the start work now, FIFO behind the MP's other work."""
+    split into start and end work; the start work now, FIFO behind the MP's other work.
+
+    ``cls_mp[k, mode]`` is the work (ms); ``cls_mp[k, MPW_WAKE]`` the wake-up work (ms) a piece
+    that finds the MP idle adds, ``cls_mp[k, MPW_FIFO]`` 1 when end work queues with the starts
+    (both kept in the I/O's slot for its end work)."""
     mp_busy, mq_h, mq_t, mq_n, me_h, me_t = mp
     h_t, h_c, h_n = heap
-    w = cls_mp[si[x, SI_CLS], si[x, SI_MODE]]
+    k = si[x, SI_CLS]
+    w = cls_mp[k, si[x, SI_MODE]]
     if not mp_det and w > 0.0:
         w *= draw(rng, np.int64(D_MP_SHAPE))
     sf[x, SF_W_START] = w * start_frac
     sf[x, SF_W_END] = w - sf[x, SF_W_START]
+    sf[x, SF_W_WAKE] = cls_mp[k, MPW_WAKE]
+    si[x, SI_MP_FIFO] = cls_mp[k, MPW_FIFO] != 0.0
     if sf[x, SF_W_START] <= 0.0:
         return HA
     c = si[x, SI_CH]
     si[x, SI_MPSTAGE] = 0
     if mp_busy[c] == 0:
         mp_busy[c] = 1
-        heap_push(h_t, h_c, h_n, t + sf[x, SF_W_START], x * 8 + EV_MP)
+        # an idle MP first wakes up (w + 0.0 == w: no wake-up work, the same time to the bit)
+        heap_push(h_t, h_c, h_n, t + (sf[x, SF_W_START] + sf[x, SF_W_WAKE]), x * 8 + EV_MP)
     else:
         enqueue(mq_h, mq_t, si, c, x)
         mq_n[c] += 1
@@ -438,7 +448,8 @@ def transfer_ends(c, t, sf, si, ps, bw):
 
 @nb.njit(**JIT_STAGE)
 def stage_mpend(x, t, sf, si, mp, heap):
-    """End-of-I/O MP work (served before new start work: exchanges close promptly)."""
+    """End-of-I/O MP work: served before waiting start work (exchanges close promptly), or, with
+    ``mp_order = "fifo"``, behind it in one FIFO; an idle MP adds its wake-up work."""
     mp_busy, mq_h, mq_t, mq_n, me_h, me_t = mp
     h_t, h_c, h_n = heap
     if sf[x, SF_W_END] <= 0.0:
@@ -447,7 +458,9 @@ def stage_mpend(x, t, sf, si, mp, heap):
     si[x, SI_MPSTAGE] = 1
     if mp_busy[c] == 0:
         mp_busy[c] = 1
-        heap_push(h_t, h_c, h_n, t + sf[x, SF_W_END], x * 8 + EV_MP)
+        heap_push(h_t, h_c, h_n, t + (sf[x, SF_W_END] + sf[x, SF_W_WAKE]), x * 8 + EV_MP)
+    elif si[x, SI_MP_FIFO]:
+        enqueue(mq_h, mq_t, si, c, x)       # not counted in mq_n: that is the start work waiting
     else:
         enqueue(me_h, me_t, si, c, x)
     return -1
@@ -563,7 +576,8 @@ def next_event(heap, ps_next_t, next_arr):
 
 @nb.njit(**JIT_STAGE)
 def mp_work_ends(y, t, sf, si, mp, heap):
-    """I/O y's MP work ends: the MP takes its next work (end work first); returns y's stage."""
+    """I/O y's MP work ends: the MP takes its next work (end work first; with mp_order = "fifo"
+    the end work is in the start FIFO, in arrival order) at once, no wake-up; returns y's stage."""
     mp_busy, mq_h, mq_t, mq_n, me_h, me_t = mp
     h_t, h_c, h_n = heap
     c = si[y, SI_CH]
@@ -574,9 +588,12 @@ def mp_work_ends(y, t, sf, si, mp, heap):
         heap_push(h_t, h_c, h_n, t + sf[z, SF_W_END], z * 8 + EV_MP)
     elif mq_h[c] >= 0:
         z = dequeue(mq_h, mq_t, si, c)
-        mq_n[c] -= 1
         mp_busy[c] = 1
-        heap_push(h_t, h_c, h_n, t + sf[z, SF_W_START], z * 8 + EV_MP)
+        if si[z, SI_MPSTAGE] == 0:
+            mq_n[c] -= 1
+            heap_push(h_t, h_c, h_n, t + sf[z, SF_W_START], z * 8 + EV_MP)
+        else:
+            heap_push(h_t, h_c, h_n, t + sf[z, SF_W_END], z * 8 + EV_MP)
     return HA if si[y, SI_MPSTAGE] == 0 else DONE
 
 

@@ -210,6 +210,12 @@ SECTIONS: dict[str, dict[str, Field]] = {
         "mp_us_per_kb_zhpf": F(num(hi=1e6), 0.0, "channel MP work per KB in transport mode (us)"),
         "mp_scv": F(num(hi=MAX_SCV), 0.0, "SCV of the MP work per I/O (0: deterministic; else gamma)"),
         "mp_start_fraction": F(num(hi=1.0), 1.0, "share of the MP work done at the start (in pend); the rest ends the I/O"),
+        "mp_wake_us": F(num(hi=1e6), 0.0, "wake-up work of an idle MP (us): a piece of MP work (start or end) that finds "
+                        "the MP idle costs this much more, so the work per I/O, w + wake x (P(idle at its start) + "
+                        "P(idle at its end)), falls with load; 0: none. Event engine only"),
+        "mp_order": F(choice("end_first", "fifo"), "end_first", "order of the MP's waiting work: 'end_first' serves an "
+                      "I/O's end work before waiting start work (exchanges close promptly); 'fifo' serves start and "
+                      "end work in one arrival-order queue (end work then waits behind starts, in connect)"),
         "protocol_us_per_command_ccw": F(num(hi=1e6), 0.0, "connect-time handshake per command in command mode (us)"),
         "protocol_us_per_io_zhpf": F(num(hi=1e6), 0.0, "connect-time handshake per z/HPF I/O (us)"),
         "protocol_us_per_command_zhpf": F(num(hi=1e6), 0.0, "connect-time handshake per DCW of a TCCB in transport mode (us)"),
