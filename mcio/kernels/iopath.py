@@ -140,7 +140,7 @@ def run_one(fp, ip, dp, ev, ec, cls_cum, cls_kb, cls_miss, cls_mp, cls_proto,
     Inputs (``mcio.engine.pack``; ms, KB): fp float64[N_FP], ip int64[N_IP] (layout FP_*, IP_*);
     dp float64[N_DIST, 5] distribution rows with their empirical tables ev, ec float64[:];
     per class k < K: cls_cum float64[K] cumulative shares, cls_kb float64[K], cls_miss float64[K],
-    cls_mp float64[K, 2] MP work (ms) and cls_proto float64[K, 2] protocol time (ms) by mode
+    cls_mp float64[K, N_MPW] (MP work per I/O by mode: columns 0 CCW, 1 z/HPF; then MPW_WAKE, MPW_FIFO) MP work (ms) and cls_proto float64[K, 2] protocol time (ms) by mode
     (0 CCW, 1 z/HPF); al_prob float64[D], al_idx int64[D] Walker's alias table of device access;
     dev_grp int64[D] path group of each device, grp_ptr int64[G + 1] / grp_ch int64[:] each group's
     channels, chg_ptr int64[C + 1] / chg int64[:] each channel's groups; bound_dev int64[P] (or [1])
