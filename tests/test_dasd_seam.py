@@ -163,3 +163,23 @@ def test_positional_runs_are_bit_identical_on_one_and_two_threads():
         assert r.returncode == 0, r.stderr[-3000:]
         outs.append(r.stdout.strip().splitlines()[-1])
     assert outs[0] == outs[1]
+
+
+def test_dasd_mdc_phase1_on_the_seam_agrees_with_the_walks_iid_draws():
+    """The dasd-mdc scenario's phase 1 run on the engine's positional device (arm tracked per
+    I/O, p_sequential derived from the walk) and on the walk's i.i.d. seek distances: two
+    approximations of one access pattern, so their disconnects agree within what the
+    approximations differ by (the derived locality mix's mean seek is 8.56 ms, the walk's 8.53 ms)
+    plus the runs' CIs; connect is the media's pace in both."""
+    from mcio.scenarios import get_scenario
+    from mcio.scenarios.base import RunSize
+    scn = get_scenario("dasd-mdc")
+    m = scn.model("phase1_on_seam")
+    assert m.devices["geometry"] == "3390" and m.control_unit["miss_policy"] == "read_through"
+    assert 0.1 < m.devices["p_sequential"] < 0.3
+    run = RunSize(ios=10_000, replications=4, seed=2)
+    seam, iid = scn.evaluate("phase1_on_seam", run), scn.evaluate("phase1_mdc_track", run)
+    d_seam, ci_seam = seam["disconnect_ms"]
+    d_iid, ci_iid = iid["disconnect_ms"]
+    assert abs(d_seam - d_iid) < 0.05 + 1.5 * np.hypot(ci_seam, ci_iid), (d_seam, d_iid)
+    assert abs(seam["connect_ms"][0] - iid["connect_ms"][0]) < 1e-6
