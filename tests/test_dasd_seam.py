@@ -183,3 +183,16 @@ def test_dasd_mdc_phase1_on_the_seam_agrees_with_the_walks_iid_draws():
     d_iid, ci_iid = iid["disconnect_ms"]
     assert abs(d_seam - d_iid) < 0.05 + 1.5 * np.hypot(ci_seam, ci_iid), (d_seam, d_iid)
     assert abs(seam["connect_ms"][0] - iid["connect_ms"][0]) < 1e-6
+
+
+def test_an_open_load_over_a_positional_volumes_capacity_is_refused():
+    """A random 4 KB read on a 3390 holds the volume 12.5 + 7.1 + 4 / 4.2 ms (the link's share
+    overlapped): capacity 48.6 reads/s. The stability check must see the seam's device time."""
+    raw = {"workload": {"type": "open", "rate_iops": 60.0}, "io": [{"kb": 4.0, "miss_ratio": 1.0}],
+           "devices": {"geometry": "3390"}, "control_unit": {"miss_policy": "read_through"}}
+    m = Model.from_dict(raw)
+    want = 12.5 + 7.1 + 4.0 / 4.2 - 4.0 / 800.0
+    assert abs(m.mean_demands_ms()["device"] - want) < 1e-9
+    with pytest.raises(McioError, match="capacity"):
+        m.check_open_capacity()
+    Model.from_dict(dict(raw, workload={"type": "open", "rate_iops": 40.0})).check_open_capacity()

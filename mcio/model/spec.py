@@ -462,8 +462,30 @@ class Model:
                                  + (c["protocol_us_per_command_zhpf"] + cu["cu_us_per_command_zhpf"]) * cl["records"])) / 1000.0
             xfer += s * cl["kb"] / c["link_mb_s"]
             miss += s * cl["miss_ratio"]
-        return {"mp": mp, "link": xfer, "protocol": proto, "ha": cu["ha_service_us"].mean / 1000.0,
-                "backend": miss * cu["backend_service_ms"].mean}
+        dem = {"mp": mp, "link": xfer, "protocol": proto, "ha": cu["ha_service_us"].mean / 1000.0,
+               "backend": miss * cu["backend_service_ms"].mean}
+        pos = self.positional()
+        if pos is not None:
+            dem["backend"] = 0.0
+            dem["device"] = self._positional_demand_ms(pos, shares)
+        return dem
+
+    def _positional_demand_ms(self, pos: dict, shares) -> float:
+        """Mean device-side time per I/O of a positional device (ms): over its misses, the seek of
+        the stationary locality mix (a continuation crosses a cylinder with probability KB /
+        cylinder_kb, a jump has the random-access distance over the span) + half a revolution +
+        the media transfer beyond the link's (read-through: in connect; staging: in disconnect)."""
+        from ..dasd.physics import SeekCurve, random_distance_pmf
+        curve = SeekCurve(pos["seek_settle_ms"], pos["seek_ms_per_sqrt_cyl"])
+        jump = curve.mean_ms(random_distance_pmf(pos["span_cylinders"]))
+        link = self.channels["link_mb_s"]
+        out = 0.0
+        for s, cl in zip(shares, self.io):
+            cross = min(1.0, cl["kb"] / pos["cylinder_kb"])
+            seek = pos["p_sequential"] * cross * curve.seek_ms(1) + (1 - pos["p_sequential"]) * jump
+            media = cl["kb"] / pos["media_mb_s"] - (cl["kb"] / link if pos["miss_policy"] == "read_through" else 0.0)
+            out += s * cl["miss_ratio"] * (seek + pos["rotation_ms"] / 2 + max(media, 0.0))
+        return out
 
     def open_bottleneck(self) -> tuple[str, float, float]:
         """(station, utilisation, arrival rate in I/O/s) of an open workload's busiest station.
