@@ -128,6 +128,8 @@ def test_the_miss_policy_must_fit_the_geometry_and_the_span_the_volume():
         Model.from_dict({"io": [{}], "control_unit": {"miss_policy": "staging"}})
     with pytest.raises(McioError, match="span_cylinders"):
         _dasd(cylinders=1000, span_cylinders=2000)
+    with pytest.raises(McioError, match="aliases"):
+        _dasd(aliases=1)
 
 
 def test_the_fast_path_never_takes_a_positional_device():

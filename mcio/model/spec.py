@@ -335,6 +335,9 @@ class Model:
                             "backend on an emulated one" if positional else
                             "backend on an emulated device (devices.geometry = 'emulated'); read_through "
                             "and staging read a positional device's media")
+        if positional and d["aliases"] > 0:
+            raise McioError("devices.aliases", d["aliases"], "0 on a positional device (one arm: two I/Os "
+                            "cannot seek it at once; PAV came with emulated volumes)")
         if positional:
             pos = self.positional()
             if pos["span_cylinders"] > pos["cylinders"]:
