@@ -233,6 +233,19 @@ SECTIONS: dict[str, dict[str, Field]] = {
         "miss_policy": F(choice("backend", "read_through", "staging"), "backend", "how a cache miss is read: backend (back-end service, emulated devices); positional devices: read_through (disconnect = seek + latency, then a connect paced by the media) or staging (disconnect = seek + latency + the transfer at media speed into cache, then a connect at link speed)"),
     },
 }
+def _random_access_moments(cylinders: int) -> tuple[float, float]:
+    """(P(distance > 0), E[sqrt(distance)]) of the distance between two independent uniform
+    cylinders of ``cylinders``: P(d) = 2 (n - d) / n**2 for d >= 1 (as mcio.dasd.physics's
+    random_distance_pmf, which this module cannot import: mcio.dasd imports mcio.model)."""
+    import numpy as np
+    n = int(cylinders)
+    if n < 2:
+        return 0.0, 1.0            # one cylinder: the arm never moves (any coefficient will do)
+    d = np.arange(1, n, dtype=float)
+    p = 2.0 * (n - d) / n**2
+    return float(p.sum()), float(np.dot(p, np.sqrt(d)))
+
+
 #: The positional geometries' reference figures (defaults of the [devices] positional fields).
 #: 3390: 3390-3's 3,339 cylinders, 14.2 ms revolution (7.1 ms average rotational delay), 4.2 MB/s
 #: off the head (IBM 3390 literature; shared/domain.md §2), 12 x 4 KB blocks per track x 15
@@ -360,10 +373,9 @@ class Model:
                for k in ("cylinders", "rotation_ms", "media_mb_s", "cylinder_kb")}
         out["seek_settle_ms"] = d["seek_settle_ms"]
         coeff = d["seek_ms_per_sqrt_cyl"]
-        if coeff is None:
-            from ..dasd.physics import seek_curve_for_average
-            coeff = float(seek_curve_for_average(ref["average_seek_ms"], d["seek_settle_ms"],
-                                                 ref["cylinders"]).sqrt_coeff_ms)
+        if coeff is None:   # the curve whose random-access mean is the reference model's average seek
+            p_move, e_sqrt = _random_access_moments(ref["cylinders"])
+            coeff = max(0.0, (ref["average_seek_ms"] - d["seek_settle_ms"] * p_move) / e_sqrt)
         out["seek_ms_per_sqrt_cyl"] = coeff
         out["p_sequential"] = d["p_sequential"]
         out["span_cylinders"] = out["cylinders"] if d["span_cylinders"] is None else d["span_cylinders"]
@@ -478,14 +490,14 @@ class Model:
         the stationary locality mix (a continuation crosses a cylinder with probability KB /
         cylinder_kb, a jump has the random-access distance over the span) + half a revolution +
         the media transfer beyond the link's (read-through: in connect; staging: in disconnect)."""
-        from ..dasd.physics import SeekCurve, random_distance_pmf
-        curve = SeekCurve(pos["seek_settle_ms"], pos["seek_ms_per_sqrt_cyl"])
-        jump = curve.mean_ms(random_distance_pmf(pos["span_cylinders"]))
+        settle, coeff = pos["seek_settle_ms"], pos["seek_ms_per_sqrt_cyl"]
+        p_move, e_sqrt = _random_access_moments(pos["span_cylinders"])
+        jump = settle * p_move + coeff * e_sqrt
         link = self.channels["link_mb_s"]
         out = 0.0
         for s, cl in zip(shares, self.io):
             cross = min(1.0, cl["kb"] / pos["cylinder_kb"])
-            seek = pos["p_sequential"] * cross * curve.seek_ms(1) + (1 - pos["p_sequential"]) * jump
+            seek = pos["p_sequential"] * cross * (settle + coeff) + (1 - pos["p_sequential"]) * jump
             media = cl["kb"] / pos["media_mb_s"] - (cl["kb"] / link if pos["miss_policy"] == "read_through" else 0.0)
             out += s * cl["miss_ratio"] * (seek + pos["rotation_ms"] / 2 + max(media, 0.0))
         return out
