@@ -174,6 +174,8 @@ def check_variant(spec: dict) -> str:
         assert "\n" not in str(e), str(e)
         return "refused"
     assert s.n_points <= 9, s.n_points  # the fuzzer's own bound (lists of <= 3 values, <= 2 axes)
+    if spec["run"].get("ios", 0) is None and s.run["ios"] > 20_000:
+        s.run["ios"] = 300  # the default run size (ios = None): ordinary, so run, at the fuzzer's size
     if s.run["ios"] > 20_000:  # an accepted extreme run size (e.g. ios = 2**62): announced, not run here
         assert estimate(s).seconds > WARN_AFTER_S, s.run
         return "warned"

@@ -100,6 +100,9 @@ def pack(model: Model, ios: int, warmup: int) -> Packed:
     rows[L.D_BACKEND] = _dist_row(cu["backend_service_ms"], ev, ec)
     mp_shape = Dist("deterministic", 1.0) if c["mp_scv"] == 0 else Dist("gamma", 1.0, c["mp_scv"])
     rows[L.D_MP_SHAPE] = _dist_row(mp_shape, ev, ec)
+    pos = model.positional()
+    if pos is not None:
+        rows[L.D_ROTATION] = _dist_row(Dist.uniform(0.0, pos["rotation_ms"]), ev, ec)
     dp = np.array(rows, dtype=np.float64)
 
     shares = model.class_shares()
@@ -166,7 +169,17 @@ def pack(model: Model, ios: int, warmup: int) -> Packed:
     ip[L.IP_TRACE] = int(is_open and w["arrival_trace_ms"] is not None)
     ip[L.IP_GROUPS] = len(groups)
     ip[L.IP_HYPERPAV] = int(d["alias_mode"] == "hyperpav")
+    if pos is not None:
+        ip[L.IP_POSITIONAL] = 1
+        ip[L.IP_MISS_POLICY] = {"read_through": L.MISS_READ_THROUGH, "staging": L.MISS_STAGING}[pos["miss_policy"]]
+        ip[L.IP_SPAN_CYL] = pos["span_cylinders"]
     fp = np.zeros(L.N_FP)
+    if pos is not None:
+        fp[L.FP_SEEK_SETTLE_MS] = pos["seek_settle_ms"]
+        fp[L.FP_SEEK_MS_PER_SQRT_CYL] = pos["seek_ms_per_sqrt_cyl"]
+        fp[L.FP_MEDIA_KB_PER_MS] = pos["media_mb_s"]     # 1 MB/s = 1 KB/ms
+        fp[L.FP_CYLINDER_KB] = pos["cylinder_kb"]
+        fp[L.FP_P_SEQUENTIAL] = pos["p_sequential"]
     fp[L.FP_MP_START_FRACTION] = c["mp_start_fraction"]
     fp[L.FP_LINK_KB_PER_MS] = c["link_mb_s"]         # 1 MB/s = 1 KB/ms
     fp[L.FP_ZHPF_SHARE] = c["zhpf_share"]

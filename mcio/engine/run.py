@@ -30,6 +30,7 @@ def fast_path_applies(model: Model) -> bool:
     One device under an open load: with no aliases only one I/O is ever past IOSQ, so nothing
     downstream can queue. With c exposures, every downstream station must also be uncontended:
     no MP work, enough host adapters, back-end servers and exchanges, and no shared transfer.
+    Never for a positional device (devices.geometry 3390 / 3380).
     """
     w, d, c, cu = model.workload, model.devices, model.channels, model.control_unit
     if w["type"] != "open" or d["count"] != 1:
@@ -37,6 +38,8 @@ def fast_path_applies(model: Model) -> bool:
     # the fast path's MP is a fixed work per I/O in one queue: no wake-up work, no work order
     if c["mp_wake_us"] > 0 or c["mp_order"] != "end_first":
         return False
+    if d["geometry"] != "emulated":
+        return False     # a positional device's service is planned by the seam, which it does not call
     n = 1 + d["aliases"]
     if n == 1:
         return True

@@ -29,7 +29,8 @@ from .layout import (D_BACKEND, D_HA, D_INTERARRIVAL, D_MP_SHAPE, D_THINK, FP_LI
                      FP_MP_START_FRACTION, FP_ZHPF_SHARE, IP_BE_SERVERS, IP_BIND, IP_CHANNELS,
                      IP_CLASSES, IP_DEVICES, IP_EXPOSURES, IP_GROUPS, IP_HA_SERVERS, IP_HYPERPAV,
                      IP_MEASURE, IP_OE_CAP, IP_OPEN, IP_SELECTION, IP_SLOTS, IP_TRACE, IP_WARMUP,
-                     N_ROWS)
+                     N_ROWS, IP_POSITIONAL, IP_MISS_POLICY, IP_SPAN_CYL, FP_P_SEQUENTIAL, FP_CYLINDER_KB,
+                     FP_SEEK_SETTLE_MS, FP_SEEK_MS_PER_SQRT_CYL, FP_MEDIA_KB_PER_MS)
 from .options import JIT, JIT_LEAF
 from .rng import uniform
 from .stages import (AFTER_HA, ARRIVE, BE, CONN, DEVICE, DQ_WAITING, EV_ARRIVE, GETCH, HA, INF,
@@ -174,6 +175,8 @@ def run_one(fp, ip, dp, ev, ec, cls_cum, cls_kb, cls_miss, cls_mp, cls_proto,
     cls_draw, mode_draw, miss_draw = attr_draws(NCLS, zshare, cls_miss)
     attrs = (cls_cum, NCLS, zshare, cls_miss, cls_draw, mode_draw, miss_draw)
     pick = (ip[IP_BIND] == 1, bound_dev, D, al_prob, al_idx)
+    pos = (ip[IP_POSITIONAL] == 1, ip[IP_MISS_POLICY], float(ip[IP_SPAN_CYL]), fp[FP_P_SEQUENTIAL],
+           fp[FP_CYLINDER_KB], fp[FP_SEEK_SETTLE_MS], fp[FP_SEEK_MS_PER_SQRT_CYL], fp[FP_MEDIA_KB_PER_MS])
     # Every draw comes from its row's block (``blockrng.next_from``; each row has its own
     # substreams). Rows are passed as np.int64(...): a module constant would reach the callee
     # as a literal type, and Numba would compile it once per value.
@@ -227,7 +230,7 @@ def run_one(fp, ip, dp, ev, ec, cls_cum, cls_kb, cls_miss, cls_mp, cls_proto,
                 elif stage == HA or stage == BE:
                     stage = stage_cu(x, t, 0 if stage == HA else 1, sf, si, rng, cu, heap)
                 elif stage == AFTER_HA:
-                    stage = stage_after_ha(x, t, sf, si, dev_state, cls_kb, cls_proto)
+                    stage = stage_after_ha(x, t, sf, si, dev_state, cls_kb, cls_proto, rng, pos)
                 elif stage == CONN:
                     stage = stage_conn(x, t, sf, heap)
                 elif stage == XFER:

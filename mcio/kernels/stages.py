@@ -41,7 +41,8 @@ from .blockrng import next_from
 from .heap import heap_pop, heap_push
 from .histogram import hist_add
 from .ioclass import io_attrs
-from .layout import D_MP_SHAPE, MPW_FIFO, MPW_WAKE, R_CLASS, R_DEVICE, R_MISS, R_MODE
+from .layout import (D_MP_SHAPE, D_ROTATION, MISS_STAGING, MPW_FIFO, MPW_WAKE, R_CLASS, R_CYLINDER,
+                     R_DEVICE, R_MISS, R_MODE, R_SEQUENTIAL)
 from .options import JIT_LEAF, JIT_STAGE
 from .stats import (A_DEFERRED, A_DEV_BUSY_MS, A_DEV_BUSY_ZVM_MS, A_N, A_SQ_CMR, A_SQ_CONN,
                     A_SQ_DISC, A_SQ_IOSQ, A_SQ_PEND, A_SQ_RESP, A_SUM_CMR, A_SUM_CONN, A_SUM_DISC,
@@ -64,9 +65,11 @@ N_SF = 15
 N_SI = 14
 # dq_s[DQ_*]: the device queues' scalars
 DQ_POOL, DQ_HEAD, DQ_TAIL, DQ_WAITING = range(4)
-# dev_state[device, DV_*]: per-device state of the device side (none used yet; see device_service)
-DV_ARM_CYL = 0
-N_DEV_STATE = 1
+# dev_state[device, DV_*]: per-device state of the device side (see device_service): a positional
+# device's arm cylinder (where its last media read was) and where a read that continues the last
+# one starts (cylinders, fractional: how far into the cylinder the last read ended)
+DV_ARM_CYL, DV_NEXT_POS = range(2)
+N_DEV_STATE = 2
 
 
 # ---------------------------------------------------------------------------- FIFOs
@@ -313,8 +316,52 @@ def stage_cu(x, t, st, sf, si, rng, cu, heap):
     return -1
 
 
+@nb.njit(**JIT_LEAF)
+def seek_ms(distance_cyl, settle_ms, ms_per_sqrt_cyl):
+    """Seek time (ms) of an arm move of ``distance_cyl`` cylinders: 0 for none (a head switch),
+    else settle + coefficient * sqrt(distance) (mcio.dasd.physics.SeekCurve)."""
+    if distance_cyl <= 0.0:
+        return 0.0
+    return settle_ms + ms_per_sqrt_cyl * np.sqrt(distance_cyl)
+
+
 @nb.njit(**JIT_STAGE)
-def device_service(x, t, sf, si, dev_state, cls_kb, cls_proto):
+def positional_miss(x, sf, si, dev_state, rng, pos):
+    """A positional device reads a cache miss from its media: overwrites the pass-through plan's
+    device-side disconnect, back end and least connect time (``pos`` as in device_service).
+
+    Where: with probability p_sequential the read continues the device's last one (it starts
+    where that ended: the same cylinder, or the next if the last read crossed into it), else it
+    starts at a uniform position in the span [0, span_cylinders). The arm moves from its cylinder
+    to the read's (seek by the curve), then waits a uniform rotational latency. Read-through:
+    disconnect = seek + latency, connect at least protocol + KB / media rate. Staging: disconnect
+    = seek + latency + KB / media rate (into cache), connect at link speed.
+    """
+    policy, span, p_seq, cyl_kb, settle, coeff, media = pos[1:]
+    d = si[x, SI_DEV]
+    kb = sf[x, SF_XFER_KB]
+    if p_seq >= 1.0 or (p_seq > 0.0 and draw(rng, np.int64(R_SEQUENTIAL)) <= p_seq):
+        start = dev_state[d, DV_NEXT_POS]
+    else:
+        start = span * (1.0 - draw(rng, np.int64(R_CYLINDER)))     # uniforms are in (0, 1]
+    cyl = np.floor(start)
+    disc = seek_ms(abs(cyl - dev_state[d, DV_ARM_CYL]), settle, coeff) + draw(rng, np.int64(D_ROTATION))
+    media_ms = kb / media
+    dev_state[d, DV_ARM_CYL] = cyl
+    end = start + kb / cyl_kb
+    if end >= span:
+        end -= span * np.floor(end / span)        # the data's extent wraps to its start
+    dev_state[d, DV_NEXT_POS] = end
+    si[x, SI_BACKEND] = 0
+    if policy == MISS_STAGING:
+        sf[x, SF_DEV_DISC_MS] = disc + media_ms
+    else:
+        sf[x, SF_DEV_DISC_MS] = disc
+        sf[x, SF_CONN_MIN_MS] = sf[x, SF_PROTO_MS] + media_ms
+
+
+@nb.njit(**JIT_STAGE)
+def device_service(x, t, sf, si, dev_state, cls_kb, cls_proto, rng, pos):
     """THE DEVICE-SERVICE SEAM: what the device side makes of I/O ``x`` once the control unit
     has accepted its command (after the CMR), at time ``t`` (ms).
 
@@ -330,8 +377,13 @@ def device_service(x, t, sf, si, dev_state, cls_kb, cls_proto):
     - sf[x, SF_CONN_MIN_MS]: the least its protocol + transfer may take (ms), e.g. a transfer
       paced by the media on a read-through controller; 0: the link alone paces it.
 
-    Today: no device-side disconnect, a miss goes to the back end, connect = the class's
-    protocol time (per command or per I/O by mode) + its KB at link speed.
+    Pass-through (an emulated device, ``pos[0]`` False): no device-side disconnect, a miss goes
+    to the back end, connect = the class's protocol time (per command or per I/O by mode) + its
+    KB at link speed. A positional device (``pos[0]`` True) keeps that plan for a cache hit (no
+    arm motion, link speed) and reads a miss from its media (``positional_miss``).
+
+    ``pos`` = (positional, miss policy MISS_*, span_cylinders, p_sequential, cylinder_kb,
+    seek settle ms, seek ms per sqrt(cylinder), media KB/ms), from ``mcio.engine.pack``.
     """
     k = si[x, SI_CLS]
     sf[x, SF_DEV_DISC_MS] = 0.0
@@ -339,17 +391,19 @@ def device_service(x, t, sf, si, dev_state, cls_kb, cls_proto):
     sf[x, SF_PROTO_MS] = cls_proto[k, si[x, SI_MODE]]
     sf[x, SF_XFER_KB] = cls_kb[k]
     sf[x, SF_CONN_MIN_MS] = 0.0
+    if pos[0] and si[x, SI_MISS] != 0:
+        positional_miss(x, sf, si, dev_state, rng, pos)
 
 
 @nb.njit(**JIT_STAGE)
-def stage_after_ha(x, t, sf, si, dev_state, cls_kb, cls_proto):
-    """The command is accepted: pend and CMR end, the device side plans the rest (the seam),
-    and the disconnect, if any, starts."""
+def stage_after_ha(x, t, sf, si, dev_state, cls_kb, cls_proto, rng, pos):
+    """The command is accepted: pend and CMR end, the device side plans the rest (the seam,
+    ``pos`` and ``rng`` passed to it), and the disconnect, if any, starts."""
     sf[x, SF_CMR] = t - sf[x, SF_T_MARK]
     sf[x, SF_PEND] = t - sf[x, SF_T_START]
     sf[x, SF_DISC] = 0.0
     sf[x, SF_T_DISC] = t
-    device_service(x, t, sf, si, dev_state, cls_kb, cls_proto)
+    device_service(x, t, sf, si, dev_state, cls_kb, cls_proto, rng, pos)
     if sf[x, SF_DEV_DISC_MS] > 0.0:
         return DEVICE
     return BE if si[x, SI_BACKEND] else CONN

@@ -195,6 +195,15 @@ SECTIONS: dict[str, dict[str, Field]] = {
         "hot_share": F(num(hi=1.0), 0.8, "hotset: fraction of I/Os that go to the hot devices"),
         "weights": F(optional_list(num(hi=1e12)), None, "weights: one relative weight per device"),
         "paths": F(paths, None, "channel indices per device (one list for all, or one per device); default: every channel"),
+        "geometry": F(choice("emulated", "3390", "3380"), "emulated", "emulated: no positional parts (a miss is back-end service); 3390 / 3380: a rotating disk whose misses seek and rotate (needs control_unit.miss_policy read_through or staging)"),
+        "cylinders": F(integer(1, 65520), None, "positional: cylinders per volume; default: the geometry's reference model (3390-3: 3,339; 3380-K: 2,655)"),
+        "rotation_ms": F(num(lo=0.0, lo_open=True, hi=1000.0), None, "positional: one revolution (ms); rotational latency is uniform over it; default 14.2 (3390), 16.7 (3380)"),
+        "media_mb_s": F(num(lo=0.0, lo_open=True, hi=1e4), None, "positional: data rate off the head (MB/s = KB/ms); default 4.2 (3390), 3.0 (3380)"),
+        "cylinder_kb": F(num(lo=0.0, lo_open=True, hi=1e6), None, "positional: data per cylinder (KB): how far a sequential I/O moves the arm; default 4 KB blocks, 15 tracks: 737.28 (3390, 12 per track), 614.4 (3380, 10)"),
+        "seek_settle_ms": F(num(hi=100.0), 2.0, "positional: seek time of a 1-cylinder move's fixed part: seek(d) = seek_settle_ms + seek_ms_per_sqrt_cyl * sqrt(d) for d >= 1, 0 for d = 0 (ms; assumed, not published)"),
+        "seek_ms_per_sqrt_cyl": F(num(hi=100.0), None, "positional: the seek curve's sqrt(distance) coefficient (ms); default: the curve whose mean over random access is the published average seek of the reference model (3390-3: 12.5 ms over 3,339 cylinders; 3380-K: 16 ms over 2,655)"),
+        "p_sequential": F(num(hi=1.0), 0.0, "positional: share of media reads that continue the previous one on the volume (same cylinder, or the next when they cross it); the rest jump to a uniform position in the span"),
+        "span_cylinders": F(integer(1, 65520), None, "positional: cylinders the random jumps spread over (the data's extent, from cylinder 0); default: all"),
     },
     "channels": {
         "count": F(integer(1, 256), 1, "channels (CHPIDs)"),
@@ -227,7 +236,33 @@ SECTIONS: dict[str, dict[str, Field]] = {
         "backend_service_ms": F(dist, 0.0, "back-end service per disconnected I/O (ms)"),
         "cu_us_per_command_ccw": F(num(hi=1e6), 0.0, "control-unit work per CCW, in connect (us)"),
         "cu_us_per_command_zhpf": F(num(hi=1e6), 0.0, "control-unit work per DCW, in connect (us)"),
+        "miss_policy": F(choice("backend", "read_through", "staging"), "backend", "how a cache miss is read: backend (back-end service, emulated devices); positional devices: read_through (disconnect = seek + latency, then a connect paced by the media) or staging (disconnect = seek + latency + the transfer at media speed into cache, then a connect at link speed)"),
     },
+}
+def _random_access_moments(cylinders: int) -> tuple[float, float]:
+    """(P(distance > 0), E[sqrt(distance)]) of the distance between two independent uniform
+    cylinders of ``cylinders``: P(d) = 2 (n - d) / n**2 for d >= 1 (as mcio.dasd.physics's
+    random_distance_pmf, which this module cannot import: mcio.dasd imports mcio.model)."""
+    import numpy as np
+    n = int(cylinders)
+    if n < 2:
+        return 0.0, 1.0            # one cylinder: the arm never moves (any coefficient will do)
+    d = np.arange(1, n, dtype=float)
+    p = 2.0 * (n - d) / n**2
+    return float(p.sum()), float(np.dot(p, np.sqrt(d)))
+
+
+#: The positional geometries' reference figures (defaults of the [devices] positional fields).
+#: 3390: 3390-3's 3,339 cylinders, 14.2 ms revolution (7.1 ms average rotational delay), 4.2 MB/s
+#: off the head (IBM 3390 literature; shared/domain.md §2), 12 x 4 KB blocks per track x 15
+#: tracks; average seek 12.5 ms over the 3390-3 (3390-era literature; assumed, as in the dasd-mdc
+#: scenario). 3380: 3380-K's 2,655 cylinders, 3,600 rpm (16.7 ms), 3.0 MB/s, 10 x 4 KB per track
+#: (IBM 3380 literature, mcio/dasd/geometry.py); average seek 16 ms (3380-K literature; assumed).
+POSITIONAL_GEOMETRIES = {
+    "3390": {"cylinders": 3339, "rotation_ms": 14.2, "media_mb_s": 4.2, "cylinder_kb": 737.28,
+             "average_seek_ms": 12.5},
+    "3380": {"cylinders": 2655, "rotation_ms": 16.7, "media_mb_s": 3.0, "cylinder_kb": 614.4,
+             "average_seek_ms": 16.0},
 }
 SECTION_DOCS = {
     "workload": "how I/Os are issued",
@@ -312,11 +347,46 @@ class Model:
             if wts is None or len(wts) != d["count"] or sum(wts) <= 0:
                 raise McioError("devices.weights", wts,
                                 f"skew = 'weights' needs {d['count']} non-negative weights with a positive sum")
+        positional = d["geometry"] != "emulated"
+        if positional != (self.control_unit["miss_policy"] != "backend"):
+            raise McioError("control_unit.miss_policy", self.control_unit["miss_policy"],
+                            "read_through or staging on a positional device (devices.geometry 3390 / 3380); "
+                            "backend on an emulated one" if positional else
+                            "backend on an emulated device (devices.geometry = 'emulated'); read_through "
+                            "and staging read a positional device's media")
+        if positional and d["aliases"] > 0:
+            raise McioError("devices.aliases", d["aliases"], "0 on a positional device (one arm: two I/Os "
+                            "cannot seek it at once; PAV came with emulated volumes)")
+        if positional:
+            pos = self.positional()
+            if pos["span_cylinders"] > pos["cylinders"]:
+                raise McioError("devices.span_cylinders", pos["span_cylinders"],
+                                f"must be <= devices.cylinders ({pos['cylinders']})")
         if w["type"] == "closed" and w["binding"] == "device":
             n_used = int((self.device_weights() > 0).sum())
             if w["population"] % n_used:
                 raise McioError("workload.population", w["population"],
                                 f"binding = 'device' needs a multiple of the {n_used} devices in use")
+
+    def positional(self) -> dict | None:
+        """The positional-service parameters with the geometry's defaults filled in (ms, KB,
+        KB/ms, cylinders), or None on an emulated device."""
+        d = self.devices
+        if d["geometry"] == "emulated":
+            return None
+        ref = POSITIONAL_GEOMETRIES[d["geometry"]]
+        out = {k: (ref[k] if d.get(k) is None else d[k])
+               for k in ("cylinders", "rotation_ms", "media_mb_s", "cylinder_kb")}
+        out["seek_settle_ms"] = d["seek_settle_ms"]
+        coeff = d["seek_ms_per_sqrt_cyl"]
+        if coeff is None:   # the curve whose random-access mean is the reference model's average seek
+            p_move, e_sqrt = _random_access_moments(ref["cylinders"])
+            coeff = max(0.0, (ref["average_seek_ms"] - d["seek_settle_ms"] * p_move) / e_sqrt)
+        out["seek_ms_per_sqrt_cyl"] = coeff
+        out["p_sequential"] = d["p_sequential"]
+        out["span_cylinders"] = out["cylinders"] if d["span_cylinders"] is None else d["span_cylinders"]
+        out["miss_policy"] = self.control_unit["miss_policy"]
+        return out
 
     # ---- output ----
     def to_dict(self) -> dict:
@@ -413,8 +483,30 @@ class Model:
                                  + (c["protocol_us_per_command_zhpf"] + cu["cu_us_per_command_zhpf"]) * cl["records"])) / 1000.0
             xfer += s * cl["kb"] / c["link_mb_s"]
             miss += s * cl["miss_ratio"]
-        return {"mp": mp, "link": xfer, "protocol": proto, "ha": cu["ha_service_us"].mean / 1000.0,
-                "backend": miss * cu["backend_service_ms"].mean}
+        dem = {"mp": mp, "link": xfer, "protocol": proto, "ha": cu["ha_service_us"].mean / 1000.0,
+               "backend": miss * cu["backend_service_ms"].mean}
+        pos = self.positional()
+        if pos is not None:
+            dem["backend"] = 0.0
+            dem["device"] = self._positional_demand_ms(pos, shares)
+        return dem
+
+    def _positional_demand_ms(self, pos: dict, shares) -> float:
+        """Mean device-side time per I/O of a positional device (ms): over its misses, the seek of
+        the stationary locality mix (a continuation crosses a cylinder with probability KB /
+        cylinder_kb, a jump has the random-access distance over the span) + half a revolution +
+        the media transfer beyond the link's (read-through: in connect; staging: in disconnect)."""
+        settle, coeff = pos["seek_settle_ms"], pos["seek_ms_per_sqrt_cyl"]
+        p_move, e_sqrt = _random_access_moments(pos["span_cylinders"])
+        jump = settle * p_move + coeff * e_sqrt
+        link = self.channels["link_mb_s"]
+        out = 0.0
+        for s, cl in zip(shares, self.io):
+            cross = min(1.0, cl["kb"] / pos["cylinder_kb"])
+            seek = pos["p_sequential"] * cross * (settle + coeff) + (1 - pos["p_sequential"]) * jump
+            media = cl["kb"] / pos["media_mb_s"] - (cl["kb"] / link if pos["miss_policy"] == "read_through" else 0.0)
+            out += s * cl["miss_ratio"] * (seek + pos["rotation_ms"] / 2 + max(media, 0.0))
+        return out
 
     def open_bottleneck(self) -> tuple[str, float, float]:
         """(station, utilisation, arrival rate in I/O/s) of an open workload's busiest station.

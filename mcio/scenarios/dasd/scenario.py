@@ -23,9 +23,11 @@ The chain, from the application to the engine (every step generic, in :mod:`mcio
 5. **The engine** runs the SSCH stream closed: ``streams`` customers whose think between SSCHs
    is the application's thinks (and MDC hits) between them (:func:`mcio.dasd.think_per_ssch`).
 
-Approximation until the engine's device-service seam lands: the engine draws each miss's
-disconnect i.i.d. from the distance distribution the walk measured, not from the arm position
-of the previous I/O; hit and miss are i.i.d. with the walk's ratio (no runs); the think between
+Approximation of the walk-based variants: the engine draws each miss's disconnect i.i.d. from
+the distance distribution the walk measured, not from the arm position of the previous I/O
+(variant ``phase1_on_seam``, ``device_service = 'seam'``, runs phase 1 on the engine's positional
+device instead: the arm tracked per I/O, seek + latency and media pacing in the device-service
+seam, the walk only deciding MDC and the CU cache); hit and miss are i.i.d. with the walk's ratio (no runs); the think between
 SSCHs is a gamma with the exact mean and SCV of the walk's compound. ESAMON's response is
 service + CP's queue; the guest's own driver queue (the engine's IOSQ here) is invisible to it,
 so the model's ESAMON response is its service time and the engine's IOSQ is reported as
@@ -41,6 +43,7 @@ import numpy as np
 from ...dasd import (AccessPattern, ControlUnitCache, SschKind, geometry, seek_curve_for_average, service_map,
                      think_per_ssch, walk)
 from ...dasd.geometry import Geometry
+from ...errors import McioError
 from ...model import Dist, Model
 from ..base import Figure, Param, RunSize, Scenario, Tolerance, headline
 from .measured import PHASES, phase_mean, phase_range, phase_ssch_per_volume
@@ -110,6 +113,11 @@ PARAMS = (
       "phase 1's walk made (the what-ifs replay phase 1's boot, whatever their SSCHs); n > 0: n reads",
       (-1, 10_000_000)),
     P("walk_seed", 2026, "1", "assumed", "seed of the access-pattern walk", (0, 2**62)),
+    # ---- where the positional service is computed -----------------------------------------------------
+    P("device_service", "walk", "1", "assumed", "walk: each miss's seek + latency drawn i.i.d. from the walk's "
+      "distances (service_map's back-end distribution); seam: the engine's positional device "
+      "(devices.geometry 3390, the arm tracked per I/O; kernels/stages.positional_miss), its p_sequential "
+      "derived from the walk (the share of misses within one cylinder of the previous one)"),
 )
 
 #: phase 2's and 3's warm CU: fitted to their disconnect (the only figure that sees them)
@@ -121,6 +129,8 @@ VARIANTS = {
                                "phase_ssch": phase_ssch_per_volume("phase3_mdc_track_again")},
     "phase4_alt_linux_mdc_off": {"mdc_mode": "off", "cu_resident_fraction": 0.0,
                                  "phase_ssch": phase_ssch_per_volume("phase4_alt_linux_mdc_off")},
+    # phase 1 with seek, latency and media pacing in the engine's device-service seam
+    "phase1_on_seam": {"device_service": "seam"},
     # the seed's recommendations, on phase 1's conditions (first boot, cold CU)
     "whatif_mdc_block": {"mdc_mode": "block", "phase_requests": -1},
     "whatif_staging_cu": {"cu_policy": "staging", "phase_requests": -1, "cu_hit_transfer_mb_s": 0.0},
@@ -197,6 +207,11 @@ def _figures() -> tuple[Figure, ...]:
                           Tolerance(), "1"))
         out.append(Figure(f"{tag}: MDC hit ratio", ph, "mdc_hit_ratio", None, Tolerance(), "1"))
         out.append(Figure(f"{tag}: CU read-miss ratio", ph, "cu_read_miss_ratio", None, Tolerance(), "1"))
+    # phase 1 once more with the engine's positional service: the same measurements, the same tolerances
+    seam_q = {q for _, q in _COMPONENTS} | {"throughput_iops", "device_busy_zvm", "busy_identity_gap"}
+    for f in [f for f in out if f.variant == "phase1_mdc_track" and f.quantity in seam_q]:
+        out.append(replace(f, name=f.name.replace("phase1:", "phase1 on the seam:"), variant="phase1_on_seam",
+                           note=("the arm tracked per I/O in the engine (device_service = 'seam'); " + f.note).strip("; ")))
     for wi in [v for v in VARIANTS if v.startswith("whatif_")]:
         for label, q in _COMPONENTS[:4] + (("I/O rate", "throughput_iops"), ("device busy", "device_busy_zvm"),
                                            ("application reads per s", "app_read_rate"),
@@ -259,8 +274,49 @@ class DasdMdc(Scenario):
         think = think_per_ssch(w.requests_per_ssch_pmf, p["app_think_ms"], p["mdc_hit_us"] / 1000.0)
         return w, sm, think
 
+    def seam_devices(self, p, w) -> tuple[dict, list]:
+        """The engine's positional device for ``device_service = 'seam'``: the [devices] fields and
+        the I/O classes (a miss's media pacing is the engine's, so only a hit's slower-than-link
+        transfer stays in its protocol time), and the protocol per record (us)."""
+        from ...dasd.control_unit import QUANTUM_US
+        g = self.geometry(p)
+        if not g.positional or p["cu_policy"] not in ("read_through", "staging"):
+            raise McioError("device_service", "seam", "needs a positional device_type (3390, 3380) and "
+                            "cu_policy read_through or staging")
+        _, sm, _ = self.service(p)
+        seek = seek_curve_for_average(p["seek_average_ms"], p["seek_settle_ms"], p["volume_cylinders"])
+        link = p["link_mb_s"] * 1000.0
+        hit_rate = link if not p["cu_hit_transfer_mb_s"] else min(p["cu_hit_transfer_mb_s"] * 1000.0, link)
+        io, fixed = [], []
+        for cl in sm.io:
+            nbytes = cl["kb"] * 1000.0
+            blocks = round(nbytes / p["block_bytes"])
+            paced = 0.0 if cl["miss_ratio"] > 0 else nbytes / hit_rate - nbytes / link
+            fixed.append(paced + blocks * p["ccw_protocol_us"] / 1000.0)
+            io.append(dict(cl))
+        for cl, f in zip(io, fixed):
+            cl["records"] = max(1, int(round(f * 1000.0 / QUANTUM_US)))
+        p_seq = float(w.distance_pmf[:2].sum()) if w.distance_pmf.sum() > 0 else 0.0
+        devices = {"count": 1, "geometry": g.name, "cylinders": p["volume_cylinders"],
+                   "rotation_ms": p["revolution_ms"], "media_mb_s": p["media_mb_s"],
+                   "cylinder_kb": g.blocks_per_cylinder(p["block_bytes"]) * p["block_bytes"] / 1000.0,
+                   "seek_settle_ms": p["seek_settle_ms"], "seek_ms_per_sqrt_cyl": float(seek.sqrt_coeff_ms),
+                   "p_sequential": p_seq, "span_cylinders": p["span_cylinders"]}
+        return devices, io, QUANTUM_US
+
     def build(self, p) -> Model:
         w, sm, think = self.service(p)
+        if p["device_service"] == "seam":
+            devices, io, proto_us = self.seam_devices(p, w)
+            return Model.from_dict({
+                "workload": {"type": "closed", "population": p["streams"], "think_ms": think.to_toml()},
+                "io": io,
+                "devices": devices,
+                "channels": {"count": 1, "link_mb_s": p["link_mb_s"], "max_open_exchanges": p["max_open_exchanges"],
+                             "mp_us_per_io_ccw": p["mp_start_us"], "mp_start_fraction": 1.0,
+                             "mp_us_per_io_zhpf": 0.0, "protocol_us_per_command_ccw": proto_us},
+                "control_unit": {"ha_service_us": p["cmr_us"], "miss_policy": p["cu_policy"]},
+            }, where=f"scenario {self.name}")
         return Model.from_dict({
             "workload": {"type": "closed", "population": p["streams"], "think_ms": think.to_toml()},
             "io": sm.io,
