@@ -1,4 +1,4 @@
-"""The stages of an I/O's life in the event engine (DESIGN.md §2.2), one small function each.
+"""The stages of an I/O's life in the event engine (docs/design.md §2.2), one small function each.
 
 Every stage is compiled with ``options.JIT_STAGE``: no reference counting, and LLVM always inlines
 it into ``iopath.run_one``, so the split costs no call (a call LLVM does not inline passes each
