@@ -6,8 +6,8 @@ finaliser, tqdm's monitor) it is printed as "Exception ignored in ..." and lost,
 on; while a Numba kernel runs it waits until the kernel returns. :func:`handling` replaces the
 handler for the duration of a sweep by one that only sets :func:`flag` (never raises), so no
 Ctrl-C is lost; the sweep checks :func:`requested` between points and the kernels poll
-``flag()[0]`` between batches of I/Os (every block of 256 on the fast path, every 4,096 events
-on the event engine: a stop within milliseconds at any run size). The point they cut short has
+``flag()[0]`` between batches of I/Os (every block of 256 on the fast path, every 2,048
+completions on the event engine: a stop within milliseconds at any run size). The point they cut short has
 fewer I/Os measured than asked: the sweep drops it (it is recomputed on --resume). A second Ctrl-C raises KeyboardInterrupt at once (for a
 stage that polls nothing).
 
@@ -165,5 +165,51 @@ def polling():
         raise KeyboardInterrupt
 
 
-__all__ = ["SweepInterrupted", "flag", "counter", "progress_slot", "requested", "request", "clear", "handling",
+@contextlib.contextmanager
+def watching():
+    """For a kernel run in the main thread itself: while it runs, Python's own handler cannot
+    (it waits for the kernel to return), so the C-level one's wake-up byte (signal.set_wakeup_fd)
+    reaches a watcher thread, which sets :func:`flag` at once. Yields True if watching (main
+    thread, no other wake-up fd in use, e.g. an asyncio loop's), else False: the caller then runs
+    its kernels off the main thread instead."""
+    if threading.current_thread() is not threading.main_thread():
+        yield False
+        return
+    r, w = os.pipe()
+    os.set_blocking(w, False)
+    try:
+        old = signal.set_wakeup_fd(w, warn_on_full_buffer=False)
+    except (ValueError, OSError):
+        old = None
+    if old is None or old != -1:
+        if old is not None:
+            signal.set_wakeup_fd(old)
+        os.close(r)
+        os.close(w)
+        yield False
+        return
+
+    def watch():
+        while True:
+            try:
+                got = os.read(r, 64)
+            except OSError:
+                return
+            if not got:
+                return
+            if signal.SIGINT in got:
+                _FLAG[0] = 1
+
+    t = threading.Thread(target=watch, name="mcio-sigint", daemon=True)
+    t.start()
+    try:
+        yield True
+    finally:
+        signal.set_wakeup_fd(-1)
+        os.close(w)          # the watcher reads end-of-file and ends
+        t.join(timeout=1)
+        os.close(r)
+
+
+__all__ = ["SweepInterrupted", "watching", "flag", "counter", "progress_slot", "requested", "request", "clear", "handling",
            "polling", "PROGRESS_SLOTS", "SLOT_STRIDE"]

@@ -157,15 +157,16 @@ def test_ctrl_c_stops_mcio_sweep_of_a_huge_point_at_once_with_exit_130(tmp_path,
     print(f"mcio sweep: SIGINT to exit {took:.2f} s")
 
 
-def test_ctrl_c_stops_mcio_run_of_a_huge_point_at_once(tmp_path):
+@pytest.mark.parametrize("threads", [2, 1])   # 1: the kernels run in the main thread itself
+def test_ctrl_c_stops_mcio_run_of_a_huge_point_at_once(tmp_path, threads):
     simulate(_closed(), ios=2_000, replications=2, warmup=100, fast_path=False)
     spec = write(tmp_path, EVENT_SPEC)
-    rc, took, text = _sigint_after(["run", str(spec)], tmp_path, "run")
+    rc, took, text = _sigint_after(["run", str(spec), "--threads", str(threads)], tmp_path, "run")
     assert rc == 130, text
     assert "mcio: interrupted: the run was stopped before it finished" in text, text
     assert "Traceback" not in text, text
     assert took < 3.0, took
-    print(f"mcio run: SIGINT to exit {took:.2f} s")
+    print(f"mcio run --threads {threads}: SIGINT to exit {took:.2f} s")
 
 
 def test_overloaded_open_point_same_throughput_on_both_engines_and_busy_at_most_1():

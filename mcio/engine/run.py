@@ -72,8 +72,9 @@ def run_kernels(model: Model, ios: int, replications: int, seed: int, warmup: in
     Control: every kernel gets ``mcio.interrupt.flag()`` (int64[1], polled: non-zero stops it
     early with fewer I/Os measured than asked) and its replication's progress slot of
     ``mcio.interrupt.counter()`` (an int64[1] view it adds completed I/Os to, warm-up
-    included). Called from the main thread, the kernels run in worker threads (the main thread
-    must stay in Python to take a SIGINT), under ``interrupt.polling()``: outside a sweep,
+    included). On one thread the kernels run in this thread (in the main thread,
+    ``interrupt.watching()`` takes SIGINT meanwhile), else in worker threads; under
+    ``interrupt.polling()``: outside a sweep,
     Ctrl-C stops them within milliseconds and raises KeyboardInterrupt here; in a sweep, the
     sweep decides (a point cut short is not saved).
     """
@@ -114,10 +115,14 @@ def run_kernels(model: Model, ios: int, replications: int, seed: int, warmup: in
 
     workers = max(1, min(R, numba.get_num_threads()))
     with interrupt.polling():
-        if workers == 1 and threading.current_thread() is not threading.main_thread():
-            for r in range(R):
-                one(r)
-        else:
+        inline = False
+        if workers == 1:  # in this thread (a worker thread costs a one-thread run ~4 %)
+            with interrupt.watching() as inline:
+                if inline or threading.current_thread() is not threading.main_thread():
+                    inline = True
+                    for r in range(R):
+                        one(r)
+        if not inline:
             with ThreadPoolExecutor(max_workers=workers, thread_name_prefix="mcio") as pool:
                 list(pool.map(one, range(R)))
     return tuple(np.stack([o[i] for o in outs]) for i in range(5))
