@@ -83,7 +83,8 @@ def test_stop_request_cuts_a_huge_run_within_a_second_with_fewer_ios_measured(fa
     assert took < 2.0, took             # 1 s until the request, then at most a poll's wait
     assert ds.attrs["interrupted"] == 1
     n = ds["ios_measured"].values
-    assert (n < HUGE).all() and (n > 0).all(), n
+    # (on one thread the replications run in turn: the second one may never have started)
+    assert (n < HUGE).all() and n.max() > 0, n
 
 
 def test_a_stop_outside_a_sweep_raises_keyboardinterrupt_and_leaves_no_flag():
