@@ -127,7 +127,8 @@ def _sigint_after(args, tmp_path, name, wait_s=3.0):
     started; return (exit code, seconds from SIGINT to exit, stderr and stdout)."""
     err = tmp_path / (name + ".err")
     with open(err, "w") as f:
-        proc = subprocess.Popen([sys.executable, str(HERE / "cli_sigint_child.py")] + args, env=cli_env(),
+        proc = subprocess.Popen([sys.executable, str(HERE / "cli_sigint_child.py")] + args,
+                                env=cli_env(NUMBA_NUM_THREADS="2"),    # --threads 2 valid whatever the parent has
                                 stdout=subprocess.PIPE, stderr=f, text=True)
         try:
             deadline = time.monotonic() + 120
