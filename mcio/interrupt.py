@@ -6,23 +6,37 @@ finaliser, tqdm's monitor) it is printed as "Exception ignored in ..." and lost,
 on; while a Numba kernel runs it waits until the kernel returns. :func:`handling` replaces the
 handler for the duration of a sweep by one that only sets :func:`flag` (never raises), so no
 Ctrl-C is lost; the sweep checks :func:`requested` between points and the kernels poll
-``flag()[0]`` between batches of I/Os. A second Ctrl-C raises KeyboardInterrupt at once (for a
+``flag()[0]`` between batches of I/Os (every block of 256 on the fast path, every 2,048
+completions on the event engine: a stop within milliseconds at any run size). The point they cut short has
+fewer I/Os measured than asked: the sweep drops it (it is recomputed on --resume). A second Ctrl-C raises KeyboardInterrupt at once (for a
 stage that polls nothing).
 
-:func:`counter` is the within-point progress: kernels add the I/Os they have completed to
-``counter()[0]`` (relaxed: a progress figure, not a result), the sweep reads and resets it.
+:func:`counter` is the within-point progress: each running replication adds the I/Os it has
+completed (warm-up included) to its own slot, ``counter()[slot * SLOT_STRIDE]`` (one cache line
+per slot: no sharing between threads, no lost counts; the slot from :func:`progress_slot`); the
+sweep reads ``counter().sum()`` and resets it. A progress figure, not a result.
+
+Outside a sweep, :func:`polling` (what ``engine.run_kernels`` runs the kernels under) makes Ctrl-C
+stop the kernels too: it sets the flag, the kernels return early, and KeyboardInterrupt is raised
+once they have.
 """
 from __future__ import annotations
 
 import contextlib
 import os
+import queue
 import signal
 import threading
 
 import numpy as np
 
+PROGRESS_SLOTS = 64     # replications that can count at once without sharing a slot
+SLOT_STRIDE = 8         # int64s per slot: 64 bytes, one cache line
 _FLAG = np.zeros(1, dtype=np.int64)      # 1: stop requested (kernels poll element 0)
-_COUNTER = np.zeros(1, dtype=np.int64)   # I/Os completed in the running point (kernels add)
+_COUNTER = np.zeros(PROGRESS_SLOTS * SLOT_STRIDE, dtype=np.int64)   # I/Os completed, by slot
+_FREE_SLOTS = queue.SimpleQueue()
+for _k in range(PROGRESS_SLOTS):
+    _FREE_SLOTS.put(_k)
 _PRESSES = [0]
 
 
@@ -49,8 +63,21 @@ def flag() -> np.ndarray:
 
 
 def counter() -> np.ndarray:
-    """The shared within-point progress counter: int64[1], I/Os completed so far."""
+    """The shared within-point progress counter: int64[PROGRESS_SLOTS * SLOT_STRIDE]; its sum is
+    the I/Os completed so far in the running point (each replication adds to its own slot)."""
     return _COUNTER
+
+
+@contextlib.contextmanager
+def progress_slot():
+    """A one-element view of :func:`counter`, this replication's own slot while the block runs
+    (a kernel adds its completed I/Os to element 0). More replications at once than
+    PROGRESS_SLOTS wait for a slot: only as many run at once as there are threads."""
+    k = _FREE_SLOTS.get()
+    try:
+        yield _COUNTER[k * SLOT_STRIDE:k * SLOT_STRIDE + 1]
+    finally:
+        _FREE_SLOTS.put(k)
 
 
 def requested() -> bool:
@@ -64,11 +91,11 @@ def request() -> None:
 
 def clear() -> None:
     _FLAG[0] = 0
-    _COUNTER[0] = 0
+    _COUNTER[:] = 0
     _PRESSES[0] = 0
 
 
-NOTICE = b"\nmcio: Ctrl-C: stopping after the running point, keeping every finished one (Ctrl-C again: abandon it)\n"
+NOTICE = b"\nmcio: Ctrl-C: stopping now, keeping every finished point (Ctrl-C again: abandon at once)\n"
 
 
 def _on_sigint(signum, frame):
@@ -103,4 +130,86 @@ def handling():
         clear()
 
 
-__all__ = ["SweepInterrupted", "flag", "counter", "requested", "request", "clear", "handling"]
+def _on_sigint_run(signum, frame):
+    _PRESSES[0] += 1
+    _FLAG[0] = 1
+    if _PRESSES[0] >= 2:
+        raise KeyboardInterrupt
+
+
+@contextlib.contextmanager
+def polling():
+    """Ctrl-C stops the kernels run within the block: under a sweep's :func:`handling`, nothing
+    changes (the sweep decides what a stopped point means). Otherwise, in the main thread, SIGINT
+    only sets :func:`flag` while the block runs (the kernels poll it and return early with what
+    they have), and on leaving the block a stop request raises KeyboardInterrupt: a run cut short
+    is not a result. Off the main thread, only :func:`request` stops the kernels."""
+    if threading.current_thread() is not threading.main_thread() or signal.getsignal(signal.SIGINT) is _on_sigint:
+        yield _FLAG
+        return
+    try:
+        old = signal.signal(signal.SIGINT, _on_sigint_run)
+    except (ValueError, OSError):
+        yield _FLAG
+        return
+    _FLAG[0] = 0
+    _PRESSES[0] = 0
+    try:
+        yield _FLAG
+    finally:
+        signal.signal(signal.SIGINT, old if old is not None else signal.default_int_handler)
+        stopped = bool(_FLAG[0])
+        _FLAG[0] = 0
+        _PRESSES[0] = 0
+    if stopped:
+        raise KeyboardInterrupt
+
+
+@contextlib.contextmanager
+def watching():
+    """For a kernel run in the main thread itself: while it runs, Python's own handler cannot
+    (it waits for the kernel to return), so the C-level one's wake-up byte (signal.set_wakeup_fd)
+    reaches a watcher thread, which sets :func:`flag` at once. Yields True if watching (main
+    thread, no other wake-up fd in use, e.g. an asyncio loop's), else False: the caller then runs
+    its kernels off the main thread instead."""
+    if threading.current_thread() is not threading.main_thread():
+        yield False
+        return
+    r, w = os.pipe()
+    os.set_blocking(w, False)
+    try:
+        old = signal.set_wakeup_fd(w, warn_on_full_buffer=False)
+    except (ValueError, OSError):
+        old = None
+    if old is None or old != -1:
+        if old is not None:
+            signal.set_wakeup_fd(old)
+        os.close(r)
+        os.close(w)
+        yield False
+        return
+
+    def watch():
+        while True:
+            try:
+                got = os.read(r, 64)
+            except OSError:
+                return
+            if not got:
+                return
+            if signal.SIGINT in got:
+                _FLAG[0] = 1
+
+    t = threading.Thread(target=watch, name="mcio-sigint", daemon=True)
+    t.start()
+    try:
+        yield True
+    finally:
+        signal.set_wakeup_fd(-1)
+        os.close(w)          # the watcher reads end-of-file and ends
+        t.join(timeout=1)
+        os.close(r)
+
+
+__all__ = ["SweepInterrupted", "watching", "flag", "counter", "progress_slot", "requested", "request", "clear", "handling",
+           "polling", "PROGRESS_SLOTS", "SLOT_STRIDE"]

@@ -71,6 +71,8 @@ def simulate_to_precision(model, precision: float, precision_of=("response_ms",)
         ds = simulate(model, ios=n, replications=replications, seed=round_seed(seed, rounds - 1), point=point,
                       warmup=warmup if warmup is not None else max(1000, n // 10), **kw)
         spent += n
+        if ds.attrs.get("interrupted"):
+            break          # cut short by Ctrl-C: the caller drops it
         if int(ds["unstable"].max()) if "unstable" in ds else 0:
             break          # no steady state: no run length helps
         worst = max(relative_halfwidth(ds, v) for v in precision_of)

@@ -1,5 +1,5 @@
-"""Ctrl-C during a sweep: every finished point is kept (the one running when Ctrl-C came
-included, when it finishes), the sweep ends with ``interrupted: N of M points saved; resume with
+"""Ctrl-C during a sweep: every finished point is kept (the one running when Ctrl-C came is cut
+short by the kernels and dropped: it is recomputed on --resume), the sweep ends with ``interrupted: N of M points saved; resume with
 --resume`` and exit 130, no Ctrl-C is swallowed, and --resume recomputes only what is missing."""
 import importlib
 import signal
@@ -47,7 +47,7 @@ def test_sigint_keeps_finished_points_says_so_and_exits_130(tmp_path, monkeypatc
     proc, spec, out, err, f = _child(tmp_path, SPEC, 0.5, "slow")
     try:
         _wait_for(err, "point 2 done", proc)
-        time.sleep(0.1)                     # inside point 2 (0-based): it sleeps 0.5 s, then finishes
+        time.sleep(0.1)                     # inside point 2 (0-based): it sleeps 0.5 s, then is cut
         t = time.monotonic()
         proc.send_signal(signal.SIGINT)
         rc = proc.wait(timeout=60)
@@ -59,7 +59,7 @@ def test_sigint_keeps_finished_points_says_so_and_exits_130(tmp_path, monkeypatc
     saved = stored_points(out)
     assert rc == 130, text
     assert f"mcio: interrupted: {len(saved)} of 8 points saved; resume with --resume" in text, text
-    assert saved == list(range(len(saved))) and len(saved) >= 3, (saved, text)   # the running point kept
+    assert saved == list(range(len(saved))) and len(saved) >= 2, (saved, text)   # the running point dropped
     assert "Traceback" not in text and "Exception ignored" not in text, text
     assert stopped_s < 5, stopped_s
     assert not out.exists()
@@ -95,21 +95,21 @@ def test_no_ctrl_c_is_swallowed_among_many_short_points(tmp_path, attempt):
     assert f"interrupted: {len(stored_points(out))} of 300 points saved" in text
 
 
-def test_request_from_python_stops_after_the_running_point(tmp_path, monkeypatch):
+def test_request_from_python_stops_the_running_point_and_keeps_the_finished(tmp_path, monkeypatch):
     out = tmp_path / "r.h5"
     real = sweep_mod._simulate
 
     def ask_in_point_1(model, **kw):
         if kw["point"] == 1:
-            interrupt.request()            # as the SIGINT handler does
+            interrupt.request()            # as the SIGINT handler does: the kernels stop at once
         return real(model, **kw)
 
     monkeypatch.setattr(sweep_mod, "_simulate", ask_in_point_1)
     with pytest.raises(SweepInterrupted) as e:
         sweep(SPEC, out=out)
-    assert str(e.value) == "interrupted: 2 of 8 points saved; resume with --resume"
-    assert (e.value.saved, e.value.total, e.value.exit_code) == (2, 8, 130)
-    assert stored_points(out) == [0, 1]
+    assert str(e.value) == "interrupted: 1 of 8 points saved; resume with --resume"
+    assert (e.value.saved, e.value.total, e.value.exit_code) == (1, 8, 130)
+    assert stored_points(out) == [0]   # point 1, cut short, is not saved
     assert not interrupt.requested()      # cleared on the way out
     with pytest.raises(SweepInterrupted, match="no output file"):
         sweep(SPEC)
@@ -145,21 +145,21 @@ def test_handler_sets_the_flag_and_a_second_press_raises():
 
 
 def test_progress_within_a_point_from_the_shared_counter(monkeypatch):
-    """The kernels will add completed I/Os to interrupt.counter(); the sweep reports them between
+    """The kernels add completed I/Os to interrupt.counter(); the sweep reports them between
     per-point calls, and a point's own call then reports only the rest."""
     calls = []
     real = sweep_mod._simulate
     monkeypatch.setattr(sweep_mod._Progress, "TICK_S", 0.02)
 
     def counting(model, **kw):
-        for _ in range(5):
-            interrupt.counter()[0] += 100   # as a kernel would, batch by batch
-            time.sleep(0.05)
-        return real(model, **kw)
+        ds = real(model, **kw)
+        time.sleep(0.1)                     # the ticker reads the kernels' counts before the point ends
+        return ds
 
     monkeypatch.setattr(sweep_mod, "_simulate", counting)
     sweep(SPEC.replace("num = 8", "num = 2"), progress=lambda *a: calls.append(a))
     assert sum(c[2] for c in calls) == 2 * 4 * (2000 + 300)   # 2 points x 4 replications, warm-up included
     within = [c for c in calls[1:] if c[0] == calls[0][0] and c[2]]
-    assert within and all(c[2] % 100 == 0 for c in within)
+    assert within and all(c[2] > 0 for c in within)
+    assert sum(c[2] for c in within) > 2300, within   # more than one replication's worth within points
     assert [c[0] for c in calls] == sorted(c[0] for c in calls)

@@ -127,7 +127,11 @@ def run_cmd(spec, point, ios, replications, threads):
         s = parse_spec({**s.raw, "run": run}, source=s.source)
     set_threads(threads)
     s.point_model(point)  # validates the index
-    ds = run_point(s, point)
+    try:
+        ds = run_point(s, point)
+    except KeyboardInterrupt:  # Ctrl-C: the kernels stopped at once (engine.run_kernels); no result
+        click.echo("mcio: interrupted: the run was stopped before it finished; nothing to report", err=True)
+        sys.exit(130)
     click.echo(report(ds, s, point))
 
 

@@ -4,6 +4,7 @@ Outputs are labelled in RMF's vocabulary.
 """
 from __future__ import annotations
 
+import threading
 from concurrent.futures import ThreadPoolExecutor
 from datetime import datetime, timezone
 
@@ -11,6 +12,7 @@ import numba
 import numpy as np
 import xarray as xr
 
+from .. import interrupt
 from .._version import __version__
 from ..errors import McioError
 from ..kernels import layout as L
@@ -72,6 +74,15 @@ def run_kernels(model: Model, ios: int, replications: int, seed: int, warmup: in
     writes its own, separately allocated arrays: rows of one shared array would put two
     threads' hot counters on one cache line. The result cannot depend on the thread count:
     replication r always uses stream r and its own outputs.
+
+    Control: every kernel gets ``mcio.interrupt.flag()`` (int64[1], polled: non-zero stops it
+    early with fewer I/Os measured than asked) and its replication's progress slot of
+    ``mcio.interrupt.counter()`` (an int64[1] view it adds completed I/Os to, warm-up
+    included). On one thread the kernels run in this thread (in the main thread,
+    ``interrupt.watching()`` takes SIGINT meanwhile), else in worker threads; under
+    ``interrupt.polling()``: outside a sweep,
+    Ctrl-C stops them within milliseconds and raises KeyboardInterrupt here; in a sweep, the
+    sweep decides (a point cut short is not saved).
     """
     from ..kernels.blockrng import LANES, make_streams
     from ..kernels.fastpath import fast_one
@@ -84,28 +95,42 @@ def run_kernels(model: Model, ios: int, replications: int, seed: int, warmup: in
     outs = [(np.zeros(S.N_ACC), np.zeros((C, S.N_CH)), np.zeros((D, S.N_DEV)),
              np.zeros(HIST_BUCKETS, np.int64), np.zeros(MSER_BATCHES)) for _ in range(R)]
 
+    stop = interrupt.flag()
+    # an open load over capacity: the fast path measures the interval its completions took
+    overloaded = fast_path and model.open_bottleneck()[1] >= 1.0
+
     def one(r: int) -> None:
+        if stop[0]:
+            return  # stopped before this replication began: its outputs stay zero (0 measured)
         st = states[r].copy()
         # the replication's substreams: eight vector lanes and a scalar state per row of draws
         # (keyed by each row's stable name: layout.ROW_NAMES)
         lanes = np.empty((L.N_ROWS, 4, LANES), np.uint64)
         scal = np.empty((L.N_ROWS, 4), np.uint64)
         make_streams(st, pk.row_keys, lanes, scal)
-        if fast_path:
-            fast_one(pk.fp, pk.ip, pk.dp, pk.ev, pk.ec, pk.cls_cum, pk.cls_kb, pk.cls_miss,
-                     pk.cls_mp, pk.cls_proto, pk.trace, st, lanes, scal, *outs[r])
-        else:
-            run_one(pk.fp, pk.ip, pk.dp, pk.ev, pk.ec, pk.cls_cum, pk.cls_kb, pk.cls_miss,
-                    pk.cls_mp, pk.cls_proto, pk.al_prob, pk.al_idx, pk.dev_grp, pk.bound_dev,
-                    pk.grp_ptr, pk.grp_ch, pk.chg_ptr, pk.chg, pk.trace, st, lanes, scal, *outs[r])
+        with interrupt.progress_slot() as done:
+            if fast_path:
+                fast_one(pk.fp, pk.ip, pk.dp, pk.ev, pk.ec, pk.cls_cum, pk.cls_kb, pk.cls_miss,
+                         pk.cls_mp, pk.cls_proto, pk.trace, st, lanes, scal, *outs[r], stop, done,
+                         overloaded)
+            else:
+                run_one(pk.fp, pk.ip, pk.dp, pk.ev, pk.ec, pk.cls_cum, pk.cls_kb, pk.cls_miss,
+                        pk.cls_mp, pk.cls_proto, pk.al_prob, pk.al_idx, pk.dev_grp, pk.bound_dev,
+                        pk.grp_ptr, pk.grp_ch, pk.chg_ptr, pk.chg, pk.trace, st, lanes, scal, *outs[r],
+                        stop, done)
 
     workers = max(1, min(R, numba.get_num_threads()))
-    if workers == 1:
-        for r in range(R):
-            one(r)
-    else:
-        with ThreadPoolExecutor(max_workers=workers, thread_name_prefix="mcio") as pool:
-            list(pool.map(one, range(R)))
+    with interrupt.polling():
+        inline = False
+        if workers == 1:  # in this thread (a worker thread costs a one-thread run ~4 %)
+            with interrupt.watching() as inline:
+                if inline or threading.current_thread() is not threading.main_thread():
+                    inline = True
+                    for r in range(R):
+                        one(r)
+        if not inline:
+            with ThreadPoolExecutor(max_workers=workers, thread_name_prefix="mcio") as pool:
+                list(pool.map(one, range(R)))
     return tuple(np.stack([o[i] for o in outs]) for i in range(5))
 
 
@@ -147,6 +172,7 @@ def simulate(model: Model, ios: int = 200_000, replications: int = 4, seed: int 
     acc, chs, devs, hist, bat = run_kernels(model, ios, replications, seed, warmup, point, use_fast)
     if over_capacity:
         acc[:, S.A_UNSTABLE] = 1.0
+    cut = interrupt.requested() and bool((acc[:, S.A_N] < ios).any())   # stopped (in a sweep)
     mser = mser_warmup_ios(bat, warmup + ios, warmup + acc[:, S.A_N])
     # adequate if MSER asks for no more than the warm-up used, to one batch's resolution
     adequate = bool((mser <= warmup + (warmup + ios) // MSER_BATCHES + 1).all())
@@ -167,6 +193,7 @@ def simulate(model: Model, ios: int = 200_000, replications: int = 4, seed: int 
         "device_busy_definition": "device_busy: RMF, (disconnect + connect) / interval; "
                                   "device_busy_zvm: z/VM, (pend + disconnect + connect) / interval",
         "model_toml": model.to_toml(),
+        **({"interrupted": 1} if cut else {}),  # cut short by a stop request: not a result
         "created": datetime.now(timezone.utc).isoformat(timespec="seconds"),
     })
     return ds

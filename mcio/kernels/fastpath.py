@@ -265,10 +265,34 @@ def _block_draws(traced, trace, trace_i, draws, lanes, scal, dp, ev, ec, ia_blk,
     return trace_i
 
 
+@nb.njit(**JIT_LEAF)
+def _last_end(c, free1, free_t):
+    """The latest completion so far (ms): the one server's free time, or the latest of c."""
+    if c == 1:
+        return free1
+    m = free_t[0]
+    for jj in range(1, c):
+        if free_t[jj] > m:
+            m = free_t[jj]
+    return m
+
+
 @nb.njit(**JIT)
 def fast_one(fp, ip, dp, ev, ec, cls_cum, cls_kb, cls_miss, cls_mp, cls_proto, trace,
-             s, lanes, scal, acc, chs, devs, hist, bat):
-    """One replication of the G/G/c recursion; same outputs as ``iopath.run_one``."""
+             s, lanes, scal, acc, chs, devs, hist, bat, ctl_stop, ctl_done, overloaded):
+    """One replication of the G/G/c recursion; same inputs (those it needs) and outputs as
+    ``iopath.run_one``, and the same control arrays: ``ctl_stop`` int64[1], read once per block
+    of BLOCK I/Os (non-zero: return at once with the I/Os done so far, fewer measured than
+    asked); ``ctl_done`` int64[1], to which each block's BLOCK I/Os are added (warm-up included)
+    as the block starts, the rest at the end.
+
+    The measured interval: for a stable load, from the first measured arrival to the last
+    arrival (the measured I/Os are those that arrived in it). When the load is over capacity
+    (``overloaded``: the caller's analytic check, or the wait limit reached here) the queue, not
+    the arrivals, sets the pace: the interval is then the time the measured completions took,
+    from the last warm-up I/O's completion to the last measured one, as the event engine measures
+    it; throughput is then at most the servers' rate and every busy fraction at most 1.
+    """
     c = ip[IP_EXPOSURES]
     WARM = ip[IP_WARMUP]
     N = WARM + ip[IP_MEASURE]
@@ -353,11 +377,19 @@ def fast_one(fp, ip, dp, ev, ec, cls_cum, cls_kb, cls_miss, cls_mp, cls_proto, t
     m0 = BLOCK                    # first measured I/O of the current block (none yet)
     jb = BLOCK
     jc = 0
+    d0 = 0.0                      # completion time of the last warm-up I/O (ms)
+    told = 0                      # I/Os added to ctl_done so far
     for i in range(N):
         if jb == BLOCK:
             _block_stats(m0, BLOCK, iosq_blk, svc_blk, pend_blk, ha_blk, w_blk, disc_blk, conn_blk,
                          k_blk, has_pend, be_draw, has_conn, NCLS, sums, n_cls, hist)
             jb = 0
+            ctl_done[0] += i - told     # progress: a plain add to this replication's own slot
+            told = i
+            if ctl_stop[0] != 0:        # stop requested: end here, every I/O so far counted
+                n_done = i
+                m0 = 0
+                break
             # the block's first measured I/O
             m0 = 0 if i >= WARM else min(WARM - i, BLOCK)
             trace_i = _block_draws(TRACE, trace, trace_i, draws, lanes, scal, dp, ev, ec, ia_blk, ucls_blk,
@@ -375,7 +407,14 @@ def fast_one(fp, ip, dp, ev, ec, cls_cum, cls_kb, cls_miss, cls_mp, cls_proto, t
         if iosq > wait_limit:
             unstable = True
             n_done = i
-            jb = jc                    # this I/O is not counted
+            jb = jc                    # this I/O is not counted: its server's free time undone
+            if c == 1:
+                free1 = start
+            else:
+                for jj in range(c):
+                    if free_t[jj] == start + svc:
+                        free_t[jj] = start
+                        break
             break
         iosq_blk[jc] = iosq
         while i >= b_next:
@@ -384,15 +423,22 @@ def fast_one(fp, ip, dp, ev, ec, cls_cum, cls_kb, cls_miss, cls_mp, cls_proto, t
             b += 1
             b_next = ((b + 1) * N + NB - 1) // NB
         b_sum += iosq + svc
-        if i == WARM:
-            t0 = t
+        if i <= WARM:
+            if i == WARM:
+                t0 = t
+            else:
+                d0 = start + svc
     _block_stats(m0, jb, iosq_blk, svc_blk, pend_blk, ha_blk, w_blk, disc_blk, conn_blk, k_blk,
                  has_pend, be_draw, has_conn, NCLS, sums, n_cls, hist)
     if b < NB:
         bat[b] += b_sum
     if unstable:
         acc[A_UNSTABLE] = 1.0
+    ctl_done[0] += n_done - told
     _write_outputs(float(max(0, n_done - WARM)), sums, n_cls, cls_kb, cls_xfer, acc, chs, devs)
     acc[A_EVENTS] = float(N)
-    acc[A_TIME_MS] = t - t0
+    if overloaded or unstable:
+        acc[A_TIME_MS] = _last_end(c, free1, free_t) - d0 if n_done > WARM else 0.0
+    else:
+        acc[A_TIME_MS] = t - t0
     chs[0, C_OE_MAX] = 1.0 if c == 1 else np.nan

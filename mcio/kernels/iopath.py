@@ -43,6 +43,7 @@ from .stats import A_AREA_BE, A_AREA_HA, A_AREA_IOSQ, A_AREA_MPQ, A_AREA_SYS, A_
     A_UNSTABLE, C_OE_MAX
 
 VBLOCK = 128                     # variates per refill of a distribution's block
+POLL_IOS = 2048                  # completions between two looks at the stop flag (~1-3 ms of run)
 
 
 @nb.njit(**JIT_LEAF)
@@ -135,7 +136,7 @@ def _measurement_starts(acc, chs, devs, hist, oe):
 @nb.njit(**JIT)
 def run_one(fp, ip, dp, ev, ec, cls_cum, cls_kb, cls_miss, cls_mp, cls_proto,
             al_prob, al_idx, dev_grp, bound_dev, grp_ptr, grp_ch, chg_ptr, chg, trace,
-            s, lanes, scal, acc, chs, devs, hist, bat):
+            s, lanes, scal, acc, chs, devs, hist, bat, ctl_stop, ctl_done):
     """Simulate one replication; fill acc[N_ACC], chs[C, N_CH], devs[D, N_DEV], hist[B], bat[NB].
 
     Inputs (``mcio.engine.pack``; ms, KB): fp float64[N_FP], ip int64[N_IP] (layout FP_*, IP_*);
@@ -153,6 +154,13 @@ def run_one(fp, ip, dp, ev, ec, cls_cum, cls_kb, cls_miss, cls_mp, cls_proto,
     chs float64[C, N_CH], devs float64[D, N_DEV], hist int64[HIST_BUCKETS]. ``bat[k]`` sums the
     response times of completions i (counted from the start, warm-up included) with
     i * len(bat) // total = k: the batch-mean series the warm-up diagnostic (MSER) reads.
+
+    Control (``mcio.interrupt``; read and written while the kernel runs, so Ctrl-C can stop a run
+    of any length): ``ctl_stop`` int64[1], read every POLL_IOS completions: non-zero stops the run
+    at once, with what it has (fewer I/Os measured than asked: not a result); ``ctl_done``
+    int64[1], this replication's progress slot: POLL_IOS is added to ctl_done[0] at each poll,
+    the rest at the end (completions, warm-up included). On completions, not events: they are
+    several times rarer, and a run that completes nothing for long has no progress to stop.
     """
     is_open = ip[IP_OPEN] == 1
     P = ip[IP_SLOTS]
@@ -206,6 +214,7 @@ def run_one(fp, ip, dp, ev, ec, cls_cum, cls_kb, cls_miss, cls_mp, cls_proto,
     stop = False
     next_arr, trace_i, rs_n = _first_arrivals(s, trace, TRACE, is_open, think_zero, P, rng, heap,
                                               rs_slot, rs_stage)
+    poll_at = POLL_IOS              # the completion count of the next look at ctl_stop
     x_next = -1                     # the I/O whose event was just taken, and its stage
     stage_next = -1
     while True:
@@ -251,6 +260,11 @@ def run_one(fp, ip, dp, ev, ec, cls_cum, cls_kb, cls_miss, cls_mp, cls_proto,
                         t0 = t
                     if done >= STOP:
                         stop = True
+                    if done == poll_at:
+                        poll_at += POLL_IOS
+                        ctl_done[0] += POLL_IOS
+                        if ctl_stop[0] != 0:
+                            stop = True     # a stop request: end now, with what is counted
                     rs_n = release(x, sf, si, paths, oe, dev, HPAV, rs_slot, rs_stage, rs_n)
                     n_sys -= 1
                     if is_open:
@@ -302,6 +316,7 @@ def run_one(fp, ip, dp, ev, ec, cls_cum, cls_kb, cls_miss, cls_mp, cls_proto,
         else:
             x_next, stage_next = heap_event(t, sf, si, rng, mp, cu, heap)
 
+    ctl_done[0] += done - (poll_at - POLL_IOS)
     acc[A_TIME_MS] = t - t0
     acc[A_AREA_SYS] += a_sys
     acc[A_AREA_IOSQ] += a_iosq
