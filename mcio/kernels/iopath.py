@@ -1,4 +1,4 @@
-"""The event-driven I/O-path engine: one replication of the life of an I/O (DESIGN.md §2.2).
+"""The event-driven I/O-path engine: one replication of the life of an I/O (docs/design.md §2.2).
 
 Time is in ms. An I/O is a slot (closed: one per customer; open: drawn from a free pool). Each
 slot moves through stages; a stage either finishes at once (the slot goes on the ready stack) or
