@@ -56,6 +56,9 @@ class _Fixed(Scenario):
     def __init__(self, x):
         self.x = x
 
+    def build(self, params):      # never called: evaluate() below is overridden
+        raise AssertionError("build is not used by this fixture")
+
     def evaluate(self, variant, run):
         return {"x": (self.x, 0.01), "y": (2.5, 0.0), "z": (7.0, 0.0)}
 

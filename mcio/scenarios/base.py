@@ -20,6 +20,7 @@ A scenario declares
 """
 from __future__ import annotations
 
+import abc
 import math
 from dataclasses import asdict, dataclass, field
 from typing import Any, Mapping, Sequence
@@ -146,7 +147,7 @@ class RunSize:
     seed: int = 1
 
 
-class Scenario:
+class Scenario(abc.ABC):
     """Base class; subclasses set the class attributes and implement :meth:`build`."""
 
     name: str = ""
@@ -195,9 +196,10 @@ class Scenario:
 
     # ---- models ----------------------------------------------------------------------------
 
+    @abc.abstractmethod
     def build(self, params: dict):
-        """``params`` (every Param's name -> value) -> :class:`~mcio.Model`."""
-        raise NotImplementedError
+        """``params`` (every Param's name -> value) -> :class:`~mcio.Model` (every scenario
+        implements it; a subclass without it cannot be instantiated)."""
 
     def model(self, variant: str | None = None, **overrides):
         """The Model of ``variant`` (default: the first) with ``overrides`` (parameter names or
