@@ -13,8 +13,13 @@ seam, ``stages.device_service``, plans the rest) -> DEVICE (a device-side discon
 -> BE (disconnect at the back end, if planned: misses) -> CONN (protocol time, then the data
 transfer at link bandwidth shared among the channel's transfers, at least the planned least
 connect time) -> MPEND (end-of-I/O MP work, served before new starts) -> DONE (exchange closed,
-device freed, statistics taken). Timed events: think, MP work, host-adapter and back-end service,
-device-side disconnect, protocol, connect pacing.
+device freed, statistics taken). The control unit's stations are FIFO multi-server queues served
+by the Kiefer-Wolfowitz recursion (an I/O's start and end there are known when it arrives), so
+from HA to the transfer nothing waits on another I/O unless a back end can queue: a pass-through
+device's I/O crosses HA, AFTER_HA, DEVICE, a back end that never queues and the protocol with
+one event. Timed events: think, MP work, HA-to-transfer (EV_PROTO), the host adapter's end
+(positional devices, whose seam keeps state), a miss reaching a back end that can queue,
+device-side disconnect, connect pacing.
 
 This module holds the state and the event loop only; each stage is a small inlined function in
 ``stages``, over the state arrays allocated here (named and grouped there).
@@ -37,8 +42,8 @@ from .stages import (AFTER_HA, ARRIVE, BE, CONN, DEVICE, DQ_WAITING, EV_ARRIVE, 
                      MPEND, MPSTART, N_DEV_STATE, N_SF, N_SI, SF_T_ARR, SI_G_NEXT, SI_G_PREV,
                      SI_NXT, XFER, after_transfer, batch_add, channel_areas, count_completion,
                      heap_event, next_event, release, stage_after_ha, stage_arrive, stage_conn,
-                     stage_cu, stage_device, stage_getch, stage_mpend, stage_mpstart, stage_xfer,
-                     transfer_ends)
+                     stage_ha, stage_be, stage_device, stage_getch, stage_mpend, stage_mpstart, stage_xfer,
+                     transfer_ends, cu_committed)
 from .stats import A_AREA_BE, A_AREA_HA, A_AREA_IOSQ, A_AREA_MPQ, A_AREA_SYS, A_EVENTS, A_TIME_MS, \
     A_UNSTABLE, C_OE_MAX
 
@@ -76,10 +81,11 @@ def _new_state(ip, dp, dev_grp, grp_ptr, grp_ch, chg_ptr, chg):
     mp_busy = np.zeros(C, np.int64)
     mp = (mp_busy, np.full(C, -1, np.int64), np.full(C, -1, np.int64), np.zeros(C, np.int64),
           np.full(C, -1, np.int64), np.full(C, -1, np.int64))
-    cu_busy = np.zeros(2, np.int64)
-    cu = (np.array([ip[IP_HA_SERVERS], ip[IP_BE_SERVERS]], np.int64), np.array([D_HA, D_BACKEND], np.int64),
-          np.array([_is_zero(dp, D_HA), _is_zero(dp, D_BACKEND)]), cu_busy, np.full(2, -1, np.int64),
-          np.full(2, -1, np.int64))
+    # a station with at least as many servers as slots never queues: no heap of free times
+    kw_n = np.array([ip[IP_HA_SERVERS] if ip[IP_HA_SERVERS] < P else 0,
+                     ip[IP_BE_SERVERS] if ip[IP_BE_SERVERS] < P else 0], np.int64)
+    cu = (np.array([D_HA, D_BACKEND], np.int64), np.array([_is_zero(dp, D_HA), _is_zero(dp, D_BACKEND)]),
+          kw_n, np.zeros((2, max(1, kw_n.max()))), np.zeros(2))
     L = min(ip[IP_OE_CAP], P)
     ps_next_t = np.full(C, INF)
     ps = (np.zeros((C, L), np.int64), np.zeros(C, np.int64), np.zeros(C), np.zeros(C), ps_next_t,
@@ -195,7 +201,7 @@ def run_one(fp, ip, dp, ev, ec, cls_cum, cls_kb, cls_miss, cls_mp, cls_proto,
     sf, si, dev, dev_state, paths, oe, mp, cu, ps, heap = _new_state(ip, dp, dev_grp, grp_ptr, grp_ch,
                                                                     chg_ptr, chg)
     dq_s = dev[4]
-    cu_busy = cu[3]
+    cu_work = cu[4]
     ps_next_t = ps[4]
     h_t, h_c, h_n = heap
     rs_slot = np.zeros(2 * P + 8, np.int64)      # the ready stack: I/Os whose stage can run now
@@ -205,7 +211,7 @@ def run_one(fp, ip, dp, ev, ec, cls_cum, cls_kb, cls_miss, cls_mp, cls_proto,
 
     t = 0.0
     t_last = 0.0
-    a_sys = a_iosq = a_ha = a_be = a_mpq = n_events = 0.0
+    a_sys = a_iosq = a_mpq = n_events = 0.0
     b_cur = 0
     b_next = (STOP + NB - 1) // NB
     t0 = 0.0
@@ -236,8 +242,10 @@ def run_one(fp, ip, dp, ev, ec, cls_cum, cls_kb, cls_miss, cls_mp, cls_proto,
                     stage = stage_getch(x, t, sf, si, paths, oe, chs, SEL, OECAP)
                 elif stage == MPSTART:
                     stage = stage_mpstart(x, t, sf, si, rng, mp, heap, cls_mp, start_frac, mp_det)
-                elif stage == HA or stage == BE:
-                    stage = stage_cu(x, t, 0 if stage == HA else 1, sf, si, rng, cu, heap)
+                elif stage == HA:
+                    stage = stage_ha(x, t, sf, si, rng, cu, heap, dev_state, cls_kb, cls_proto, pos)
+                elif stage == BE:
+                    stage = stage_be(x, t, sf, si, rng, cu, heap)
                 elif stage == AFTER_HA:
                     stage = stage_after_ha(x, t, sf, si, dev_state, cls_kb, cls_proto, rng, pos)
                 elif stage == CONN:
@@ -255,8 +263,10 @@ def run_one(fp, ip, dp, ev, ec, cls_cum, cls_kb, cls_miss, cls_mp, cls_proto,
                         count_completion(x, t, sf, si, acc, chs, devs, hist)
                     if done == WARM:
                         # warm-up over: measurement starts now, from the current state
-                        a_sys = a_iosq = a_ha = a_be = a_mpq = n_events = 0.0
+                        a_sys = a_iosq = a_mpq = n_events = 0.0
                         _measurement_starts(acc, chs, devs, hist, oe)
+                        cu_work[0] = cu_committed(sf, 0, t)
+                        cu_work[1] = cu_committed(sf, 1, t)
                         t0 = t
                     if done >= STOP:
                         stop = True
@@ -291,8 +301,6 @@ def run_one(fp, ip, dp, ev, ec, cls_cum, cls_kb, cls_miss, cls_mp, cls_proto,
             # time-weighted sums in locals: a store to ``acc`` could not stay in a register
             a_sys += n_sys * dt
             a_iosq += dq_s[DQ_WAITING] * dt
-            a_ha += cu_busy[0] * dt
-            a_be += cu_busy[1] * dt
             a_mpq = channel_areas(dt, a_mpq, chs, oe, mp, ps, C)
         t = tn
         t_last = tn
@@ -314,13 +322,13 @@ def run_one(fp, ip, dp, ev, ec, cls_cum, cls_kb, cls_miss, cls_mp, cls_proto,
             x_next = transfer_ends(cmin, t, sf, si, ps, bw)
             stage_next = after_transfer(x_next, t, sf, heap)
         else:
-            x_next, stage_next = heap_event(t, sf, si, rng, mp, cu, heap)
+            x_next, stage_next = heap_event(t, sf, si, mp, heap)
 
     ctl_done[0] += done - (poll_at - POLL_IOS)
     acc[A_TIME_MS] = t - t0
     acc[A_AREA_SYS] += a_sys
     acc[A_AREA_IOSQ] += a_iosq
-    acc[A_AREA_HA] += a_ha
-    acc[A_AREA_BE] += a_be
+    acc[A_AREA_HA] += cu_work[0] - cu_committed(sf, 0, t)
+    acc[A_AREA_BE] += cu_work[1] - cu_committed(sf, 1, t)
     acc[A_AREA_MPQ] += a_mpq
     acc[A_EVENTS] += n_events

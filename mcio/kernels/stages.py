@@ -21,8 +21,13 @@ are built once per replication):
   and end-work FIFOs (mq_n: the start work waiting). With ``channels.mp_order = "fifo"`` end work
   joins the start FIFO (me_* stay empty); each queued I/O's SI_MPSTAGE says which piece it waits
   for.
-- ``cu`` = (servers int64[2], row int64[2], zero bool[2], busy int64[2], h int64[2], t int64[2]):
-  the control unit's two multi-server FIFO stations, 0 = host adapter (CMR), 1 = back end.
+- ``cu`` = (row int64[2], zero bool[2], kw_n int64[2], kw_free float64[2, S], work float64[2]):
+  the control unit's two multi-server FIFO stations, 0 = host adapter (CMR), 1 = back end,
+  served by the Kiefer-Wolfowitz recursion: an I/O's start and end are known when it arrives
+  (``cu_serve``), so neither station needs an event of its own. kw_n[st] is the number of
+  servers when the station can queue (fewer servers than slots), else 0 (it never queues);
+  kw_free[st, :kw_n] a min-heap of the servers' free times (ms); work[st] the service time
+  assigned since the measurement started (ms), the utilisation's area.
 - ``ps`` = (ps_list int64[C, L], ps_n int64[C], ps_v float64[C], ps_tl float64[C],
   ps_next_t float64[C], ps_next_slot int64[C]): each channel link's processor-shared transfers.
 - ``oe`` int64[C]: open exchanges per channel; ``dev_state`` float64[D, N_DEV_STATE]: per-device
@@ -51,14 +56,17 @@ from .stats import (A_DEFERRED, A_DEV_BUSY_MS, A_DEV_BUSY_ZVM_MS, A_N, A_SQ_CMR,
 
 # stages
 ARRIVE, GETCH, MPSTART, HA, AFTER_HA, DEVICE, BE, CONN, XFER, MPEND, DONE = range(11)
-# timed events (code & 7); EV_BE = EV_HA + 1: the control-unit station index
+# timed events (code & 7): EV_HA the host adapter's service ends (positional devices: the seam
+# runs then), EV_BE a miss reaches a back end that can queue, EV_PROTO connect's transfer starts
 EV_ARRIVE, EV_MP, EV_HA, EV_BE, EV_PROTO, EV_DEVICE, EV_PACE = range(7)
 INF = np.inf
 
 # slot state columns, sf[slot, SF_*] (ms, KB)
 (SF_T_ARR, SF_T_START, SF_T_MARK, SF_PEND, SF_CMR, SF_DISC, SF_W_START, SF_W_END, SF_TAG,
- SF_T_DISC, SF_DEV_DISC_MS, SF_PROTO_MS, SF_XFER_KB, SF_CONN_MIN_MS, SF_W_WAKE) = range(15)
-N_SF = 15
+ SF_T_DISC, SF_DEV_DISC_MS, SF_PROTO_MS, SF_XFER_KB, SF_CONN_MIN_MS, SF_W_WAKE, SF_CU_START,
+ SF_CU_END) = range(17)
+# SF_CU_START + 2 st, SF_CU_END + 2 st: the I/O's last service interval at control-unit station st
+N_SF = 19
 # si[slot, SI_*]
 (SI_DEV, SI_CLS, SI_MODE, SI_CH, SI_DEF, SI_MPSTAGE, SI_POS, SI_NXT, SI_G_PREV, SI_G_NEXT, SI_MISS,
  SI_ALIAS, SI_BACKEND, SI_MP_FIFO) = range(14)
@@ -299,21 +307,113 @@ def stage_mpstart(x, t, sf, si, rng, mp, heap, cls_mp, start_frac, mp_det):
     return -1
 
 
+@nb.njit(**JIT_LEAF)
+def _kw_replace_root(h, n, v):
+    """Replace the least of the min-heap h[:n] (free times, ms) by ``v`` and restore the heap."""
+    i = 0
+    while True:
+        m = 2 * i + 1
+        if m >= n:
+            break
+        if m + 1 < n and h[m + 1] < h[m]:
+            m += 1
+        if h[m] < v:
+            h[i] = h[m]
+            i = m
+        else:
+            break
+    h[i] = v
+
+
 @nb.njit(**JIT_STAGE)
-def stage_cu(x, t, st, sf, si, rng, cu, heap):
-    """Control-unit station ``st`` (0 host adapter: the CMR; 1 back end: the disconnect of a
-    miss): a free server serves now (a draw of the station's row), else FIFO."""
-    servers, row, zero, busy, cu_h, cu_t = cu
+def cu_serve(st, a, x, sf, rng, cu):
+    """I/O ``x`` arrives at control-unit station ``st`` at ``a`` (ms): returns when its service
+    ends. FIFO over the station's servers by the Kiefer-Wolfowitz recursion: it starts when it
+    arrives or when the first server frees, whichever is later (arrivals are taken in time
+    order, so this is the FIFO queue's own sample path; a station with as many servers as
+    slots never queues). The service is the station's row's next draw."""
+    row, zero, kw_n, kw_free, work = cu
+    if zero[st]:
+        return a
+    svc = draw(rng, row[st])
+    start = a
+    n = kw_n[st]
+    if n > 0:
+        h = kw_free[st]
+        if h[0] > start:
+            start = h[0]
+        _kw_replace_root(h, n, start + svc)
+    sf[x, SF_CU_START + 2 * st] = start
+    sf[x, SF_CU_END + 2 * st] = start + svc
+    work[st] += svc
+    return start + svc
+
+
+@nb.njit(**JIT_LEAF)
+def cu_committed(sf, st, now):
+    """Service at control-unit station ``st`` assigned but not yet given at ``now`` (ms): the
+    part after ``now`` of every slot's last interval there (the utilisation's area is the work
+    assigned in the window, less this at its end, plus this at its start)."""
+    tot = 0.0
+    for y in range(sf.shape[0]):
+        e = sf[y, SF_CU_END + 2 * st]
+        if e > now:
+            tot += e - max(now, sf[y, SF_CU_START + 2 * st])
+    return tot
+
+
+@nb.njit(**JIT_STAGE)
+def _connect_at(x, t, tau, sf, heap):
+    """Connect starts at ``tau`` >= t (ms): its protocol time, then the transfer (XFER) now or
+    at the EV_PROTO event."""
+    h_t, h_c, h_n = heap
+    sf[x, SF_T_MARK] = tau
+    tau += sf[x, SF_PROTO_MS]
+    if tau > t:
+        heap_push(h_t, h_c, h_n, tau, x * 8 + EV_PROTO)
+        return -1
+    return XFER
+
+
+@nb.njit(**JIT_STAGE)
+def stage_be(x, t, sf, si, rng, cu, heap):
+    """A miss reaches the back end at ``t``: its service (FIFO), the disconnect it makes, and
+    the connect after it, planned now (one event)."""
+    tau = cu_serve(1, t, x, sf, rng, cu)
+    sf[x, SF_DISC] = tau - sf[x, SF_T_DISC]
+    return _connect_at(x, t, tau, sf, heap)
+
+
+@nb.njit(**JIT_STAGE)
+def stage_ha(x, t, sf, si, rng, cu, heap, dev_state, cls_kb, cls_proto, pos):
+    """The command reaches the control unit's host adapter at ``t`` (the CMR: FIFO over its
+    servers). A pass-through device then plans the rest at once, as far as nothing can queue:
+    the device-service seam at the command's acceptance, its device-side disconnect, a back end
+    that never queues, the protocol; one event (EV_PROTO) resumes the I/O at its transfer, or
+    EV_BE at a back end that can queue. A positional device's seam keeps per-device state, so
+    it runs at the acceptance itself (the EV_HA event, then AFTER_HA)."""
     h_t, h_c, h_n = heap
     sf[x, SF_T_MARK] = t
-    if zero[st]:
-        return AFTER_HA if st == 0 else CONN
-    if busy[st] < servers[st]:
-        busy[st] += 1
-        heap_push(h_t, h_c, h_n, t + draw(rng, row[st]), x * 8 + EV_HA + st)
-        return -1
-    enqueue(cu_h, cu_t, si, st, x)
-    return -1
+    tau = cu_serve(0, t, x, sf, rng, cu)
+    if pos[0]:
+        if tau > t:
+            heap_push(h_t, h_c, h_n, tau, x * 8 + EV_HA)
+            return -1
+        return AFTER_HA
+    nxt = stage_after_ha(x, tau, sf, si, dev_state, cls_kb, cls_proto, rng, pos)
+    if nxt == DEVICE:
+        tau += sf[x, SF_DEV_DISC_MS]
+        sf[x, SF_DISC] = tau - sf[x, SF_T_DISC]
+        nxt = BE if si[x, SI_BACKEND] else CONN
+    if nxt == BE:
+        if cu[2][1] > 0:                         # a back end that can queue: at its arrival
+            if tau > t:
+                heap_push(h_t, h_c, h_n, tau, x * 8 + EV_BE)
+                return -1
+            return BE
+        tau = cu_serve(1, tau, x, sf, rng, cu)
+        sf[x, SF_DISC] = tau - sf[x, SF_T_DISC]
+    return _connect_at(x, t, tau, sf, heap)
 
 
 @nb.njit(**JIT_LEAF)
@@ -419,14 +519,8 @@ def stage_device(x, t, sf, heap):
 
 @nb.njit(**JIT_STAGE)
 def stage_conn(x, t, sf, heap):
-    """Connect starts: its protocol time first (a timed event), then the transfer."""
-    h_t, h_c, h_n = heap
-    sf[x, SF_T_MARK] = t
-    pr = sf[x, SF_PROTO_MS]
-    if pr > 0.0:
-        heap_push(h_t, h_c, h_n, t + pr, x * 8 + EV_PROTO)
-        return -1
-    return XFER
+    """Connect starts now: its protocol time first (a timed event), then the transfer."""
+    return _connect_at(x, t, t, sf, heap)
 
 
 @nb.njit(**JIT_STAGE)
@@ -652,25 +746,6 @@ def mp_work_ends(y, t, sf, si, mp, heap):
 
 
 @nb.njit(**JIT_STAGE)
-def cu_service_ends(y, st, t, sf, si, rng, cu, heap):
-    """I/O y's service at control-unit station ``st`` ends: the station's next queued I/O
-    starts; returns y's stage."""
-    servers, row, zero, busy, cu_h, cu_t = cu
-    h_t, h_c, h_n = heap
-    busy[st] -= 1
-    if st == 0:
-        nstage = AFTER_HA
-    else:
-        sf[y, SF_DISC] = t - sf[y, SF_T_DISC]
-        nstage = CONN
-    if cu_h[st] >= 0:
-        z = dequeue(cu_h, cu_t, si, st)
-        busy[st] += 1
-        heap_push(h_t, h_c, h_n, t + draw(rng, row[st]), z * 8 + EV_HA + st)
-    return nstage
-
-
-@nb.njit(**JIT_STAGE)
 def device_disconnect_ends(y, t, sf, si):
     """I/O y's device-side disconnect ends: to the back end if its plan says so, else connect."""
     sf[y, SF_DISC] = t - sf[y, SF_T_DISC]
@@ -694,7 +769,7 @@ def channel_areas(dt, a_mpq, chs, oe, mp, ps, n_ch):
 
 
 @nb.njit(**JIT_STAGE)
-def heap_event(t, sf, si, rng, mp, cu, heap):
+def heap_event(t, sf, si, mp, heap):
     """Take the heap's first event (due at ``t``): returns (its I/O, the stage it resumes at)."""
     h_t, h_c, h_n = heap
     code = h_c[0]
@@ -705,8 +780,10 @@ def heap_event(t, sf, si, rng, mp, cu, heap):
         return y, ARRIVE
     if et == EV_MP:
         return y, mp_work_ends(y, t, sf, si, mp, heap)
-    if et == EV_HA or et == EV_BE:
-        return y, cu_service_ends(y, et - EV_HA, t, sf, si, rng, cu, heap)
+    if et == EV_HA:
+        return y, AFTER_HA
+    if et == EV_BE:
+        return y, BE
     if et == EV_DEVICE:
         return y, device_disconnect_ends(y, t, sf, si)
     if et == EV_PACE:
