@@ -28,11 +28,11 @@ from llvmlite import ir
 from numba import types
 from numba.extending import intrinsic
 
-from .dists import DETERMINISTIC, EXPONENTIAL, UNIFORM, sample_st
+from .dists import DETERMINISTIC, EXPONENTIAL, GAMMA, UNIFORM, sample_st
 from .histogram import _bits
 from .layout import N_DIST
 from .options import JIT_LEAF, JIT_VEC
-from .rng import _next_st
+from .rng import _next_st, fill_gamma_st
 
 LANES = 8
 _TWO53 = 1.0 / 9007199254740992.0
@@ -243,8 +243,8 @@ def fill_uniform_between(lanes, out, n, low, width):
 def fill_row(lanes, scal, dp, row, ev, ec, out, n):
     """out[:n] = the next n draws of row ``row``, from that row's own substreams: distribution
     row ``row`` of ``dp`` (see ``dists``) for row < N_DIST, else uniforms in (0, 1]. Exponentials
-    and uniforms come from the row's vector lanes, constants are filled, other kinds are drawn
-    one at a time from the row's scalar state."""
+    and uniforms come from the row's vector lanes, constants are filled, gamma and the other kinds
+    are drawn from the row's scalar state (gamma in one loop: its constants once per block)."""
     if row >= N_DIST:
         fill_uniform(lanes[row], out, n)
         return
@@ -257,6 +257,8 @@ def fill_row(lanes, scal, dp, row, ev, ec, out, n):
             out[i] = v
     elif kind == UNIFORM:
         fill_uniform_between(lanes[row], out, n, dp[row, 3], dp[row, 4])
+    elif kind == GAMMA:
+        fill_gamma_st(scal[row], out, n, dp[row, 3], dp[row, 4])
     else:
         a = scal[row, 0]
         b = scal[row, 1]

@@ -230,22 +230,25 @@ _std_exponential_st = _std_exponential_zig_st if ZIGGURAT else _std_exponential_
 
 
 @nb.njit(**JIT_LEAF)
-def _gamma_st(a, b, c, d, shape, scale):
-    """Gamma(shape, scale) by Marsaglia and Tsang; shape < 1 by the U^(1/shape) boost.
-
-    With the ziggurat, shape 1 is drawn as an exponential. The squeeze ``u < 1 - 0.0331 x^4``
-    accepts most draws without a logarithm (it accepts exactly the draws the full test would).
-    """
-    if ZIGGURAT and shape == 1.0:
-        x, a, b, c, d = _std_exponential_st(a, b, c, d)
-        return scale * x, a, b, c, d
-    boost = 1.0
+def _gamma_consts(shape):
+    """Marsaglia and Tsang's constants for Gamma(shape): (d, c, 1 / shape or 0 when no boost)."""
+    inv = 0.0
     if shape < 1.0:
-        u, a, b, c, d = _uniform_st(a, b, c, d)
-        boost = u ** (1.0 / shape)
+        inv = 1.0 / shape
         shape += 1.0
     dd = shape - 1.0 / 3.0
-    cc = 1.0 / math.sqrt(9.0 * dd)
+    return dd, 1.0 / math.sqrt(9.0 * dd), inv
+
+
+@nb.njit(**JIT_LEAF)
+def _gamma_core_st(a, b, c, d, dd, cc, inv, scale):
+    """One Gamma draw by Marsaglia and Tsang from its constants (``_gamma_consts``); ``inv`` > 0:
+    shape < 1, boosted by U^(1/shape). The squeeze ``u < 1 - 0.0331 x^4`` accepts most draws
+    without a logarithm (it accepts exactly the draws the full test would)."""
+    boost = 1.0
+    if inv > 0.0:
+        u, a, b, c, d = _uniform_st(a, b, c, d)
+        boost = u ** inv
     while True:
         x, a, b, c, d = _normal_st(a, b, c, d)
         v = 1.0 + cc * x
@@ -258,3 +261,36 @@ def _gamma_st(a, b, c, d, shape, scale):
             return dd * v * scale * boost, a, b, c, d
         if math.log(u) < 0.5 * x2 + dd - dd * v + dd * math.log(v):
             return dd * v * scale * boost, a, b, c, d
+
+
+@nb.njit(**JIT_LEAF)
+def _gamma_st(a, b, c, d, shape, scale):
+    """Gamma(shape, scale) by Marsaglia and Tsang; shape < 1 by the U^(1/shape) boost. With the
+    ziggurat, shape 1 is drawn as an exponential."""
+    if ZIGGURAT and shape == 1.0:
+        x, a, b, c, d = _std_exponential_st(a, b, c, d)
+        return scale * x, a, b, c, d
+    dd, cc, inv = _gamma_consts(shape)
+    return _gamma_core_st(a, b, c, d, dd, cc, inv, scale)
+
+
+@nb.njit(**JIT_LEAF)
+def fill_gamma_st(st, out, n, shape, scale):
+    """out[:n] = the next n Gamma(shape, scale) draws on the scalar state st (uint64[4], updated):
+    the same draws as n calls of ``_gamma_st``, the constants computed once."""
+    a = st[0]
+    b = st[1]
+    c = st[2]
+    d = st[3]
+    if ZIGGURAT and shape == 1.0:
+        for i in range(n):
+            x, a, b, c, d = _std_exponential_st(a, b, c, d)
+            out[i] = scale * x
+    else:
+        dd, cc, inv = _gamma_consts(shape)
+        for i in range(n):
+            out[i], a, b, c, d = _gamma_core_st(a, b, c, d, dd, cc, inv, scale)
+    st[0] = a
+    st[1] = b
+    st[2] = c
+    st[3] = d
