@@ -126,10 +126,14 @@ def next_u64(s):
     return r
 
 
+# Every conversion of a draw to a double goes through int64: the values are < 2^63, so the result
+# is the same, but int64 -> double is one instruction where uint64 -> double is a branchy sequence.
+
+
 @nb.njit(**JIT_LEAF)
 def _uniform_st(a, b, c, d):
     r, a, b, c, d = _next_st(a, b, c, d)
-    return (float(r >> np.uint64(11)) + 0.5) * _TWO53, a, b, c, d
+    return (float(np.int64(r >> np.uint64(11))) + 0.5) * _TWO53, a, b, c, d
 
 
 uniform_st = _uniform_st      # public: a uniform on a state held in scalars, (u, a, b, c, d)
@@ -138,7 +142,7 @@ uniform_st = _uniform_st      # public: a uniform on a state held in scalars, (u
 @nb.njit(**JIT_LEAF)
 def uniform(s):
     """A uniform double in the open interval (0, 1)."""
-    return (float(next_u64(s) >> np.uint64(11)) + 0.5) * _TWO53
+    return (float(np.int64(next_u64(s) >> np.uint64(11))) + 0.5) * _TWO53
 
 
 # ---------------------------------------------------------------------------- exponential
@@ -158,7 +162,7 @@ def _std_exponential_slow_st(a, b, c, d, idx, x):
         ri = r >> np.uint64(3)
         idx = int(ri & np.uint64(0xFF))
         ri >>= np.uint64(8)
-        x = float(ri) * _WE[idx]
+        x = float(np.int64(ri)) * _WE[idx]
         if ri < _KE[idx]:
             return x, a, b, c, d
 
@@ -169,7 +173,7 @@ def _std_exponential_zig_st(a, b, c, d):
     ri = r >> np.uint64(3)
     idx = int(ri & np.uint64(0xFF))
     ri >>= np.uint64(8)
-    x = float(ri) * _WE[idx]
+    x = float(np.int64(ri)) * _WE[idx]
     if ri < _KE[idx]:
         return x, a, b, c, d                                   # ~98.9 % of draws
     return _std_exponential_slow_st(a, b, c, d, idx, x)
@@ -185,18 +189,22 @@ def _std_exponential_log_st(a, b, c, d):
 
 
 @nb.njit(**JIT_LEAF)
-def _normal_zig_st(a, b, c, d):
-    """A standard normal variate by the ziggurat."""
+def _normal_zig_layer(r):
+    """A 64-bit draw's ziggurat layer, |x| bits and x: (idx, rabs, x)."""
+    idx = int(r & np.uint64(0xFF))
+    r >>= np.uint64(8)
+    rabs = (r >> np.uint64(1)) & np.uint64(0x000FFFFFFFFFFFFF)
+    x = float(np.int64(rabs)) * _WN[idx]
+    if r & np.uint64(1):
+        x = -x
+    return idx, rabs, x
+
+
+@nb.njit(**JIT_LEAF)
+def _normal_zig_slow_st(a, b, c, d, idx, rabs, x):
+    """The normal ziggurat's rare cases (~0.7 %): the tail (layer 0) or a wedge; else draw
+    again, as the loop of ``_normal_zig_st`` would."""
     while True:
-        r, a, b, c, d = _next_st(a, b, c, d)
-        idx = int(r & np.uint64(0xFF))
-        r >>= np.uint64(8)
-        rabs = (r >> np.uint64(1)) & np.uint64(0x000FFFFFFFFFFFFF)
-        x = float(rabs) * _WN[idx]
-        if r & np.uint64(1):
-            x = -x
-        if rabs < _KN[idx]:
-            return x, a, b, c, d                               # ~99.3 % of draws
         if idx == 0:                                           # the tail beyond r (Marsaglia)
             while True:
                 u, a, b, c, d = _uniform_st(a, b, c, d)
@@ -211,6 +219,21 @@ def _normal_zig_st(a, b, c, d):
         u, a, b, c, d = _uniform_st(a, b, c, d)
         if (_FN[idx - 1] - _FN[idx]) * u + _FN[idx] < math.exp(-0.5 * x * x):
             return x, a, b, c, d
+        r, a, b, c, d = _next_st(a, b, c, d)
+        idx, rabs, x = _normal_zig_layer(r)
+        if rabs < _KN[idx]:
+            return x, a, b, c, d
+
+
+@nb.njit(**JIT_LEAF)
+def _normal_zig_st(a, b, c, d):
+    """A standard normal variate by the ziggurat: the common case here (small enough to
+    inline), the rest out of line."""
+    r, a, b, c, d = _next_st(a, b, c, d)
+    idx, rabs, x = _normal_zig_layer(r)
+    if rabs < _KN[idx]:
+        return x, a, b, c, d                                   # ~99.3 % of draws
+    return _normal_zig_slow_st(a, b, c, d, idx, rabs, x)
 
 
 @nb.njit(**JIT_LEAF)
