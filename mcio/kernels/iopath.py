@@ -43,7 +43,7 @@ from .stages import (AFTER_HA, ARRIVE, BE, CONN, DEVICE, DQ_WAITING, EV_ARRIVE, 
                      SI_NXT, XFER, after_transfer, batch_add, channel_areas, count_completion,
                      heap_event, next_event, release, stage_after_ha, stage_arrive, stage_conn,
                      stage_ha, stage_be, stage_device, stage_getch, stage_mpend, stage_mpstart, stage_xfer,
-                     transfer_ends, cu_committed)
+                     transfer_ends, cu_committed, flush_block, BLOCK_IOS, N_BK)
 from .stats import A_AREA_BE, A_AREA_HA, A_AREA_IOSQ, A_AREA_MPQ, A_AREA_SYS, A_EVENTS, A_TIME_MS, \
     A_UNSTABLE, C_OE_MAX
 
@@ -220,6 +220,8 @@ def run_one(fp, ip, dp, ev, ec, cls_cum, cls_kb, cls_miss, cls_mp, cls_proto,
     stop = False
     next_arr, trace_i, rs_n = _first_arrivals(s, trace, TRACE, is_open, think_zero, P, rng, heap,
                                               rs_slot, rs_stage)
+    bk = np.empty((BLOCK_IOS, N_BK))   # measured completions' figures, summed a block at a time
+    nbk = 0
     poll_at = POLL_IOS              # the completion count of the next look at ctl_stop
     x_next = -1                     # the I/O whose event was just taken, and its stage
     stage_next = -1
@@ -260,7 +262,9 @@ def run_one(fp, ip, dp, ev, ec, cls_cum, cls_kb, cls_miss, cls_mp, cls_proto,
                     b_cur, b_next = batch_add(bat, done, b_cur, b_next, STOP, t - sf[x, SF_T_ARR])
                     done += 1
                     if done > WARM:
-                        count_completion(x, t, sf, si, acc, chs, devs, hist)
+                        nbk = count_completion(x, t, sf, si, bk, nbk, chs, devs)
+                        if nbk == BLOCK_IOS:
+                            nbk = flush_block(bk, nbk, acc, hist)
                     if done == WARM:
                         # warm-up over: measurement starts now, from the current state
                         a_sys = a_iosq = a_mpq = n_events = 0.0
@@ -324,6 +328,7 @@ def run_one(fp, ip, dp, ev, ec, cls_cum, cls_kb, cls_miss, cls_mp, cls_proto,
         else:
             x_next, stage_next = heap_event(t, sf, si, mp, heap)
 
+    flush_block(bk, nbk, acc, hist)
     ctl_done[0] += done - (poll_at - POLL_IOS)
     acc[A_TIME_MS] = t - t0
     acc[A_AREA_SYS] += a_sys
