@@ -94,3 +94,16 @@ class EventFloor:
         return ns_io / per_io
 
     track_ficon_path_ns_per_event.unit = "ns/event"
+
+    def track_ficon_ns_per_event_over_minimal(self):
+        """The issue-16 figure: mcio's ns per event / the minimal engine's, measured alternately."""
+        from .event_floor import ratio_in_one_run
+        return ratio_in_one_run(repeat=2, events=5_000_000, ios=1_000_000)["ratio"]
+
+    track_ficon_ns_per_event_over_minimal.unit = "ratio"
+
+    def track_ficon_events_per_io(self):
+        from .event_floor import ficon_costs
+        return ficon_costs(ios=500_000, repeat=1)[1]
+
+    track_ficon_events_per_io.unit = "events/IO"
