@@ -39,48 +39,77 @@ BLOCK = 256                       # I/Os per block (a multiple of blockrng.LANES
 
 
 @nb.njit(**JIT_LEAF)
-def _add_sums(x, m0, m1, sums, k_sum, k_sq):
-    """sums[k_sum] += x[m0:m1].sum() and sums[k_sq] += (x[m0:m1] ** 2).sum(), in order."""
-    a = sums[k_sum]
-    b = sums[k_sq]
-    for j in range(m0, m1):
-        a += x[j]
-        b += x[j] * x[j]
-    sums[k_sum] = a
-    sums[k_sq] = b
+def _response_stats(m0, m1, iosq_blk, svc_blk, disc_blk, sums, hist):
+    """I/Os m0 .. m1 - 1 of a block (float64[BLOCK] each, ms) into sums[S_IOSQ, SQ_RESP, SQ_IOSQ,
+    S_DISC, SQ_DISC] (ms, ms^2) and the histogram of responses (int64[HIST_BUCKETS]).
 
-
-@nb.njit(**JIT_LEAF)
-def _block_stats(m0, m1, iosq_blk, svc_blk, pend_blk, ha_blk, w_blk, disc_blk, conn_blk, k_blk,
-                 has_pend, has_disc, has_conn, ncls, sums, n_cls, hist):
-    """Add I/Os m0 .. m1 - 1 of a block to the sums, the class counts and the histogram. Apart
-    from the recursion, whose loop then holds only what is sequential; the I/Os are taken in
-    order, so every sum is the same as one kept I/O by I/O."""
+    Every sum is kept in I/O order, so it is bit-for-bit the sum kept I/O by I/O; each is a
+    chain of dependent adds (3-4 cycles each), so the five go in one loop, side by side, where
+    five loops would wait on each chain in turn. A model without disconnect adds zeros."""
     a = sums[S_IOSQ]
     b = sums[SQ_RESP]
     c = sums[SQ_IOSQ]
+    d = sums[S_DISC]
+    e = sums[SQ_DISC]
     for j in range(m0, m1):
         iosq = iosq_blk[j]
         resp = iosq + svc_blk[j]
+        disc = disc_blk[j]
         a += iosq
         b += resp * resp
         c += iosq * iosq
+        d += disc
+        e += disc * disc
         hist_add(hist, resp)
     sums[S_IOSQ] = a
     sums[SQ_RESP] = b
     sums[SQ_IOSQ] = c
-    # components the model makes zero for every I/O are skipped (their sums stay 0)
-    if has_pend:
-        _add_sums(pend_blk, m0, m1, sums, S_PEND, SQ_PEND)
-        _add_sums(ha_blk, m0, m1, sums, S_CMR, SQ_CMR)
-        a = sums[S_W]
-        for j in range(m0, m1):
-            a += w_blk[j]
-        sums[S_W] = a
-    if has_disc:
-        _add_sums(disc_blk, m0, m1, sums, S_DISC, SQ_DISC)
-    if has_conn:
-        _add_sums(conn_blk, m0, m1, sums, S_CONN, SQ_CONN)
+    sums[S_DISC] = d
+    sums[SQ_DISC] = e
+
+
+@nb.njit(**JIT_LEAF)
+def _path_stats(m0, m1, pend_blk, ha_blk, w_blk, conn_blk, sums):
+    """I/Os m0 .. m1 - 1 of a block (float64[BLOCK] each, ms) into sums[S_PEND, SQ_PEND, S_CMR,
+    SQ_CMR, S_W, S_CONN, SQ_CONN] (ms, ms^2): seven independent chains in one loop, each in I/O
+    order (as ``_response_stats``). Only for models where pend or connect time is not zero."""
+    p = sums[S_PEND]
+    pp = sums[SQ_PEND]
+    h = sums[S_CMR]
+    hh = sums[SQ_CMR]
+    w = sums[S_W]
+    c = sums[S_CONN]
+    cc = sums[SQ_CONN]
+    for j in range(m0, m1):
+        pend = pend_blk[j]
+        ha = ha_blk[j]
+        conn = conn_blk[j]
+        p += pend
+        pp += pend * pend
+        h += ha
+        hh += ha * ha
+        w += w_blk[j]
+        c += conn
+        cc += conn * conn
+    sums[S_PEND] = p
+    sums[SQ_PEND] = pp
+    sums[S_CMR] = h
+    sums[SQ_CMR] = hh
+    sums[S_W] = w
+    sums[S_CONN] = c
+    sums[SQ_CONN] = cc
+
+
+@nb.njit(**JIT_LEAF)
+def _block_stats(m0, m1, iosq_blk, svc_blk, pend_blk, ha_blk, w_blk, disc_blk, conn_blk, k_blk,
+                 has_path, ncls, sums, n_cls, hist):
+    """Add I/Os m0 .. m1 - 1 of a block to the sums, the class counts and the histogram. Apart
+    from the recursion, whose loop then holds only what is sequential; the I/Os are taken in
+    order, so every sum is the same as one kept I/O by I/O."""
+    _response_stats(m0, m1, iosq_blk, svc_blk, disc_blk, sums, hist)
+    # pend and connect are zero for every I/O of some models: their sums stay 0
+    if has_path:
+        _path_stats(m0, m1, pend_blk, ha_blk, w_blk, conn_blk, sums)
     if ncls > 1:
         # one counting pass per class: an increment of n_cls[k] per I/O would wait on the last
         for kk in range(ncls):
@@ -237,6 +266,49 @@ def _serve(c, t, svc, free1, free_t):
 
 
 @nb.njit(**JIT_STAGE)
+def _recursion(c, i0, nj, WARM, N, NB, wait_limit, ia_blk, svc_blk, iosq_blk, free_t, t, free1,
+               t0, d0, bat, bst):
+    """I/Os i0 .. i0 + nj - 1 (places 0 .. nj - 1 of the block: gaps ia_blk and services svc_blk
+    float64[BLOCK], ms) through the c FIFO servers, the only sequential part: each I/O's IOSQ
+    into iosq_blk (ms) and its response into the MSER batch sums bat float64[NB] (batch of I/O i:
+    (i NB) // N; ``bst`` = (batch, first I/O of the next, running sum)). ``t`` is the last
+    arrival, ``free1`` the one server's free time (c == 1; else ``free_t``), ``t0`` the first
+    measured arrival, ``d0`` the last warm-up completion (ms). Returns (I/Os done, unstable,
+    t, free1, t0, d0, bst): fewer than nj, and unstable, if an I/O waited over ``wait_limit``
+    (that I/O not counted: its server's free time undone). A loop of its own, with no calls,
+    so that LLVM keeps its state in registers."""
+    b, b_next, b_sum = bst
+    for jc in range(nj):
+        i = i0 + jc
+        t += ia_blk[jc]
+        svc = svc_blk[jc]
+        start, free1 = _serve(c, t, svc, free1, free_t)
+        iosq = start - t
+        if iosq > wait_limit:
+            if c == 1:
+                free1 = start
+            else:
+                for jj in range(c):
+                    if free_t[jj] == start + svc:
+                        free_t[jj] = start
+                        break
+            return jc, True, t, free1, t0, d0, (b, b_next, b_sum)
+        iosq_blk[jc] = iosq
+        while i >= b_next:
+            bat[b] += b_sum
+            b_sum = 0.0
+            b += 1
+            b_next = ((b + 1) * N + NB - 1) // NB
+        b_sum += iosq + svc
+        if i <= WARM:
+            if i == WARM:
+                t0 = t
+            else:
+                d0 = start + svc
+    return nj, False, t, free1, t0, d0, (b, b_next, b_sum)
+
+
+@nb.njit(**JIT_STAGE)
 def _block_draws(traced, trace, trace_i, draws, lanes, scal, dp, ev, ec, ia_blk, ucls_blk, umode_blk,
                  umiss_blk, mp_blk, ha_blk, be_blk):
     """A block's variates (float64[BLOCK] each; ms, or uniforms): the inter-arrival gaps (from
@@ -336,12 +408,16 @@ def fast_one(fp, ip, dp, ev, ec, cls_cum, cls_kb, cls_miss, cls_mp, cls_proto, t
     one = (mp_0, mp_1, pr_0, pr_1, xfer_0, miss_0)
     km_tab = (mp_km, px_km, miss_km)
     cls_draw, mode_draw, miss_draw = attr_draws(NCLS, zshare, cls_miss)
-    has_mp = cls_mp.max() > 0.0
+    # MP work of the modes an I/O can take (columns 0 CCW, 1 z/HPF; the mode is u < zshare,
+    # u = 0.5 when not drawn), so that a model with no MP work in the mode it uses skips it
+    ccw_used = mode_draw or not 0.5 < zshare
+    zhpf_used = mode_draw or 0.5 < zshare
+    has_mp = (ccw_used and cls_mp[:, 0].max() > 0.0) or (zhpf_used and cls_mp[:, 1].max() > 0.0)
     mp_draw = has_mp and not mp_det
     be_draw = not be_zero and cls_miss.max() > 0.0
-    has_pend = has_mp or not ha_zero
     draws = (cls_draw, mode_draw, miss_draw, mp_draw, not ha_zero, be_draw)
-    has_conn = has_mp or cls_kb.max() > 0.0 or cls_proto.max() > 0.0
+    # pend or connect time not zero for every I/O: their sums are kept (else they stay 0)
+    has_path = has_mp or not ha_zero or cls_kb.max() > 0.0 or cls_proto.max() > 0.0
     # The block's variates (ms; uniforms for the I/O's attributes are drawn only where a draw
     # can change one, else 0.5, for which u < p is p's own truth when p is 0 or >= 1) ...
     ia_blk = np.empty(BLOCK)
@@ -371,65 +447,34 @@ def fast_one(fp, ip, dp, ev, ec, cls_cum, cls_kb, cls_miss, cls_mp, cls_proto, t
     n_cls = np.zeros(NCLS)
     n_done = N                    # I/Os whose statistics were taken
     unstable = False
-    b = 0                         # MSER batch of I/O i: (i * NB) // N, kept without a division
-    b_next = (N + NB - 1) // NB   # first i of batch b + 1
-    b_sum = 0.0
-    m0 = BLOCK                    # first measured I/O of the current block (none yet)
-    jb = BLOCK
-    jc = 0
+    bst = (0, (N + NB - 1) // NB, 0.0)  # MSER batch of the next I/O, first I/O of the next, its sum
     d0 = 0.0                      # completion time of the last warm-up I/O (ms)
     told = 0                      # I/Os added to ctl_done so far
-    for i in range(N):
-        if jb == BLOCK:
-            _block_stats(m0, BLOCK, iosq_blk, svc_blk, pend_blk, ha_blk, w_blk, disc_blk, conn_blk,
-                         k_blk, has_pend, be_draw, has_conn, NCLS, sums, n_cls, hist)
-            jb = 0
-            ctl_done[0] += i - told     # progress: a plain add to this replication's own slot
-            told = i
-            if ctl_stop[0] != 0:        # stop requested: end here, every I/O so far counted
-                n_done = i
-                m0 = 0
-                break
-            # the block's first measured I/O
-            m0 = 0 if i >= WARM else min(WARM - i, BLOCK)
-            trace_i = _block_draws(TRACE, trace, trace_i, draws, lanes, scal, dp, ev, ec, ia_blk, ucls_blk,
-                                   umode_blk, umiss_blk, mp_blk, ha_blk, be_blk)
-            # each I/O's class, mode, miss and service components: independent of the queue
-            _block_service(NCLS, zshare, start_frac, mp_draw, one, km_tab, cls_cum, ucls_blk, umode_blk,
-                           umiss_blk, mp_blk, ha_blk, be_blk, w_blk, pend_blk, disc_blk, conn_blk,
-                           svc_blk, k_blk)
-        jc = jb                       # this I/O's place in the block
-        jb += 1
-        t += ia_blk[jc]
-        svc = svc_blk[jc]
-        start, free1 = _serve(c, t, svc, free1, free_t)
-        iosq = start - t
-        if iosq > wait_limit:
-            unstable = True
+    i = 0
+    while i < N:
+        ctl_done[0] += i - told         # progress: a plain add to this replication's own slot
+        told = i
+        if ctl_stop[0] != 0:            # stop requested: end here, every I/O so far counted
             n_done = i
-            jb = jc                    # this I/O is not counted: its server's free time undone
-            if c == 1:
-                free1 = start
-            else:
-                for jj in range(c):
-                    if free_t[jj] == start + svc:
-                        free_t[jj] = start
-                        break
             break
-        iosq_blk[jc] = iosq
-        while i >= b_next:
-            bat[b] += b_sum
-            b_sum = 0.0
-            b += 1
-            b_next = ((b + 1) * N + NB - 1) // NB
-        b_sum += iosq + svc
-        if i <= WARM:
-            if i == WARM:
-                t0 = t
-            else:
-                d0 = start + svc
-    _block_stats(m0, jb, iosq_blk, svc_blk, pend_blk, ha_blk, w_blk, disc_blk, conn_blk, k_blk,
-                 has_pend, be_draw, has_conn, NCLS, sums, n_cls, hist)
+        m0 = 0 if i >= WARM else min(WARM - i, BLOCK)   # the block's first measured I/O
+        trace_i = _block_draws(TRACE, trace, trace_i, draws, lanes, scal, dp, ev, ec, ia_blk, ucls_blk,
+                               umode_blk, umiss_blk, mp_blk, ha_blk, be_blk)
+        # each I/O's class, mode, miss and service components: independent of the queue
+        _block_service(NCLS, zshare, start_frac, mp_draw, one, km_tab, cls_cum, ucls_blk, umode_blk,
+                       umiss_blk, mp_blk, ha_blk, be_blk, w_blk, pend_blk, disc_blk, conn_blk,
+                       svc_blk, k_blk)
+        nj = min(BLOCK, N - i)
+        jb, unstable, t, free1, t0, d0, bst = _recursion(c, i, nj, WARM, N, NB, wait_limit, ia_blk,
+                                                         svc_blk, iosq_blk, free_t, t, free1, t0,
+                                                         d0, bat, bst)
+        _block_stats(m0, jb, iosq_blk, svc_blk, pend_blk, ha_blk, w_blk, disc_blk, conn_blk, k_blk,
+                     has_path, NCLS, sums, n_cls, hist)
+        if unstable:
+            n_done = i + jb
+            break
+        i += nj
+    b, _, b_sum = bst
     if b < NB:
         bat[b] += b_sum
     if unstable:
