@@ -17,7 +17,7 @@ import numba as nb
 import numpy as np
 
 from .blockrng import fill_row
-from .histogram import hist_add
+from .histogram import hist_add_sums
 from .ioclass import attr_draws
 from .layout import (D_BACKEND, D_HA, D_INTERARRIVAL, D_MP_SHAPE, FP_LINK_KB_PER_MS,
                      FP_MP_START_FRACTION, FP_ZHPF_SHARE, IP_CLASSES, IP_EXPOSURES, IP_MEASURE,
@@ -39,40 +39,10 @@ BLOCK = 256                       # I/Os per block (a multiple of blockrng.LANES
 
 
 @nb.njit(**JIT_LEAF)
-def _response_stats(m0, m1, iosq_blk, svc_blk, disc_blk, sums, hist):
-    """I/Os m0 .. m1 - 1 of a block (float64[BLOCK] each, ms) into sums[S_IOSQ, SQ_RESP, SQ_IOSQ,
-    S_DISC, SQ_DISC] (ms, ms^2) and the histogram of responses (int64[HIST_BUCKETS]).
-
-    Every sum is kept in I/O order, so it is bit-for-bit the sum kept I/O by I/O; each is a
-    chain of dependent adds (3-4 cycles each), so the five go in one loop, side by side, where
-    five loops would wait on each chain in turn. A model without disconnect adds zeros."""
-    a = sums[S_IOSQ]
-    b = sums[SQ_RESP]
-    c = sums[SQ_IOSQ]
-    d = sums[S_DISC]
-    e = sums[SQ_DISC]
-    for j in range(m0, m1):
-        iosq = iosq_blk[j]
-        resp = iosq + svc_blk[j]
-        disc = disc_blk[j]
-        a += iosq
-        b += resp * resp
-        c += iosq * iosq
-        d += disc
-        e += disc * disc
-        hist_add(hist, resp)
-    sums[S_IOSQ] = a
-    sums[SQ_RESP] = b
-    sums[SQ_IOSQ] = c
-    sums[S_DISC] = d
-    sums[SQ_DISC] = e
-
-
-@nb.njit(**JIT_LEAF)
 def _path_stats(m0, m1, pend_blk, ha_blk, w_blk, conn_blk, sums):
     """I/Os m0 .. m1 - 1 of a block (float64[BLOCK] each, ms) into sums[S_PEND, SQ_PEND, S_CMR,
     SQ_CMR, S_W, S_CONN, SQ_CONN] (ms, ms^2): seven independent chains in one loop, each in I/O
-    order (as ``_response_stats``). Only for models where pend or connect time is not zero."""
+    order (as ``_recursion``). Only for models where pend or connect time is not zero."""
     p = sums[S_PEND]
     pp = sums[SQ_PEND]
     h = sums[S_CMR]
@@ -101,12 +71,13 @@ def _path_stats(m0, m1, pend_blk, ha_blk, w_blk, conn_blk, sums):
 
 
 @nb.njit(**JIT_LEAF)
-def _block_stats(m0, m1, iosq_blk, svc_blk, pend_blk, ha_blk, w_blk, disc_blk, conn_blk, k_blk,
+def _block_stats(m0, m1, iosq_blk, svc_blk, pend_blk, ha_blk, w_blk, conn_blk, k_blk, keys,
                  has_path, ncls, sums, n_cls, hist):
-    """Add I/Os m0 .. m1 - 1 of a block to the sums, the class counts and the histogram. Apart
-    from the recursion, whose loop then holds only what is sequential; the I/Os are taken in
-    order, so every sum is the same as one kept I/O by I/O."""
-    _response_stats(m0, m1, iosq_blk, svc_blk, disc_blk, sums, hist)
+    """The statistics of I/Os m0 .. m1 - 1 of a block that the recursion does not take: the
+    histogram of responses (iosq_blk + svc_blk, ms; ``keys`` int64[BLOCK] scratch), the pend
+    and connect sums (``_path_stats``) and the I/Os per class (n_cls float64[K]). Every sum
+    is taken in I/O order, so it is the same as one kept I/O by I/O."""
+    hist_add_sums(hist, iosq_blk, svc_blk, m0, m1, keys)
     # pend and connect are zero for every I/O of some models: their sums stay 0
     if has_path:
         _path_stats(m0, m1, pend_blk, ha_blk, w_blk, conn_blk, sums)
@@ -266,18 +237,24 @@ def _serve(c, t, svc, free1, free_t):
 
 
 @nb.njit(**JIT_STAGE)
-def _recursion(c, i0, nj, WARM, N, NB, wait_limit, ia_blk, svc_blk, iosq_blk, free_t, t, free1,
-               t0, d0, bat, bst):
-    """I/Os i0 .. i0 + nj - 1 (places 0 .. nj - 1 of the block: gaps ia_blk and services svc_blk
-    float64[BLOCK], ms) through the c FIFO servers, the only sequential part: each I/O's IOSQ
-    into iosq_blk (ms) and its response into the MSER batch sums bat float64[NB] (batch of I/O i:
-    (i NB) // N; ``bst`` = (batch, first I/O of the next, running sum)). ``t`` is the last
-    arrival, ``free1`` the one server's free time (c == 1; else ``free_t``), ``t0`` the first
-    measured arrival, ``d0`` the last warm-up completion (ms). Returns (I/Os done, unstable,
-    t, free1, t0, d0, bst): fewer than nj, and unstable, if an I/O waited over ``wait_limit``
-    (that I/O not counted: its server's free time undone). A loop of its own, with no calls,
-    so that LLVM keeps its state in registers."""
+def _recursion(c, i0, nj, m0, WARM, N, NB, wait_limit, ia_blk, svc_blk, disc_blk, iosq_blk, free_t,
+               t, free1, t0, d0, bat, bst, sums):
+    """I/Os i0 .. i0 + nj - 1 (places 0 .. nj - 1 of the block: gaps ia_blk, services svc_blk
+    and disconnects disc_blk float64[BLOCK], ms) through the c FIFO servers, the only
+    sequential part: each I/O's IOSQ into iosq_blk (ms), its response into the MSER batch sums
+    bat float64[NB] (batch of I/O i: (i NB) // N; ``bst`` = (batch, first I/O of the next,
+    running sum)) and, from place m0 on (the measured I/Os), into sums[S_IOSQ, SQ_RESP, SQ_IOSQ,
+    S_DISC, SQ_DISC] (ms, ms^2). ``t`` is the last arrival, ``free1`` the one server's free time
+    (c == 1; else ``free_t``), ``t0`` the first measured arrival, ``d0`` the last warm-up
+    completion (ms). Returns (I/Os done, unstable, t, free1, t0, d0, bst): fewer than nj, and
+    unstable, if an I/O waited over ``wait_limit`` (that one not counted: its server's free
+    time undone). A loop of its own, with no calls: its state stays in registers, and the sums'
+    chains of adds run beside the recursion's own, which is latency-bound."""
     b, b_next, b_sum = bst
+    s_iosq, sq_resp, sq_iosq = sums[S_IOSQ], sums[SQ_RESP], sums[SQ_IOSQ]
+    s_disc, sq_disc = sums[S_DISC], sums[SQ_DISC]
+    done = nj
+    unstable = False
     for jc in range(nj):
         i = i0 + jc
         t += ia_blk[jc]
@@ -292,20 +269,32 @@ def _recursion(c, i0, nj, WARM, N, NB, wait_limit, ia_blk, svc_blk, iosq_blk, fr
                     if free_t[jj] == start + svc:
                         free_t[jj] = start
                         break
-            return jc, True, t, free1, t0, d0, (b, b_next, b_sum)
+            done = jc
+            unstable = True
+            break
         iosq_blk[jc] = iosq
         while i >= b_next:
             bat[b] += b_sum
             b_sum = 0.0
             b += 1
             b_next = ((b + 1) * N + NB - 1) // NB
-        b_sum += iosq + svc
+        resp = iosq + svc
+        b_sum += resp
+        if jc >= m0:
+            disc = disc_blk[jc]
+            s_iosq += iosq
+            sq_resp += resp * resp
+            sq_iosq += iosq * iosq
+            s_disc += disc
+            sq_disc += disc * disc
         if i <= WARM:
             if i == WARM:
                 t0 = t
             else:
                 d0 = start + svc
-    return nj, False, t, free1, t0, d0, (b, b_next, b_sum)
+    sums[S_IOSQ], sums[SQ_RESP], sums[SQ_IOSQ] = s_iosq, sq_resp, sq_iosq
+    sums[S_DISC], sums[SQ_DISC] = s_disc, sq_disc
+    return done, unstable, t, free1, t0, d0, (b, b_next, b_sum)
 
 
 @nb.njit(**JIT_STAGE)
@@ -435,6 +424,7 @@ def fast_one(fp, ip, dp, ev, ec, cls_cum, cls_kb, cls_miss, cls_mp, cls_proto, t
     svc_blk = np.empty(BLOCK)
     iosq_blk = np.empty(BLOCK)
     k_blk = np.zeros(BLOCK, np.int64)
+    keys = np.empty(BLOCK, np.int64)       # histogram buckets of the block's responses
     # The statistics live in ``sums``, added to acc/chs/devs once at the end: the replications'
     # output rows share cache lines, so the threads would fight over them.
     t = 0.0
@@ -465,10 +455,10 @@ def fast_one(fp, ip, dp, ev, ec, cls_cum, cls_kb, cls_miss, cls_mp, cls_proto, t
                        umiss_blk, mp_blk, ha_blk, be_blk, w_blk, pend_blk, disc_blk, conn_blk,
                        svc_blk, k_blk)
         nj = min(BLOCK, N - i)
-        jb, unstable, t, free1, t0, d0, bst = _recursion(c, i, nj, WARM, N, NB, wait_limit, ia_blk,
-                                                         svc_blk, iosq_blk, free_t, t, free1, t0,
-                                                         d0, bat, bst)
-        _block_stats(m0, jb, iosq_blk, svc_blk, pend_blk, ha_blk, w_blk, disc_blk, conn_blk, k_blk,
+        jb, unstable, t, free1, t0, d0, bst = _recursion(c, i, nj, m0, WARM, N, NB, wait_limit,
+                                                         ia_blk, svc_blk, disc_blk, iosq_blk,
+                                                         free_t, t, free1, t0, d0, bat, bst, sums)
+        _block_stats(m0, jb, iosq_blk, svc_blk, pend_blk, ha_blk, w_blk, conn_blk, k_blk, keys,
                      has_path, NCLS, sums, n_cls, hist)
         if unstable:
             n_done = i + jb
