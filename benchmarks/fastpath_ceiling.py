@@ -10,12 +10,15 @@ MSER, the Dataset) and for its kernels alone (``run_kernels``), and the Numba ta
 kernels were compiled for. The hand loop is what no general engine can beat: it takes no
 statistics but the mean, no histogram, no warm-up bookkeeping, no components.
 
-To see an AVX2-only target on a newer CPU, compile for it in a cache of its own:
-``NUMBA_CPU_NAME=haswell NUMBA_CACHE_DIR=/tmp/nb-haswell python benchmarks/fastpath_ceiling.py``.
+To see an AVX2-only target on a newer CPU, compile for it in a cache of its own (Numba takes the
+host's features unless told): ``NUMBA_CPU_NAME=haswell NUMBA_CPU_FEATURES=$HASWELL
+NUMBA_CACHE_DIR=/tmp/nb-haswell python benchmarks/fastpath_ceiling.py``, with HASWELL LLVM's
+feature list of that CPU (``HASWELL_FEATURES`` below).
 """
 from __future__ import annotations
 
 import argparse
+import math
 import os
 import sys
 import time
@@ -27,11 +30,69 @@ if ROOT not in sys.path:
 import numba as nb  # noqa: E402
 import numpy as np  # noqa: E402
 
-from mcio.kernels.rng import _std_exponential_zig_st  # noqa: E402  (the same generator)
+from mcio.kernels.rng import _KE, _WE, _FE, _ZE_R, _TWO53  # noqa: E402  (the same tables)
 
 RHO = 0.9
+# LLVM's features of a Haswell (AVX2 + FMA, no AVX-512), for NUMBA_CPU_FEATURES
+HASWELL_FEATURES = ("+64bit,+avx,+avx2,+bmi,+bmi2,+cmov,+cx16,+cx8,+f16c,+fma,+fsgsbase,+fxsr,+invpcid,"
+                    "+lzcnt,+mmx,+movbe,+pclmul,+popcnt,+rdrnd,+sahf,+sse,+sse2,+sse3,+sse4.1,+sse4.2,"
+                    "+ssse3,+x87,+xsave,+xsaveopt")
 WARMUP = 1_000                 # I/Os discarded per replication of mcio's run
 REPLICATIONS = 2
+
+
+# The generator of mcio/kernels/rng.py (xoshiro256**, ziggurat exponential), restated here and
+# compiled in this process without a cache and inlined into the loop (LLVM's alwaysinline; the
+# rare path stays a call): the hand loop's speed must not depend on whether LLVM happened to
+# inline mcio's copies, which it does not when they come from mcio's on-disk cache (measured:
+# the same loop 8 or 12 ns an I/O, the generator inlined or called).
+@nb.njit(nogil=True, cache=False, forceinline=True)
+def _next(s0, s1, s2, s3):
+    """xoshiro256**: (output, s0, s1, s2, s3)."""
+    x = s1 * np.uint64(5)
+    result = ((x << np.uint64(7)) | (x >> np.uint64(57))) * np.uint64(9)
+    t = s1 << np.uint64(17)
+    s2 ^= s0
+    s3 ^= s1
+    s1 ^= s2
+    s0 ^= s3
+    s2 ^= t
+    s3 = (s3 << np.uint64(45)) | (s3 >> np.uint64(19))
+    return result, s0, s1, s2, s3
+
+
+@nb.njit(nogil=True, cache=False)
+def _exp_slow(a, b, c, d, idx, x):
+    """The ziggurat's rare cases: the tail (layer 0) or a wedge; else draw again."""
+    while True:
+        if idx == 0:
+            r, a, b, c, d = _next(a, b, c, d)
+            u = (float(r >> np.uint64(11)) + 0.5) * _TWO53
+            return _ZE_R - math.log(u), a, b, c, d
+        r, a, b, c, d = _next(a, b, c, d)
+        u = (float(r >> np.uint64(11)) + 0.5) * _TWO53
+        if (_FE[idx - 1] - _FE[idx]) * u + _FE[idx] < math.exp(-x):
+            return x, a, b, c, d
+        r, a, b, c, d = _next(a, b, c, d)
+        ri = r >> np.uint64(3)
+        idx = int(ri & np.uint64(0xFF))
+        ri >>= np.uint64(8)
+        x = float(ri) * _WE[idx]
+        if ri < _KE[idx]:
+            return x, a, b, c, d
+
+
+@nb.njit(nogil=True, cache=False, forceinline=True)
+def _exp_zig(a, b, c, d):
+    """A standard exponential by the ziggurat: (x, a, b, c, d)."""
+    r, a, b, c, d = _next(a, b, c, d)
+    ri = r >> np.uint64(3)
+    idx = int(ri & np.uint64(0xFF))
+    ri >>= np.uint64(8)
+    x = float(ri) * _WE[idx]
+    if ri < _KE[idx]:
+        return x, a, b, c, d                                   # ~98.9 % of draws
+    return _exp_slow(a, b, c, d, idx, x)
 
 
 @nb.njit(nogil=True, cache=False)
@@ -41,8 +102,8 @@ def lindley_mm1(n, rate_per_ms, service_ms, a, b, c, d):
     total = 0.0
     inv_rate = 1.0 / rate_per_ms
     for _ in range(n):
-        e1, a, b, c, d = _std_exponential_zig_st(a, b, c, d)
-        e2, a, b, c, d = _std_exponential_zig_st(a, b, c, d)
+        e1, a, b, c, d = _exp_zig(a, b, c, d)
+        e2, a, b, c, d = _exp_zig(a, b, c, d)
         s = e1 * service_ms
         total += w + s
         w = w + s - e2 * inv_rate
@@ -65,8 +126,9 @@ def target_cpu() -> str:
     """The CPU Numba compiles for (NUMBA_CPU_NAME, else the host's) and whether AVX-512 is on."""
     import llvmlite.binding as llvm
     name = nb.config.CPU_NAME or llvm.get_host_cpu_name()
-    feats = nb.config.CPU_FEATURES if nb.config.CPU_NAME else llvm.get_host_cpu_features().flatten()
-    return f"{name} ({'AVX-512' if '+avx512f' in (feats or '') else 'no AVX-512'})"
+    # Numba takes the host's features unless NUMBA_CPU_FEATURES says otherwise
+    feats = nb.config.CPU_FEATURES if nb.config.CPU_FEATURES is not None else llvm.get_host_cpu_features().flatten()
+    return f"{name} ({'AVX-512' if '+avx512f' in feats else 'AVX2, no AVX-512' if '+avx2' in feats else 'no AVX2'})"
 
 
 def measure(ios: int = 40_000_000, repeat: int = 3) -> dict:

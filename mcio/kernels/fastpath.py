@@ -91,16 +91,22 @@ def _block_stats(m0, m1, iosq_blk, svc_blk, pend_blk, ha_blk, w_blk, conn_blk, k
 
 
 @nb.njit(**JIT_STAGE)
-def _block_service(NCLS, zshare, start_frac, mp_draw, one, km_tab, cls_cum, ucls_blk, umode_blk,
-                   umiss_blk, mp_blk, ha_blk, be_blk, w_blk, pend_blk, disc_blk, conn_blk, svc_blk,
-                   k_blk):
+def _block_service(NCLS, disc_only, zshare, start_frac, mp_draw, one, km_tab, cls_cum, ucls_blk,
+                   umode_blk, umiss_blk, mp_blk, ha_blk, be_blk, w_blk, pend_blk, disc_blk, conn_blk,
+                   svc_blk, k_blk):
     """Each I/O of a block: its class (k_blk int64[BLOCK]), MP work, pend, disconnect, connect
     and service (w_blk .. svc_blk float64[BLOCK], ms) from the block's uniforms and draws
     (float64[BLOCK]). They do not depend on the queue, so the whole block at once. ``one`` =
     class 0's (MP work CCW, z/HPF, protocol CCW, z/HPF, transfer, miss ratio); ``km_tab`` = (MP
-    work, protocol + transfer, miss ratio) float64[2 K] by 2 class + mode."""
+    work, protocol + transfer, miss ratio) float64[2 K] by 2 class + mode. ``disc_only``
+    (one class, pend and connect 0 for every I/O): only the disconnects, which are then each
+    I/O's service bit for bit (+0 + x + +0 = x), and the caller takes disc_blk for svc_blk."""
     mp_0, mp_1, pr_0, pr_1, xfer_0, miss_0 = one
     mp_km, px_km, miss_km = km_tab
+    if disc_only:
+        for j in range(BLOCK):
+            disc_blk[j] = be_blk[j] if umiss_blk[j] < miss_0 else 0.0
+        return
     # One class gets its own loop: branch-free, LLVM vectorises
     # it (the general loop's class look-ups would be gathers, and it stays scalar: 0.8x)
     if NCLS == 1:
@@ -407,6 +413,7 @@ def fast_one(fp, ip, dp, ev, ec, cls_cum, cls_kb, cls_miss, cls_mp, cls_proto, t
     draws = (cls_draw, mode_draw, miss_draw, mp_draw, not ha_zero, be_draw)
     # pend or connect time not zero for every I/O: their sums are kept (else they stay 0)
     has_path = has_mp or not ha_zero or cls_kb.max() > 0.0 or cls_proto.max() > 0.0
+    disc_only = NCLS == 1 and not has_path      # then service = disconnect (_block_service)
     # The block's variates (ms; uniforms for the I/O's attributes are drawn only where a draw
     # can change one, else 0.5, for which u < p is p's own truth when p is 0 or >= 1) ...
     ia_blk = np.empty(BLOCK)
@@ -422,6 +429,7 @@ def fast_one(fp, ip, dp, ev, ec, cls_cum, cls_kb, cls_miss, cls_mp, cls_proto, t
     disc_blk = np.empty(BLOCK)
     conn_blk = np.empty(BLOCK)
     svc_blk = np.empty(BLOCK)
+    svc_src = disc_blk if disc_only else svc_blk
     iosq_blk = np.empty(BLOCK)
     k_blk = np.zeros(BLOCK, np.int64)
     keys = np.empty(BLOCK, np.int64)       # histogram buckets of the block's responses
@@ -451,14 +459,14 @@ def fast_one(fp, ip, dp, ev, ec, cls_cum, cls_kb, cls_miss, cls_mp, cls_proto, t
         trace_i = _block_draws(TRACE, trace, trace_i, draws, lanes, scal, dp, ev, ec, ia_blk, ucls_blk,
                                umode_blk, umiss_blk, mp_blk, ha_blk, be_blk)
         # each I/O's class, mode, miss and service components: independent of the queue
-        _block_service(NCLS, zshare, start_frac, mp_draw, one, km_tab, cls_cum, ucls_blk, umode_blk,
-                       umiss_blk, mp_blk, ha_blk, be_blk, w_blk, pend_blk, disc_blk, conn_blk,
-                       svc_blk, k_blk)
+        _block_service(NCLS, disc_only, zshare, start_frac, mp_draw, one, km_tab, cls_cum, ucls_blk,
+                       umode_blk, umiss_blk, mp_blk, ha_blk, be_blk, w_blk, pend_blk, disc_blk,
+                       conn_blk, svc_blk, k_blk)
         nj = min(BLOCK, N - i)
         jb, unstable, t, free1, t0, d0, bst = _recursion(c, i, nj, m0, WARM, N, NB, wait_limit,
-                                                         ia_blk, svc_blk, disc_blk, iosq_blk,
+                                                         ia_blk, svc_src, disc_blk, iosq_blk,
                                                          free_t, t, free1, t0, d0, bat, bst, sums)
-        _block_stats(m0, jb, iosq_blk, svc_blk, pend_blk, ha_blk, w_blk, conn_blk, k_blk, keys,
+        _block_stats(m0, jb, iosq_blk, svc_src, pend_blk, ha_blk, w_blk, conn_blk, k_blk, keys,
                      has_path, NCLS, sums, n_cls, hist)
         if unstable:
             n_done = i + jb
