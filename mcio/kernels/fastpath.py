@@ -9,9 +9,15 @@ No per-I/O arrays: memory does not grow with the number of I/Os.
 The I/Os go in blocks of BLOCK: (1) the block's variates (``blockrng``: eight SIMD lanes,
 exponentials by a vectorised logarithm); (2) each I/O's service components, which do not depend
 on the queue (vectorised for one class); (3) the recursion, the only sequential part, over the
-server free times (one; a scan up to SCAN_MAX; a binary min-heap above); (4) the statistics of
-the block's measured I/Os, in I/O order. Each loop stays small enough for LLVM to keep it in
-registers, which the one big loop this replaced did not.
+server free times (one; a scan up to SCAN_MAX; a binary min-heap above), with the response and
+disconnect sums beside it (the recursion is latency-bound: their chains of adds cost little
+there); (4) the rest of the block's statistics: the histogram (buckets in a vectorised loop,
+then the counts), pend and connect sums when a model has them, the class counts. Every sum is
+taken in I/O order, so results are bit-for-bit those of a loop that takes each I/O's statistics
+as it goes. Each loop stays small enough for LLVM to keep it in registers, which the one big
+loop this replaced did not. Measured on M/M/1 at rho 0.9 (benchmarks/fastpath_ceiling.py,
+profile_lines.py): ~60 % of the time is the variates (the logarithm is latency-bound), ~30 %
+the recursion.
 """
 import numba as nb
 import numpy as np
@@ -345,6 +351,47 @@ def _last_end(c, free1, free_t):
 
 
 @nb.njit(**JIT)
+def _class_tables(NCLS, bw, cls_kb, cls_miss, cls_mp, cls_proto):
+    """What ``_block_service`` looks up: (cls_xfer float64[K], transfer time at full link rate
+    (ms; bw KB/ms), ``one`` = class 0's (MP work CCW, z/HPF, protocol CCW, z/HPF, transfer, miss
+    ratio), ``km_tab`` = (MP work, protocol + transfer, miss ratio) float64[2 K] by 2 class +
+    mode)."""
+    cls_xfer = cls_kb / bw
+    one = (cls_mp[0, 0], cls_mp[0, 1], cls_proto[0, 0], cls_proto[0, 1], cls_xfer[0], cls_miss[0])
+    mp_km = np.empty(2 * NCLS)
+    px_km = np.empty(2 * NCLS)          # protocol + transfer time, ms
+    miss_km = np.empty(2 * NCLS)
+    for kk in range(NCLS):
+        for md in range(2):
+            mp_km[2 * kk + md] = cls_mp[kk, md]
+            px_km[2 * kk + md] = cls_proto[kk, md] + cls_xfer[kk]
+            miss_km[2 * kk + md] = cls_miss[kk]
+    return cls_xfer, one, (mp_km, px_km, miss_km)
+
+
+@nb.njit(**JIT)
+def _what_to_draw(NCLS, zshare, dp, cls_kb, cls_miss, cls_mp, cls_proto):
+    """Which rows a block draws and which statistics it keeps: (draws = (class, mode, miss, MP
+    shape, host adapter, back end) bools, mp_draw, has_path: pend or connect not zero for every
+    I/O (else their sums stay 0), disc_only: one class and no path time, so that each I/O's
+    service is its disconnect (``_block_service``))."""
+    ha_zero = dp[D_HA, 0] == 0.0 and dp[D_HA, 1] == 0.0
+    be_zero = dp[D_BACKEND, 0] == 0.0 and dp[D_BACKEND, 1] == 0.0
+    mp_det = dp[D_MP_SHAPE, 0] == 0.0
+    cls_draw, mode_draw, miss_draw = attr_draws(NCLS, zshare, cls_miss)
+    # MP work of the modes an I/O can take (columns 0 CCW, 1 z/HPF; the mode is u < zshare,
+    # u = 0.5 when not drawn), so that a model with no MP work in the mode it uses skips it
+    ccw_used = mode_draw or not 0.5 < zshare
+    zhpf_used = mode_draw or 0.5 < zshare
+    has_mp = (ccw_used and cls_mp[:, 0].max() > 0.0) or (zhpf_used and cls_mp[:, 1].max() > 0.0)
+    mp_draw = has_mp and not mp_det
+    be_draw = not be_zero and cls_miss.max() > 0.0
+    has_path = has_mp or not ha_zero or cls_kb.max() > 0.0 or cls_proto.max() > 0.0
+    return ((cls_draw, mode_draw, miss_draw, mp_draw, not ha_zero, be_draw), mp_draw, has_path,
+            NCLS == 1 and not has_path)
+
+
+@nb.njit(**JIT)
 def fast_one(fp, ip, dp, ev, ec, cls_cum, cls_kb, cls_miss, cls_mp, cls_proto, trace,
              s, lanes, scal, acc, chs, devs, hist, bat, ctl_stop, ctl_done, overloaded):
     """One replication of the G/G/c recursion; same inputs (those it needs) and outputs as
@@ -369,9 +416,6 @@ def fast_one(fp, ip, dp, ev, ec, cls_cum, cls_kb, cls_miss, cls_mp, cls_proto, t
     start_frac = fp[FP_MP_START_FRACTION]
     bw = fp[FP_LINK_KB_PER_MS]
     zshare = fp[FP_ZHPF_SHARE]
-    ha_zero = dp[D_HA, 0] == 0.0 and dp[D_HA, 1] == 0.0
-    be_zero = dp[D_BACKEND, 0] == 0.0 and dp[D_BACKEND, 1] == 0.0
-    mp_det = dp[D_MP_SHAPE, 0] == 0.0
     # A wait longer than this many mean inter-arrival times means more I/Os queued than the
     # event engine's slot pool holds: the same instability rule on both paths.
     mean_gap = dp[D_INTERARRIVAL, 1]
@@ -382,38 +426,9 @@ def fast_one(fp, ip, dp, ev, ec, cls_cum, cls_kb, cls_miss, cls_mp, cls_proto, t
     trace_i = 0
     if TRACE:
         trace_i = int(uniform(s) * trace.shape[0]) % trace.shape[0]
-    cls_xfer = cls_kb / bw        # transfer time at full link rate, ms, per class
-    mp_0 = cls_mp[0, 0]           # class 0's MP work and protocol time, CCW and z/HPF
-    mp_1 = cls_mp[0, 1]
-    pr_0 = cls_proto[0, 0]
-    pr_1 = cls_proto[0, 1]
-    xfer_0 = cls_xfer[0]
-    miss_0 = cls_miss[0]
-    # the same by (class, mode), flat (index 2 k + mode), for the several-class loop
-    mp_km = np.empty(2 * NCLS)
-    px_km = np.empty(2 * NCLS)          # protocol + transfer time, ms
-    miss_km = np.empty(2 * NCLS)
-    for kk in range(NCLS):
-        for md in range(2):
-            mp_km[2 * kk + md] = cls_mp[kk, md]
-            px_km[2 * kk + md] = cls_proto[kk, md] + cls_xfer[kk]
-            miss_km[2 * kk + md] = cls_miss[kk]
-    # What must be drawn. Rows and sizes go to the fill functions as plain int64: a module
-    # constant would reach the callee as a literal type, and Numba would compile it per value.
-    one = (mp_0, mp_1, pr_0, pr_1, xfer_0, miss_0)
-    km_tab = (mp_km, px_km, miss_km)
-    cls_draw, mode_draw, miss_draw = attr_draws(NCLS, zshare, cls_miss)
-    # MP work of the modes an I/O can take (columns 0 CCW, 1 z/HPF; the mode is u < zshare,
-    # u = 0.5 when not drawn), so that a model with no MP work in the mode it uses skips it
-    ccw_used = mode_draw or not 0.5 < zshare
-    zhpf_used = mode_draw or 0.5 < zshare
-    has_mp = (ccw_used and cls_mp[:, 0].max() > 0.0) or (zhpf_used and cls_mp[:, 1].max() > 0.0)
-    mp_draw = has_mp and not mp_det
-    be_draw = not be_zero and cls_miss.max() > 0.0
-    draws = (cls_draw, mode_draw, miss_draw, mp_draw, not ha_zero, be_draw)
-    # pend or connect time not zero for every I/O: their sums are kept (else they stay 0)
-    has_path = has_mp or not ha_zero or cls_kb.max() > 0.0 or cls_proto.max() > 0.0
-    disc_only = NCLS == 1 and not has_path      # then service = disconnect (_block_service)
+    cls_xfer, one, km_tab = _class_tables(NCLS, bw, cls_kb, cls_miss, cls_mp, cls_proto)
+    draws, mp_draw, has_path, disc_only = _what_to_draw(NCLS, zshare, dp, cls_kb, cls_miss, cls_mp,
+                                                        cls_proto)
     # The block's variates (ms; uniforms for the I/O's attributes are drawn only where a draw
     # can change one, else 0.5, for which u < p is p's own truth when p is 0 or >= 1) ...
     ia_blk = np.empty(BLOCK)
