@@ -111,6 +111,36 @@ def test_substreams_are_the_jumped_scalar_stream():
         assert [int(x) for x in lanes[3, :, lane]] == s
 
 
+def _next_lanes(s):
+    """xoshiro256** on every lane at once (s: uint64[4, LANES], advanced): the outputs."""
+    with np.errstate(over="ignore"):
+        r = s[1] * np.uint64(5)
+        r = ((r << np.uint64(7)) | (r >> np.uint64(57))) * np.uint64(9)
+    t = s[1] << np.uint64(17)
+    s[2] ^= s[0]
+    s[3] ^= s[1]
+    s[1] ^= s[2]
+    s[0] ^= s[3]
+    s[2] ^= t
+    s[3] = (s[3] << np.uint64(45)) | (s[3] >> np.uint64(19))
+    return r
+
+
+def test_block_uniforms_are_exactly_k_plus_one_over_2_53():
+    # the vector fill converts k = output >> 11 to a double without sitofp (AVX2 has no
+    # vector int64 -> double); it must give (k + 1) / 2^53 exactly, for k below 2^52 and above
+    lanes, _ = _streams(21, 3, 2)
+    steps = 4096
+    s = lanes[5].copy()
+    out = np.empty(LANES * steps)
+    fill_uniform(lanes[5], out, out.size)
+    k = np.stack([_next_lanes(s) for _ in range(steps)]) >> np.uint64(11)    # [step, lane]
+    assert (k >= 2 ** 52).any() and (k < 2 ** 52).any()
+    expect = [(int(x) + 1) / 2.0 ** 53 for x in k.ravel()]      # Python ints: exact, then one rounding
+    assert out.tolist() == expect
+    assert np.array_equal(lanes[5], s)
+
+
 def test_a_rows_substreams_depend_on_its_name_only():
     # inserting, removing or reordering rows leaves every other row's substreams bit-identical
     state = stream_states(5, 0, 1)[0]

@@ -36,6 +36,9 @@ from .rng import _next_st, fill_gamma_st
 
 LANES = 8
 _TWO53 = 1.0 / 9007199254740992.0
+_LOW52 = (1 << 52) - 1
+_EXP52 = 0x4330000000000000             # bit pattern of 2^52
+_TWO52_M1 = 4503599627370495.0         # 2^52 - 1
 # xoshiro256**'s jump polynomial: the state 2^128 draws ahead (Blackman and Vigna)
 _JUMP = np.array([0x180EC6D33CFD0ABA, 0xD5A61266F0C9392C, 0xA9582618E03FC9AA, 0x39ABDC4529B1661C],
                  dtype=np.uint64)
@@ -88,8 +91,15 @@ def _xoshiro_fill(typingctx, lanes, out, nvec):
         n0 = builder.xor(s0, n3)
         n2 = builder.xor(n2, t)
         n3 = rotl(n3, 45)
-        k1 = builder.add(builder.lshr(r, splat(11)), splat(1))
-        u = builder.fmul(builder.sitofp(k1, vd), splat(_TWO53, vd))
+        # k + 1 as a double, k = r >> 11 < 2^53, without sitofp (AVX2 has no vector int64 ->
+        # double: LLVM makes it eight scalar conversions). Each step is exact, so the uniform
+        # is bit-for-bit (k + 1) / 2^53: the low 52 bits under 2^52's exponent give 2^52 + lo,
+        # minus (2^52 - 1) gives lo + 1; bit 52 adds 0 or 2^52.
+        k = builder.lshr(r, splat(11))
+        lo = builder.or_(builder.and_(k, splat(_LOW52)), splat(_EXP52))
+        lo1 = builder.fsub(builder.bitcast(lo, vd), splat(_TWO52_M1, vd))
+        hi = builder.and_(builder.sub(splat(0), builder.lshr(k, splat(52))), splat(_EXP52))
+        u = builder.fmul(builder.fadd(lo1, builder.bitcast(hi, vd)), splat(_TWO53, vd))
         builder.store(u, builder.gep(op, [idx]), align=8)
         nxt = builder.add(idx, ir.Constant(i64, 1))
         new = (n0, n1, n2, n3)

