@@ -282,6 +282,12 @@ def fill_row(lanes, scal, dp, row, ev, ec, out, n):
         scal[row, 3] = d
 
 
+# fill_row once more, never inlined (forceinline=False set explicitly: Numba lets a callee that
+# leaves it unset inherit its caller's, and next_from is always inlined): one refill per block
+# of draws is a call, instead of fill_row's whole body at every place a row is drawn.
+_refill = nb.njit(**dict(JIT_LEAF, forceinline=False))(fill_row.py_func)
+
+
 @nb.njit(**JIT_STAGE)
 def next_from(vb, vpos, row, lanes, scal, dp, ev, ec):
     """The next draw of row ``row``. Always inlined (LLVM's alwaysinline): as a call it would
@@ -293,7 +299,7 @@ def next_from(vb, vpos, row, lanes, scal, dp, ev, ec):
     """
     p = vpos[row]
     if p == vb.shape[1]:
-        fill_row(lanes, scal, dp, row, ev, ec, vb[row], vb.shape[1])
+        _refill(lanes, scal, dp, row, ev, ec, vb[row], vb.shape[1])
         p = 0
     vpos[row] = p + 1
     return vb[row, p]
