@@ -319,7 +319,7 @@ def run_one(fp, ip, dp, ev, ec, cls_cum, cls_kb, cls_miss, cls_mp, cls_proto,
             stage_next = ARRIVE
             if TRACE:
                 next_arr = t + trace[trace_i]
-                trace_i = (trace_i + 1) % trace.shape[0]
+                trace_i = trace_i + 1 if trace_i + 1 < trace.shape[0] else 0
             else:
                 next_arr = t + next_from(vb, vpos, np.int64(D_INTERARRIVAL), lanes, scal, dp, ev, ec)
         elif src == 1:
