@@ -176,3 +176,22 @@ def test_written_file_reads_back_as_the_dataset(tmp_path):
     with netCDF4.Dataset(out) as nc:
         assert nc["response_ms"].dimensions == ("variant", "population", "replication")
         assert nc["response_ms"].units == "ms"
+
+
+def test_a_part_record_holds_its_own_attributes_whatever_the_cached_layout():
+    """Point records reuse the table of variables of the last point with the same layout; a point
+    whose attributes differ (or do not compare plainly) gets its own."""
+    def part(p, units, flags):
+        vars_ = {"response_ms": (("replication",), np.arange(3.0) + p, {"units": units, "long_name": "r"}, False),
+                 "unstable": ((), np.int8(0), {"units": "1", "flag_values": flags}, False),
+                 "throughput_iops": (("replication",), np.ones(3), {"units": "s-1"}, False),
+                 "ios_measured": (("replication",), np.ones(3), {"units": "1"}, False),
+                 "replication": (("replication",), np.arange(3), {}, True)}
+        return store.Part(p, {"rate": float(p)}, {"unstable_reason": ""}, vars_)
+
+    for p, units, flags in [(0, "ms", [0, 1]), (1, "ms", [0, 1]), (2, "s", [0, 1]), (3, "s", np.array([0, 1])),
+                            (4, "s", np.array([0, 2]))]:
+        back = store.read_part(store.part_bytes(part(p, units, flags), "h", p, {"rate": float(p)}))
+        assert back.point == p and back.vars["response_ms"][2]["units"] == units
+        assert list(back.vars["unstable"][2]["flag_values"]) == list(flags)
+        np.testing.assert_array_equal(back.vars["response_ms"][1], np.arange(3.0) + p)
