@@ -405,7 +405,9 @@ class _H5Types:
     def dataset(self, parent, name: str, a: np.ndarray, enc: dict, data: bool = True):
         """A dataset holding ``a`` (what the high-level ``create_dataset(name, data=a, compression=
         "gzip", chunks=..., fillvalue=nan)`` made): variable-length strings for text, gzip and the
-        chunks of ``enc`` for non-scalars, NaN as the fill value of floats."""
+        chunks of ``enc`` for non-scalars (h5py's guess without them), NaN as the fill value of
+        floats. ``data=False``: ``a``'s shape and type only, no data and no fill value (netCDF's
+        placeholder scale of a dim without a coordinate)."""
         from h5py import h5d
         if a.dtype.kind in "OU":
             a = np.array([str(x) for x in a.ravel()], dtype=object).reshape(a.shape)
@@ -426,6 +428,8 @@ class _H5Types:
 
 
 def _guess_chunk(shape, itemsize):
+    """The chunks h5py's create_dataset picks for a compressed dataset given none (files that are
+    not a sweep's: no chunk dims)."""
     from h5py._hl.filters import guess_chunk
     return guess_chunk(shape, None, itemsize)
 
