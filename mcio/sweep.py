@@ -942,7 +942,11 @@ def _run_points(spec, run, done: set, parts: dict, progress, dask, worker_thread
     prog.close()
     ds = assemble(spec, [parts[p] for p in range(total)])
     if run is not None:
-        store.write_results(ds, run.out, chunk_dims=spec.dims)
+        try:
+            store.write_results(ds, run.out, chunk_dims=spec.dims)
+        except BaseException:
+            run.close()   # (e.g. disk full: every point stays in the log; --resume writes the file)
+            raise
         run.remove()
     return ds
 

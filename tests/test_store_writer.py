@@ -195,3 +195,33 @@ def test_a_part_record_holds_its_own_attributes_whatever_the_cached_layout():
         assert back.point == p and back.vars["response_ms"][2]["units"] == units
         assert list(back.vars["unstable"][2]["flag_values"]) == list(flags)
         np.testing.assert_array_equal(back.vars["response_ms"][1], np.arange(3.0) + p)
+
+
+def test_disk_full_in_the_final_file_names_it_leaves_no_tmp_and_keeps_the_points(tmp_path, monkeypatch):
+    import errno
+
+    from mcio.errors import McioError
+    from mcio.store import parts_dir, stored_points
+    from mcio.sweep import sweep
+    from sweep_specs import MM1_RATES, write
+
+    spec = write(tmp_path, MM1_RATES.replace("ios = 40000", "ios = 2000").replace("warmup = 4000", "warmup = 200"))
+    out = tmp_path / "full.h5"
+    real = store._H5Types.dataset
+    n = []
+
+    def full(self, *a, **k):   # the file exists, some datasets are in it: then the disk is full
+        n.append(1)
+        if len(n) == 8:
+            raise OSError(errno.ENOSPC, "No space left on device")
+        return real(self, *a, **k)
+
+    monkeypatch.setattr(store._H5Types, "dataset", full)
+    with pytest.raises(McioError) as e:
+        sweep(spec, out=out)
+    assert str(out) in str(e.value) and "No space left" in str(e.value)
+    assert not out.exists() and not list(tmp_path.glob("*.tmp"))
+    assert sorted(stored_points(out)) == [0, 1, 2]
+    monkeypatch.setattr(store._H5Types, "dataset", real)
+    sweep(spec, out=out, resume=True)
+    assert out.exists() and not parts_dir(out).exists()
