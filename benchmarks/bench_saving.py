@@ -49,8 +49,9 @@ class Saving:
         sweep(self.spec, out=self.out)
 
     def track_saving_share_percent(self, case):
-        """Time spent checkpointing and writing the final file, % of the sweep's wall time
-        (timed inside one with-file run: robust to a shared machine's noise, unlike a ratio)."""
+        """Time spent saving (lock, checkpoint directory and records, the final file, any
+        background saving's CPU time), % of the sweep's wall time (timed inside one with-file
+        run: robust to a shared machine's noise, unlike a ratio)."""
         from benchmarks.saving import saving_share
         return saving_share(self.spec, self.out)
 

@@ -137,8 +137,25 @@ def _on_sigint_run(signum, frame):
         raise KeyboardInterrupt
 
 
+#: Set while kernels run (inside :func:`polling`): the GIL is free then, so a sweep's background
+#: saving (:class:`mcio.store.Saver`) waits for it rather than compete with this process's own
+#: Python work for the GIL (which slows both). A scheduling hint, never a result.
+KERNELS_RUNNING = threading.Event()
+
+
 @contextlib.contextmanager
 def polling():
+    """:func:`_polling`, with :data:`KERNELS_RUNNING` set within the block."""
+    with _polling() as f:
+        KERNELS_RUNNING.set()
+        try:
+            yield f
+        finally:
+            KERNELS_RUNNING.clear()
+
+
+@contextlib.contextmanager
+def _polling():
     """Ctrl-C stops the kernels run within the block: under a sweep's :func:`handling`, nothing
     changes (the sweep decides what a stopped point means). Otherwise, in the main thread, SIGINT
     only sets :func:`flag` while the block runs (the kernels poll it and return early with what
@@ -211,5 +228,5 @@ def watching():
         os.close(r)
 
 
-__all__ = ["SweepInterrupted", "watching", "flag", "counter", "progress_slot", "requested", "request", "clear", "handling",
+__all__ = ["SweepInterrupted", "KERNELS_RUNNING", "watching", "flag", "counter", "progress_slot", "requested", "request", "clear", "handling",
            "polling", "PROGRESS_SLOTS", "SLOT_STRIDE"]

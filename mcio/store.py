@@ -24,9 +24,12 @@ import io
 import json
 import math
 import os
+import queue
 import shutil
 import struct
 import sys
+import threading
+import time
 import tomllib
 import zlib
 from pathlib import Path
@@ -152,21 +155,9 @@ def encoding_for(ds, chunk_dims=()) -> dict:
     is kept whole first), every other dim whole, so a slice of a large sweep reads lazily."""
     enc = {}
     for name, v in ds.variables.items():
-        if v.ndim and v.dtype.kind in "iufb":
-            e = dict(COMPRESSION)
-            swept = [d for d in v.dims if d in chunk_dims]
-            if swept:
-                per_point = v.dtype.itemsize * math.prod(n for d, n in zip(v.dims, v.shape) if d not in chunk_dims)
-                budget = max(1, CHUNK_BYTES // max(per_point, 1))
-                sizes = dict(zip(v.dims, v.shape))
-                chunk = {}
-                for d in reversed(swept):
-                    chunk[d] = max(1, min(sizes[d], budget))
-                    budget = max(1, budget // chunk[d])
-                e["chunksizes"] = tuple(chunk.get(d, n) for d, n in zip(v.dims, v.shape))
+        e = _encoding(tuple(v.dims), v.shape, v.dtype, chunk_dims)
+        if e:
             enc[name] = e
-        elif v.ndim and v.dtype.kind in "OU":
-            enc[name] = {"dtype": str}  # variable-length strings (read back as object), even when all empty
     return enc
 
 
@@ -191,12 +182,8 @@ def _as_chars(v):
     strings are not (cfchecker 4.1: "vlen types not supported"). ``_Encoding`` makes xarray
     read it back as strings."""
     import xarray as xr
-    a = np.asarray(v.values).astype(str)
-    raw = [x.encode("utf-8") for x in a.ravel()]
-    n = max([1] + [len(b) for b in raw])
-    chars = np.array(raw, dtype=f"S{n}").reshape(a.shape)
-    chars = chars.view("S1").reshape(a.shape + (n,))
-    return xr.Variable(v.dims + (f"strlen{n}",), chars, {**v.attrs, "_Encoding": "utf-8"})
+    chars = _chars(v.values)
+    return xr.Variable(v.dims + (f"strlen{chars.shape[-1]}",), chars, {**v.attrs, "_Encoding": "utf-8"})
 
 
 def _for_writing(ds):
@@ -277,67 +264,229 @@ def dataset_from_bytes(data: bytes, what: str = "<bytes>"):
 
 
 NOT_A_VARIABLE = "This is a netCDF dimension but not a netCDF variable."
-LIBVER = "earliest"  # the HDF5 file format every netCDF-4 reader (netCDF-C >= 4.0) reads
 
 
 def write_netcdf4(ds, path, chunk_dims=()) -> None:
     """Write ``ds`` as netCDF-4 (HDF5 with dimension scales, the layout netCDF-C and h5netcdf
-    write) with h5py directly, atomically. The same file as ``to_netcdf(engine="h5netcdf")`` to
-    any netCDF reader, ~10x faster: h5netcdf's Python layer spends ~8 ms per variable, which on a
-    12-point sweep was a third of the run. Dims without a coordinate get netCDF's placeholder
-    scale; non-index coordinates are named in each variable's ``coordinates`` attribute (CF)."""
-    import h5py
-
+    write) with h5py's low-level API, atomically. The same file as ``to_netcdf(engine="h5netcdf")``
+    to any netCDF reader, ~20x faster: h5netcdf's Python layer spent ~8 ms per variable (a third
+    of a 12-point sweep), h5py's high-level one ~0.8 ms; what is left is HDF5's own work. Dims
+    without a coordinate get netCDF's placeholder scale; non-index coordinates are named in each
+    variable's ``coordinates`` attribute (CF)."""
     path = Path(path)
     tmp = path.with_name(path.name + f".{os.getpid()}.tmp") if path.suffix != ".tmp" else path
-    ds = _for_writing(ds)
-    enc = encoding_for(ds, chunk_dims)
+    dims, variables, gattrs = _plan(ds, chunk_dims)
     with _atomic(path, tmp):
-        with h5py.File(tmp, "w", track_order=True, libver=LIBVER) as f:
-            f.attrs["_NCProperties"] = f"version=2,mcio=1,hdf5={h5py.version.hdf5_version},h5py={h5py.__version__}"
-            scales = {}
-            for dimid, (d, n) in enumerate(ds.sizes.items()):
-                if d in ds.variables:
-                    h = _h5_dataset(f, d, ds.variables[d], enc.get(d, {}))
-                    h.make_scale(d)
-                else:
-                    h = f.create_dataset(d, shape=(n,), dtype=">f4")
-                    h.make_scale(f"{NOT_A_VARIABLE}{n:10d}")
-                h.attrs["_Netcdf4Dimid"] = np.int32(dimid)
-                scales[d] = h
-            aux = [n for n in ds.coords if n not in ds.sizes]
-            for name, v in ds.variables.items():
-                if name in scales:
-                    h = scales[name]
-                else:
-                    h = _h5_dataset(f, name, v, enc.get(name, {}))
-                    for i, d in enumerate(v.dims):
-                        h.dims[i].attach_scale(scales[d])
-                for k, x in v.attrs.items():
-                    h.attrs[k] = x
-                if name not in ds.coords:
-                    mine = [c for c in aux if set(d for d in ds.variables[c].dims if not d.startswith("strlen"))
-                            <= set(v.dims)]
-                    if mine:
-                        h.attrs["coordinates"] = " ".join(mine)
-            for k, x in ds.attrs.items():
-                f.attrs[k] = x
+        _write_plan(tmp, dims, variables, gattrs)
 
 
-def _h5_dataset(f, name, v, enc: dict):
+def _encoding(dims, shape, dtype, chunk_dims) -> dict:
+    """One variable's encoding (see :func:`encoding_for`); text: variable-length strings (read
+    back as object), even when all empty."""
+    if not shape or dtype.kind not in "iufb":
+        return {"dtype": str} if shape and dtype.kind in "OU" else {}
+    e = dict(COMPRESSION)
+    swept = [d for d in dims if d in chunk_dims]
+    if swept:
+        per_point = dtype.itemsize * math.prod(n for d, n in zip(dims, shape) if d not in chunk_dims)
+        budget = max(1, CHUNK_BYTES // max(per_point, 1))
+        sizes = dict(zip(dims, shape))
+        chunk = {}
+        for d in reversed(swept):
+            chunk[d] = max(1, min(sizes[d], budget))
+            budget = max(1, budget // chunk[d])
+        e["chunksizes"] = tuple(chunk.get(d, n) for d, n in zip(dims, shape))
+    return e
+
+
+def _chars(a: np.ndarray) -> np.ndarray:
+    """Strings as a CF character array (one more axis of S1; see :func:`_as_chars`)."""
+    a = np.asarray(a).astype(str)
+    raw = [x.encode("utf-8") for x in a.ravel()]
+    n = max([1] + [len(b) for b in raw])
+    return np.array(raw, dtype=f"S{n}").view("S1").reshape(a.shape + (n,))   # (1-d first: a 0-d view cannot change size)
+
+
+def _plan(ds, chunk_dims=()):
+    """What :func:`_for_writing` and :func:`encoding_for` make of ``ds``, without building
+    Datasets (~7 ms saved on a sweep's file): ``(dims, variables, global attrs)``, ``dims``
+    {name: size} in netCDF order (first use), ``variables`` a list of (name, dims, array, attrs,
+    encoding, is_coord) in file order. tests/test_store_writer.py checks it against _for_writing."""
+    coord_names = set(ds.coords)
+    vs = {name: (tuple(v.dims), v.values, v.attrs, name in coord_names) for name, v in ds.variables.items()}
+    for name in [n for n in vs if vs[n][3]]:
+        dims, a, attrs, _ = vs[name]
+        if a.dtype.kind in "OU" and dims == (name,):
+            # a string dimension coordinate: CF labels (see _for_writing)
+            del vs[name]
+            c = _chars(a)
+            vs[f"{name}_label"] = (dims + (f"strlen{c.shape[-1]}",), c,
+                                   {**attrs, "mcio_labels_of": name, "_Encoding": "utf-8"}, True)
+    for name, (dims, a, attrs, is_coord) in list(vs.items()):
+        if a.dtype.kind in "OU":
+            c = _chars(a)
+            vs[name] = (dims + (f"strlen{c.shape[-1]}",), c, {**attrs, "_Encoding": "utf-8"}, is_coord)
+    sizes, variables = {}, []
+    for name, (dims, a, attrs, is_coord) in vs.items():
+        a = np.asarray(a)
+        for d, n in zip(dims, a.shape):
+            sizes.setdefault(d, n)
+        attrs = {k: _attr_value(x) for k, x in attrs.items()}
+        fv = attrs.get("flag_values")
+        if isinstance(fv, np.ndarray) and a.dtype.kind in "iu":
+            attrs["flag_values"] = fv.astype(a.dtype)  # CF: the variable's type
+        variables.append((name, dims, a, attrs, _encoding(dims, a.shape, a.dtype, chunk_dims), is_coord))
+    gattrs = {k: _attr_value(v) for k, v in ds.attrs.items()}
+    gattrs["Conventions"] = CONVENTIONS
+    return sizes, variables, gattrs
+
+
+class _H5Types:
+    """HDF5 types, dataspaces and creation property lists, made once per writer (h5py's
+    high-level layer remakes them for every dataset and attribute)."""
+
+    def __init__(self):
+        import h5py
+        from h5py import h5p, h5s, h5t
+        self.h5p, self.h5s, self.h5t = h5p, h5s, h5t
+        self.vstr = h5py.string_dtype()
+        self.scalar = h5s.create_simple(())
+        self._types, self._dcpl, self._spaces = {}, {}, {}
+
+    def types(self, dtype):
+        """(logical type, memory type) of ``dtype``, as h5py's AttributeManager.create makes them."""
+        t = self._types.get(dtype)
+        if t is None:
+            t = self._types[dtype] = (self.h5t.py_create(dtype, logical=True), self.h5t.py_create(dtype))
+        return t
+
+    def space(self, shape):
+        if not shape:
+            return self.scalar
+        s = self._spaces.get(shape)
+        if s is None:
+            s = self._spaces[shape] = self.h5s.create_simple(shape)
+        return s
+
+    def dcpl(self, chunks, level, fill):
+        """What h5py's create_dataset makes for (chunks, gzip level, fill value), reused."""
+        key = (chunks, level, None if fill is None else (fill.dtype.str, fill.tobytes()))
+        p = self._dcpl.get(key)
+        if p is None:
+            h5p = self.h5p
+            p = h5p.create(h5p.DATASET_CREATE)
+            if chunks is not None:
+                p.set_chunk(chunks)
+            if level is not None:
+                p.set_deflate(level)
+            if fill is not None:
+                p.set_fill_value(fill)
+            p.set_obj_track_times(False)
+            p.set_attr_creation_order(0)
+            self._dcpl[key] = p
+        return p
+
+    def attr(self, oid, name: str, value) -> None:
+        """Attribute ``name`` = ``value`` on object ``oid``, typed as h5py's ``attrs[name] = value``
+        types it (str: a variable-length UTF-8 string; int: int64; float: float64; arrays as is)."""
+        from h5py import h5a
+        if isinstance(value, str):
+            a, dt = np.array(value, dtype=self.vstr), self.vstr
+        else:
+            a = np.asarray(value, order="C")
+            dt = a.dtype
+        htype, mtype = self.types(dt)
+        at = h5a.create(oid, name.encode(), htype, self.space(a.shape))
+        try:
+            at.write(a, mtype=mtype)
+        finally:
+            at.close()
+
+    def dataset(self, parent, name: str, a: np.ndarray, enc: dict, data: bool = True):
+        """A dataset holding ``a`` (what the high-level ``create_dataset(name, data=a, compression=
+        "gzip", chunks=..., fillvalue=nan)`` made): variable-length strings for text, gzip and the
+        chunks of ``enc`` for non-scalars (h5py's guess without them), NaN as the fill value of
+        floats. ``data=False``: ``a``'s shape and type only, no data and no fill value (netCDF's
+        placeholder scale of a dim without a coordinate)."""
+        from h5py import h5d
+        if a.dtype.kind in "OU":
+            a = np.array([str(x) for x in a.ravel()], dtype=object).reshape(a.shape)
+            dt = self.vstr
+        else:
+            a = a if a.flags.c_contiguous else a.copy(order="C")   # (ascontiguousarray makes 0-d 1-d)
+            dt = a.dtype
+        chunks = level = None
+        if a.ndim and enc.get("zlib"):
+            level = enc.get("complevel", 4)
+            chunks = tuple(enc["chunksizes"]) if "chunksizes" in enc else _guess_chunk(a.shape, a.dtype.itemsize)
+        fill = np.array(np.nan, dtype=a.dtype) if a.dtype.kind == "f" and data else None
+        htype, _ = self.types(dt)
+        did = h5d.create(parent, name.encode(), htype, self.space(a.shape), dcpl=self.dcpl(chunks, level, fill))
+        if data:
+            did.write(self.h5s.ALL, self.h5s.ALL, a)
+        return did
+
+
+def _guess_chunk(shape, itemsize):
+    """The chunks h5py's create_dataset picks for a compressed dataset given none (files that are
+    not a sweep's: no chunk dims)."""
+    from h5py._hl.filters import guess_chunk
+    return guess_chunk(shape, None, itemsize)
+
+
+def _write_plan(path: Path, dims: dict, variables: list, gattrs: dict) -> None:
+    """The file of a :func:`_plan` at ``path`` (overwritten), written with h5py's low-level API
+    in the layout h5py's high-level one gave (kept by tests/test_store_writer.py)."""
     import h5py
-    a = np.asarray(v.values)
-    kw = {}
-    if a.dtype.kind in "OU":
-        a = np.array([str(x) for x in a.ravel()], dtype=object).reshape(a.shape)
-        kw["dtype"] = h5py.string_dtype()
-    if a.ndim and enc.get("zlib"):
-        kw.update(compression="gzip", compression_opts=enc.get("complevel", 4))
-        if "chunksizes" in enc:
-            kw["chunks"] = tuple(enc["chunksizes"])
-    if a.dtype.kind == "f":
-        kw["fillvalue"] = np.nan
-    return f.create_dataset(name, data=a, **kw)
+    from h5py import h5ds, h5f, h5p
+    T = _H5Types()
+    fapl = h5p.create(h5p.FILE_ACCESS)
+    fapl.set_libver_bounds(h5f.LIBVER_EARLIEST, h5f.LIBVER_LATEST)  # h5py's libver="earliest": the
+    # HDF5 file format every netCDF-4 reader (netCDF-C >= 4.0) reads
+    fcpl = h5p.create(h5p.FILE_CREATE)
+    order = h5p.CRT_ORDER_TRACKED | h5p.CRT_ORDER_INDEXED   # h5py.File(track_order=True)
+    fcpl.set_link_creation_order(order)
+    fcpl.set_attr_creation_order(order)
+    fcpl.set_obj_track_times(False)
+    fid = h5f.create(str(path).encode(), h5f.ACC_TRUNC, fcpl=fcpl, fapl=fapl)
+    ids = []
+    try:
+        T.attr(fid, "_NCProperties", f"version=2,mcio=1,hdf5={h5py.version.hdf5_version},h5py={h5py.__version__}")
+        by_name = {v[0]: v for v in variables}
+        scales = {}
+        for dimid, (d, n) in enumerate(dims.items()):
+            if d in by_name:
+                _, _, a, _, enc, _ = by_name[d]
+                h = T.dataset(fid, d, a, enc)
+                h5ds.set_scale(h, d.encode())
+            else:
+                h = T.dataset(fid, d, np.empty((n,), ">f4"), {}, data=False)   # netCDF's placeholder
+                h5ds.set_scale(h, f"{NOT_A_VARIABLE}{n:10d}".encode())
+            T.attr(h, "_Netcdf4Dimid", np.int32(dimid))
+            scales[d] = h
+            ids.append(h)
+        aux = [name for name, _, _, _, _, is_coord in variables if is_coord and name not in dims]
+        aux_dims = {c: {d for d in by_name[c][1] if not d.startswith("strlen")} for c in aux}
+        for name, vdims, a, attrs, enc, is_coord in variables:
+            if name in scales:
+                h = scales[name]
+            else:
+                h = T.dataset(fid, name, a, enc)
+                ids.append(h)
+                for i, d in enumerate(vdims):
+                    h5ds.attach_scale(h, scales[d], i)
+            for k, x in attrs.items():
+                T.attr(h, k, x)
+            if not is_coord:
+                mine = [c for c in aux if aux_dims[c] <= set(vdims)]
+                if mine:
+                    T.attr(h, "coordinates", " ".join(mine))
+        for k, x in gattrs.items():
+            T.attr(fid, k, x)
+    finally:
+        for h in ids:
+            h.close()
+        fid.close()
 
 
 def write_results(ds, out, what: str = "output", chunk_dims=None) -> Path:
@@ -445,6 +594,7 @@ class Part:
 
 
 _FRAGMENTS: dict = {}  # JSON of a variable's fixed description, by (name, dims, dtype, shape, coord, attrs)
+_TABLES: dict = {}     # a whole part's table of variables, by its layout (see _table)
 
 
 def _var_json(name, dims, a, attrs, is_coord) -> str:
@@ -463,23 +613,63 @@ def _var_json(name, dims, a, attrs, is_coord) -> str:
     return hit
 
 
+def _table(names, arrays, part_vars) -> str:
+    """The ``"vars"`` table of a part header: one entry per variable (:func:`_var_json` with its
+    offset and size). Every point of a sweep has the same layout (names, dims, dtypes, shapes,
+    attributes), so the whole table is cached by it and checked by plain comparisons (~40 us a
+    point where building it cost ~200)."""
+    layout = tuple((n, a.dtype.str, a.shape) for n, a in zip(names, arrays))
+    hit = _TABLES.get(layout)
+    if hit is not None:
+        table, described = hit
+        if all(v[0] == d[0] and v[3] == d[2] and _same_attrs(v[2], d[1]) for v, d in zip(part_vars, described)):
+            return table
+    entries, offset = [], 0
+    for name, a, (dims, _, attrs, is_coord) in zip(names, arrays, part_vars):
+        n = a.nbytes
+        entries.append(f'{_var_json(name, tuple(dims), a, attrs, is_coord)}, "offset": {offset}, "nbytes": {n}}}')
+        offset += n
+    table = ", ".join(entries)
+    if len(_TABLES) < 64:
+        _TABLES[layout] = (table, [(tuple(v[0]), dict(v[2]), v[3]) for v in part_vars])
+    return table
+
+
+def _same_attrs(a: dict, b: dict) -> bool:
+    """Whether two variables' attributes encode alike (arrays, e.g. CF flag_values, by value)."""
+    try:
+        return a == b
+    except (ValueError, TypeError):   # an array among the values: no plain truth value
+        pass
+    if a.keys() != b.keys():
+        return False
+    for k, x in a.items():
+        y = b[k]
+        if isinstance(x, np.ndarray) or isinstance(y, np.ndarray):
+            if not (isinstance(x, np.ndarray) and isinstance(y, np.ndarray) and x.dtype == y.dtype
+                    and x.shape == y.shape and bool((x == y).all())):
+                return False
+        elif not x == y:
+            return False
+    return True
+
+
 def part_bytes(ds_or_part, spec_sha256: str, point: int, coords: dict) -> bytes:
     """The content of a part record for point ``point`` (see the module docstring for the layout)."""
     part = ds_or_part if isinstance(ds_or_part, Part) else Part.from_dataset(ds_or_part, point, coords)
-    chunks, table, offset = [], [], 0
-    for name, (dims, a, attrs, is_coord) in part.vars.items():
-        a = np.asarray(a)  # (tobytes is C order whatever the layout; ascontiguousarray would make 0-d 1-d)
+    names = list(part.vars)
+    part_vars = list(part.vars.values())
+    arrays = [np.asarray(v[1]) for v in part_vars]
+    for name, a in zip(names, arrays):
         if a.dtype.kind not in "biufU":
             raise McioError("part", name, f"dtype {a.dtype} cannot be stored in a part")
-        b = a.tobytes()
-        table.append(f'{_var_json(name, tuple(dims), a, attrs, is_coord)}, "offset": {offset}, "nbytes": {len(b)}}}')
-        chunks.append(b)
-        offset += len(b)
+    table = _table(names, arrays, part_vars)
     head = json.dumps({"format": 1, "spec_sha256": spec_sha256, "point": int(point),
                        "coords": {k: _json_value(v) for k, v in coords.items()},
                        "attrs": {k: _json_value(v) for k, v in part.attrs.items()}})
-    header = (head[:-1] + ', "vars": [' + ", ".join(table) + "]}").encode()
-    body = struct.pack("<qQ", int(point), len(header)) + header + b"".join(chunks)
+    header = (head[:-1] + ', "vars": [' + table + "]}").encode()
+    # (tobytes is C order whatever the layout; ascontiguousarray would make 0-d 1-d)
+    body = b"".join([struct.pack("<qQ", int(point), len(header)), header] + [a.tobytes() for a in arrays])
     return MAGIC + struct.pack("<Q", len(body) + 4) + body + struct.pack("<I", zlib.crc32(body))
 
 
@@ -534,6 +724,71 @@ def read_part(data: bytes, spec_sha256: str | None = None, point: int | None = N
     if missing:
         raise PartError(f"lacks variable(s) {', '.join(missing)}")
     return Part(h["point"], h["coords"], h["attrs"], out)
+
+
+class Saver:
+    """Saving work run off the main thread while the kernels run (``gate``, by default
+    :data:`mcio.interrupt.KERNELS_RUNNING`, is set): the kernels release the GIL, so then a
+    thread of Python and HDF5 work costs the sweep at most a share of a core, where beside the
+    main thread's own Python work (between kernels) it would hold up both.
+
+    Tasks run in order, each once the gate is open. :meth:`close` stops taking tasks (those not
+    started are dropped: every task is work the main thread would otherwise do itself, so it
+    must check what was done), waits for the running one and raises its exception, if any, in
+    the caller's thread: a failure is never lost in the background."""
+
+    def __init__(self, gate: threading.Event | None = None):
+        if gate is None:
+            from .interrupt import KERNELS_RUNNING as gate
+        self._gate = gate
+        self._tasks = queue.SimpleQueue()
+        self._stopped = threading.Event()
+        self._error = None
+        self.cpu_s = 0.0   # CPU time its tasks took (benchmarks/saving.py counts it as saving)
+        self._thread = threading.Thread(target=self._run, name="mcio-saver", daemon=True)
+        self._thread.start()
+
+    def submit(self, fn: Callable, *args) -> None:
+        self._tasks.put((fn, args))
+
+    def _run(self) -> None:
+        while True:
+            task = self._tasks.get()
+            if task is None:
+                return
+            while not self._gate.wait(0.05):  # (a timeout: close() must not wait for a gate never opened)
+                if self._stopped.is_set():
+                    return
+            if self._stopped.is_set():
+                return
+            t = time.thread_time()
+            try:
+                task[0](*task[1])
+            except BaseException as e:  # noqa: BLE001 - handed to the main thread by close()
+                self._error = e
+                return
+            finally:
+                self.cpu_s += time.thread_time() - t
+
+    def close(self, raise_error: bool = True) -> None:
+        """Stop; wait for the running task; raise its exception here if it failed (unless
+        ``raise_error`` is false: the caller is raising another already)."""
+        self._stopped.set()
+        self._tasks.put(None)
+        self._thread.join()
+        err, self._error = self._error, None
+        if err is not None and raise_error:
+            raise err
+
+
+def h5py_loaded() -> bool:
+    return "h5py" in sys.modules
+
+
+def prefetch_h5py() -> None:
+    """Import h5py (~50-110 ms on this machine the first time: paid by every ``mcio sweep -o``,
+    by nothing in memory), so that the final file does not wait for it."""
+    import h5py  # noqa: F401
 
 
 class OutputLock:
@@ -739,7 +994,12 @@ class PartStore:
 
     def remove(self) -> None:
         self.close()
-        shutil.rmtree(self.dir, ignore_errors=True)
+        try:  # the two files it holds, then the directory: a third of rmtree's time
+            for f in (self.log, self.dir / SPEC_FILE):
+                f.unlink(missing_ok=True)
+            self.dir.rmdir()
+        except OSError:  # something else in it (or already gone)
+            shutil.rmtree(self.dir, ignore_errors=True)
 
 
 def _record_point(rec: bytes) -> int | None:

@@ -905,6 +905,11 @@ def _run_points(spec, run, done: set, parts: dict, progress, dask, worker_thread
     prog = _Progress(progress, total, tick=dask is None)
     computed = 0
     stopped = False
+    saver = None
+    if run is not None and todo and not store.h5py_loaded():
+        # while the kernels run (on Dask this process only waits: at once)
+        saver = store.Saver(_ALWAYS if dask is not None else None)
+        saver.submit(store.prefetch_h5py)
     try:
         with interrupt.handling():
             prog.start(len(done))
@@ -922,8 +927,12 @@ def _run_points(spec, run, done: set, parts: dict, progress, dask, worker_thread
                 stopped = True
             if stopped:
                 raise interrupt.SweepInterrupted(len(done), total, run.out if run is not None else None)
+        if saver is not None:
+            saver.close()   # (a failure in the background is raised here, with the points kept)
     except BaseException:
         prog.close()
+        if saver is not None:
+            saver.close(raise_error=False)  # (the failure being raised comes first)
         if run is not None:
             if done:
                 run.close()
@@ -933,9 +942,17 @@ def _run_points(spec, run, done: set, parts: dict, progress, dask, worker_thread
     prog.close()
     ds = assemble(spec, [parts[p] for p in range(total)])
     if run is not None:
-        store.write_results(ds, run.out, chunk_dims=spec.dims)
+        try:
+            store.write_results(ds, run.out, chunk_dims=spec.dims)
+        except BaseException:
+            run.close()   # (e.g. disk full: every point stays in the log; --resume writes the file)
+            raise
         run.remove()
     return ds
+
+
+_ALWAYS = threading.Event()
+_ALWAYS.set()
 
 
 class _PointCut(Exception):

@@ -20,9 +20,15 @@ def slow(model, **kw):
     return ds
 
 
+printed = [0]
+
+
 def progress(done, total, ios):
-    if ios:
-        print(f"point {done} done", file=sys.stderr, flush=True)
+    # (on ``done``, not ``ios``: the within-point ticker may have reported all of a point's I/Os
+    # already, and then the point's own call has none left to report)
+    while printed[0] < done:
+        printed[0] += 1
+        print(f"point {printed[0]} done", file=sys.stderr, flush=True)
 
 
 sweep_mod._simulate = slow
