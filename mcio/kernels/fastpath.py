@@ -22,6 +22,7 @@ the recursion.
 import numba as nb
 import numpy as np
 
+from .heap import min_replace_root
 from .blockrng import fill_row
 from .histogram import hist_add_sums
 from .ioclass import attr_draws
@@ -230,21 +231,7 @@ def _serve(c, t, svc, free1, free_t):
         return start, free1
     start = free_t[0] if free_t[0] > t else t
     end = start + svc
-    # replace the root with the new free time and sift down
-    j = 0
-    while True:
-        l = 2 * j + 1
-        if l >= c:
-            break
-        m = l
-        if l + 1 < c and free_t[l + 1] < free_t[l]:
-            m = l + 1
-        if free_t[m] < end:
-            free_t[j] = free_t[m]
-            j = m
-        else:
-            break
-    free_t[j] = end
+    min_replace_root(free_t, c, end)
     return start, free1
 
 

@@ -55,3 +55,22 @@ def heap_pop(t, c, size):
             break
     t[i] = time
     c[i] = code
+
+
+@nb.njit(**JIT_LEAF)
+def min_replace_root(h, n, v):
+    """Replace the least of the plain min-heap h[:n] (float64, e.g. servers' free times, ms) by
+    ``v`` and restore the heap: the Kiefer-Wolfowitz step of a FIFO multi-server queue."""
+    i = 0
+    while True:
+        m = 2 * i + 1
+        if m >= n:
+            break
+        if m + 1 < n and h[m + 1] < h[m]:
+            m += 1
+        if h[m] < v:
+            h[i] = h[m]
+            i = m
+        else:
+            break
+    h[i] = v

@@ -43,7 +43,7 @@ import numba as nb
 import numpy as np
 
 from .blockrng import next_from
-from .heap import heap_pop, heap_push
+from .heap import heap_pop, heap_push, min_replace_root
 from .histogram import hist_add
 from .ioclass import io_attrs
 from .layout import (D_MP_SHAPE, D_ROTATION, MISS_STAGING, MPW_FIFO, MPW_WAKE, R_CLASS, R_CYLINDER,
@@ -318,24 +318,6 @@ def stage_mpstart(x, t, sf, si, rng, mp, heap, cls_mp, start_frac, mp_det):
     return -1
 
 
-@nb.njit(**JIT_LEAF)
-def _kw_replace_root(h, n, v):
-    """Replace the least of the min-heap h[:n] (free times, ms) by ``v`` and restore the heap."""
-    i = 0
-    while True:
-        m = 2 * i + 1
-        if m >= n:
-            break
-        if m + 1 < n and h[m + 1] < h[m]:
-            m += 1
-        if h[m] < v:
-            h[i] = h[m]
-            i = m
-        else:
-            break
-    h[i] = v
-
-
 @nb.njit(**JIT_STAGE)
 def cu_serve(st, a, x, sf, rng, cu):
     """I/O ``x`` arrives at control-unit station ``st`` at ``a`` (ms): returns when its service
@@ -353,7 +335,7 @@ def cu_serve(st, a, x, sf, rng, cu):
         h = kw_free[st]
         if h[0] > start:
             start = h[0]
-        _kw_replace_root(h, n, start + svc)
+        min_replace_root(h, n, start + svc)
     sf[x, SF_CU_START + 2 * st] = start
     sf[x, SF_CU_END + 2 * st] = start + svc
     work[st] += svc
