@@ -372,7 +372,14 @@ def _connect_at(x, t, tau, sf, heap):
 def stage_be(x, t, sf, si, rng, cu, heap):
     """A miss reaches the back end at ``t``: its service (FIFO), the disconnect it makes, and
     the connect after it, planned now (one event)."""
-    tau = cu_serve(1, t, x, sf, rng, cu)
+    return _back_end_at(x, t, t, sf, rng, cu, heap)
+
+
+@nb.njit(**JIT_STAGE)
+def _back_end_at(x, t, a, sf, rng, cu, heap):
+    """I/O x reaches the back end at ``a`` >= t (ms; a > t only where it cannot queue): its
+    service ends its disconnect, then connect (``_connect_at``)."""
+    tau = cu_serve(1, a, x, sf, rng, cu)
     sf[x, SF_DISC] = tau - sf[x, SF_T_DISC]
     return _connect_at(x, t, tau, sf, heap)
 
@@ -396,16 +403,15 @@ def stage_ha(x, t, sf, si, rng, cu, heap, dev_state, cls_kb, cls_proto, pos):
     nxt = stage_after_ha(x, tau, sf, si, dev_state, cls_kb, cls_proto, rng, pos)
     if nxt == DEVICE:
         tau += sf[x, SF_DEV_DISC_MS]
-        sf[x, SF_DISC] = tau - sf[x, SF_T_DISC]
-        nxt = BE if si[x, SI_BACKEND] else CONN
+        nxt = device_disconnect_ends(x, tau, sf, si)
     if nxt == BE:
-        if cu[2][1] > 0:                         # a back end that can queue: at its arrival
+        kw_n = cu[2]
+        if kw_n[1] > 0:                          # a back end that can queue: at its arrival
             if tau > t:
                 heap_push(h_t, h_c, h_n, tau, x * 8 + EV_BE)
                 return -1
             return BE
-        tau = cu_serve(1, tau, x, sf, rng, cu)
-        sf[x, SF_DISC] = tau - sf[x, SF_T_DISC]
+        return _back_end_at(x, t, tau, sf, rng, cu, heap)
     return _connect_at(x, t, tau, sf, heap)
 
 
