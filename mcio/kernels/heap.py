@@ -2,6 +2,15 @@
 
 Ties are broken by the code so the event order never depends on anything but the inputs.
 Sifting moves a hole instead of swapping pairs: one write per level instead of four.
+
+The event engine takes its root lazily (``heap_take``, ``heap_put``, ``heap_settle``; ``size``
+int64[2], size[1] = 1 while the root is taken but still stored): most events schedule their own
+I/O's next event at once, and putting that one in the taken root's place is one sift-down from
+the root, which stops early when the new event is soon, instead of a pop (the last pair sifted
+down from the root, nearly to the bottom) and a push. The keys (time, code) of pending events
+are distinct (a slot has one pending event at a time, code = 8 slot + kind), so every correct
+priority queue hands out the same sequence: the events, and every result, are bit-for-bit those
+of pop-then-push.
 """
 import numba as nb
 
@@ -31,14 +40,8 @@ def heap_push(t, c, size, time, code):
 
 
 @nb.njit(**JIT_LEAF)
-def heap_pop(t, c, size):
-    """Remove the root; the caller reads t[0], c[0] first."""
-    n = size[0] - 1
-    size[0] = n
-    if n == 0:
-        return
-    time = t[n]
-    code = c[n]
+def _sift_down(t, c, n, time, code):
+    """Put (time, code) in the hole at the root of the heap t[:n], c[:n] and restore the heap."""
     i = 0
     while True:
         m = 2 * i + 1
@@ -55,6 +58,42 @@ def heap_pop(t, c, size):
             break
     t[i] = time
     c[i] = code
+
+
+@nb.njit(**JIT_LEAF)
+def heap_pop(t, c, size):
+    """Remove the root; the caller reads t[0], c[0] first."""
+    n = size[0] - 1
+    size[0] = n
+    if n == 0:
+        return
+    _sift_down(t, c, n, t[n], c[n])
+
+
+@nb.njit(**JIT_LEAF)
+def heap_take(t, c, size):
+    """Take the root (the caller reads t[0], c[0] first): marked taken, removed by the next
+    ``heap_put`` (which puts its pair in its place) or ``heap_settle``. size int64[2]."""
+    size[1] = 1
+
+
+@nb.njit(**JIT_LEAF)
+def heap_put(t, c, size, time, code):
+    """Add (time, code): in a taken root's place if there is one, else pushed. size int64[2]."""
+    if size[1] != 0:
+        size[1] = 0
+        _sift_down(t, c, size[0], time, code)
+    else:
+        heap_push(t, c, size, time, code)
+
+
+@nb.njit(**JIT_LEAF)
+def heap_settle(t, c, size):
+    """Remove a taken root that nothing replaced: t[0], c[0] is then the earliest pending event
+    (if size[0] > 0). size int64[2]."""
+    if size[1] != 0:
+        size[1] = 0
+        heap_pop(t, c, size)
 
 
 @nb.njit(**JIT_LEAF)

@@ -28,7 +28,7 @@ import numba as nb
 import numpy as np
 
 from .blockrng import next_from
-from .heap import heap_push
+from .heap import heap_put
 from .ioclass import attr_draws
 from .layout import (D_BACKEND, D_HA, D_INTERARRIVAL, D_MP_SHAPE, D_THINK, FP_LINK_KB_PER_MS,
                      FP_MP_START_FRACTION, FP_ZHPF_SHARE, IP_BE_SERVERS, IP_BIND, IP_CHANNELS,
@@ -93,7 +93,7 @@ def _new_state(ip, dp, dev_grp, grp_ptr, grp_ch, chg_ptr, chg):
     # ---- events ----
     h_t = np.zeros(P + 1)
     h_c = np.zeros(P + 1, np.int64)
-    h_n = np.zeros(1, np.int64)
+    h_n = np.zeros(2, np.int64)       # size, root taken (heap.heap_take)
     heap = (h_t, h_c, h_n)
     return sf, si, dev, dev_state, paths, oe, mp, cu, ps, heap
 
@@ -124,7 +124,7 @@ def _first_arrivals(s, trace, traced, is_open, think_zero, n_slots, rng, heap, r
                 rs_n += 1
             else:
                 dx = next_from(vb, vpos, np.int64(D_THINK), lanes, scal, dp, ev, ec)
-                heap_push(h_t, h_c, h_n, dx, i * 8 + EV_ARRIVE)
+                heap_put(h_t, h_c, h_n, dx, i * 8 + EV_ARRIVE)
     return next_arr, trace_i, rs_n
 
 
@@ -289,7 +289,7 @@ def run_one(fp, ip, dp, ev, ec, cls_cum, cls_kb, cls_miss, cls_mp, cls_proto,
                         stage = ARRIVE
                     else:
                         dx = next_from(vb, vpos, np.int64(D_THINK), lanes, scal, dp, ev, ec)
-                        heap_push(h_t, h_c, h_n, t + dx, x * 8 + EV_ARRIVE)
+                        heap_put(h_t, h_c, h_n, t + dx, x * 8 + EV_ARRIVE)
                         stage = -1
                     if stop:
                         stage = -1

@@ -10,7 +10,9 @@ are built once per replication):
 - ``rng`` = (vb float64[N_ROWS, VBLOCK], vpos int64[N_ROWS], lanes uint64[N_ROWS, 4, LANES],
   scal uint64[N_ROWS, 4], dp float64[N_DIST, 5], ev float64[:], ec float64[:]): the rows of draws
   (``blockrng.next_from``).
-- ``heap`` = (h_t float64[P + 1], h_c int64[P + 1], h_n int64[1]): timed events, code = 8 slot + EV_*.
+- ``heap`` = (h_t float64[P + 1], h_c int64[P + 1], h_n int64[2]): timed events, code = 8 slot + EV_*;
+  the root is taken lazily (``heap.heap_take``: h_n[1] = 1 while taken, until ``heap_put`` fills
+  its place or ``next_event`` settles it).
 - ``dev`` = (dev_busy int64[D], dq_h int64[D], dq_t int64[D], base_busy bool[D], dq_s int64[4]):
   exposures in use and the IOSQ FIFO per device; dq_s[DQ_*]: the HyperPAV alias pool, the
   arrival-order list of every queued I/O (head, tail) and the number queued.
@@ -43,7 +45,7 @@ import numba as nb
 import numpy as np
 
 from .blockrng import next_from
-from .heap import heap_pop, heap_push, min_replace_root
+from .heap import heap_put, heap_settle, heap_take, min_replace_root
 from .histogram import hist_add
 from .ioclass import io_attrs
 from .layout import (D_MP_SHAPE, D_ROTATION, MISS_STAGING, MPW_FIFO, MPW_WAKE, R_CLASS, R_CYLINDER,
@@ -311,7 +313,7 @@ def stage_mpstart(x, t, sf, si, rng, mp, heap, cls_mp, start_frac, mp_det):
     if mp_busy[c] == 0:
         mp_busy[c] = 1
         # an idle MP first wakes up (w + 0.0 == w: no wake-up work, the same time to the bit)
-        heap_push(h_t, h_c, h_n, t + (sf[x, SF_W_START] + sf[x, SF_W_WAKE]), x * 8 + EV_MP)
+        heap_put(h_t, h_c, h_n, t + (sf[x, SF_W_START] + sf[x, SF_W_WAKE]), x * 8 + EV_MP)
     else:
         enqueue(mq_h, mq_t, si, c, x)
         mq_n[c] += 1
@@ -363,7 +365,7 @@ def _connect_at(x, t, tau, sf, heap):
     sf[x, SF_T_MARK] = tau
     tau += sf[x, SF_PROTO_MS]
     if tau > t:
-        heap_push(h_t, h_c, h_n, tau, x * 8 + EV_PROTO)
+        heap_put(h_t, h_c, h_n, tau, x * 8 + EV_PROTO)
         return -1
     return XFER
 
@@ -397,7 +399,7 @@ def stage_ha(x, t, sf, si, rng, cu, heap, dev_state, cls_kb, cls_proto, pos):
     tau = cu_serve(0, t, x, sf, rng, cu)
     if pos[0]:
         if tau > t:
-            heap_push(h_t, h_c, h_n, tau, x * 8 + EV_HA)
+            heap_put(h_t, h_c, h_n, tau, x * 8 + EV_HA)
             return -1
         return AFTER_HA
     nxt = stage_after_ha(x, tau, sf, si, dev_state, cls_kb, cls_proto, rng, pos)
@@ -408,7 +410,7 @@ def stage_ha(x, t, sf, si, rng, cu, heap, dev_state, cls_kb, cls_proto, pos):
         kw_n = cu[2]
         if kw_n[1] > 0:                          # a back end that can queue: at its arrival
             if tau > t:
-                heap_push(h_t, h_c, h_n, tau, x * 8 + EV_BE)
+                heap_put(h_t, h_c, h_n, tau, x * 8 + EV_BE)
                 return -1
             return BE
         return _back_end_at(x, t, tau, sf, rng, cu, heap)
@@ -512,7 +514,7 @@ def stage_after_ha(x, t, sf, si, dev_state, cls_kb, cls_proto, rng, pos):
 def stage_device(x, t, sf, heap):
     """The device-side disconnect (no queue): ends by the EV_DEVICE event."""
     h_t, h_c, h_n = heap
-    heap_push(h_t, h_c, h_n, t + sf[x, SF_DEV_DISC_MS], x * 8 + EV_DEVICE)
+    heap_put(h_t, h_c, h_n, t + sf[x, SF_DEV_DISC_MS], x * 8 + EV_DEVICE)
     return -1
 
 
@@ -529,7 +531,7 @@ def after_transfer(x, t, sf, heap):
     h_t, h_c, h_n = heap
     floor = sf[x, SF_CONN_MIN_MS]
     if floor > 0.0 and t - sf[x, SF_T_MARK] < floor:
-        heap_push(h_t, h_c, h_n, sf[x, SF_T_MARK] + floor, x * 8 + EV_PACE)
+        heap_put(h_t, h_c, h_n, sf[x, SF_T_MARK] + floor, x * 8 + EV_PACE)
         return -1
     return MPEND
 
@@ -605,7 +607,7 @@ def stage_mpend(x, t, sf, si, mp, heap):
     si[x, SI_MPSTAGE] = 1
     if mp_busy[c] == 0:
         mp_busy[c] = 1
-        heap_push(h_t, h_c, h_n, t + (sf[x, SF_W_END] + sf[x, SF_W_WAKE]), x * 8 + EV_MP)
+        heap_put(h_t, h_c, h_n, t + (sf[x, SF_W_END] + sf[x, SF_W_WAKE]), x * 8 + EV_MP)
     elif si[x, SI_MP_FIFO]:
         enqueue(mq_h, mq_t, si, c, x)       # not counted in mq_n: that is the start work waiting
     else:
@@ -736,6 +738,7 @@ def next_event(heap, ps_next_t, next_arr):
     """When the next event is and where: (time, source, channel); source 0 the heap, 1 the end
     of channel ``channel``'s next transfer, 2 an open arrival, -1 none (ties: that order)."""
     h_t, h_c, h_n = heap
+    heap_settle(h_t, h_c, h_n)
     tn = INF
     src = -1
     if h_n[0] > 0:
@@ -766,15 +769,15 @@ def mp_work_ends(y, t, sf, si, mp, heap):
     if me_h[c] >= 0:
         z = dequeue(me_h, me_t, si, c)
         mp_busy[c] = 1
-        heap_push(h_t, h_c, h_n, t + sf[z, SF_W_END], z * 8 + EV_MP)
+        heap_put(h_t, h_c, h_n, t + sf[z, SF_W_END], z * 8 + EV_MP)
     elif mq_h[c] >= 0:
         z = dequeue(mq_h, mq_t, si, c)
         mp_busy[c] = 1
         if si[z, SI_MPSTAGE] == 0:
             mq_n[c] -= 1
-            heap_push(h_t, h_c, h_n, t + sf[z, SF_W_START], z * 8 + EV_MP)
+            heap_put(h_t, h_c, h_n, t + sf[z, SF_W_START], z * 8 + EV_MP)
         else:
-            heap_push(h_t, h_c, h_n, t + sf[z, SF_W_END], z * 8 + EV_MP)
+            heap_put(h_t, h_c, h_n, t + sf[z, SF_W_END], z * 8 + EV_MP)
     return HA if si[y, SI_MPSTAGE] == 0 else DONE
 
 
@@ -806,7 +809,7 @@ def heap_event(t, sf, si, mp, heap):
     """Take the heap's first event (due at ``t``): returns (its I/O, the stage it resumes at)."""
     h_t, h_c, h_n = heap
     code = h_c[0]
-    heap_pop(h_t, h_c, h_n)
+    heap_take(h_t, h_c, h_n)     # its place goes to the next event scheduled (heap_put)
     y = code >> 3
     et = code & 7
     if et == EV_ARRIVE:
