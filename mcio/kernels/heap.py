@@ -47,11 +47,9 @@ def _sift_down(t, c, n, time, code):
         m = 2 * i + 1
         if m >= n:
             break
-        # the earlier child without a branch (a coin flip to the predictor: one mispredict
-        # in two levels otherwise); t[m + 1] is in the arrays even when m + 1 == n
-        tr = t[m + 1]
-        cr = c[m + 1]
-        m += (m + 1 < n) & ((tr < t[m]) | ((tr == t[m]) & (cr < c[m])))
+        r = m + 1
+        if r < n and _before(t[r], c[r], t[m], c[m]):
+            m = r
         if _before(t[m], c[m], time, code):
             t[i] = t[m]
             c[i] = c[m]
