@@ -102,6 +102,13 @@ class EventFloor:
 
     track_ficon_ns_per_event_over_minimal.unit = "ratio"
 
+    def track_ficon_ns_per_event_over_lazy_minimal(self):
+        """The same against the minimal engine with mcio's lazy heap root (the stricter floor)."""
+        from .event_floor import ratio_in_one_run
+        return ratio_in_one_run(repeat=2, events=5_000_000, ios=1_000_000)["lazy_ratio"]
+
+    track_ficon_ns_per_event_over_lazy_minimal.unit = "ratio"
+
     def track_ficon_events_per_io(self):
         from .event_floor import ficon_costs
         return ficon_costs(ios=500_000, repeat=1)[1]
