@@ -7,10 +7,11 @@ The event engine takes its root lazily (``heap_take``, ``heap_put``, ``heap_sett
 int64[2], size[1] = 1 while the root is taken but still stored): most events schedule their own
 I/O's next event at once, and putting that one in the taken root's place is one sift-down from
 the root, which stops early when the new event is soon, instead of a pop (the last pair sifted
-down from the root, nearly to the bottom) and a push. The keys (time, code) of pending events
-are distinct (a slot has one pending event at a time, code = 8 slot + kind), so every correct
-priority queue hands out the same sequence: the events, and every result, are bit-for-bit those
-of pop-then-push.
+down from the root, nearly to the bottom) and a push. An entry is nothing but its key (time,
+code), and keys are ordered totally (time, then code), so every correct priority queue hands out
+the same sequence: the events, and every result, are bit-for-bit those of pop-then-push
+(measured: all golden outputs identical; the minimal engine of benchmarks/event_floor.py gives
+the same result both ways).
 """
 import numba as nb
 
