@@ -235,6 +235,58 @@ def _serve(c, t, svc, free1, free_t):
     return start, free1
 
 
+@nb.njit(**dict(JIT_LEAF, forceinline=False))
+def _recursion_one(i0, nj, m0, WARM, N, NB, wait_limit, ia_blk, svc_blk, disc_blk, iosq_blk, t,
+                   free1, t0, d0, bat, bst, sums):
+    """``_recursion`` for one server (Lindley), in a loop and a function of its own, called once
+    a block (never inlined: forceinline=False set explicitly, else it would inherit its caller's).
+    Inlined into ``fast_one``, with the scan and the heap of c > 1 beside it, LLVM kept the one
+    server's free time on the stack, so that each I/O's start waited on a store and a reload
+    (measured on an AVX2 EPYC: ~11 cycles an I/O, where the recursion's own chain is a max and
+    an add, ~4). The same operations in the same order as ``_recursion``'s, so the results are
+    bit for bit the same."""
+    b, b_next, b_sum = bst
+    s_iosq, sq_resp, sq_iosq = sums[S_IOSQ], sums[SQ_RESP], sums[SQ_IOSQ]
+    s_disc, sq_disc = sums[S_DISC], sums[SQ_DISC]
+    done = nj
+    unstable = False
+    for jc in range(nj):
+        i = i0 + jc
+        t += ia_blk[jc]
+        svc = svc_blk[jc]
+        start = free1 if free1 > t else t
+        iosq = start - t
+        if iosq > wait_limit:
+            free1 = start
+            done = jc
+            unstable = True
+            break
+        free1 = start + svc
+        iosq_blk[jc] = iosq
+        while i >= b_next:
+            bat[b] += b_sum
+            b_sum = 0.0
+            b += 1
+            b_next = ((b + 1) * N + NB - 1) // NB
+        resp = iosq + svc
+        b_sum += resp
+        if jc >= m0:
+            disc = disc_blk[jc]
+            s_iosq += iosq
+            sq_resp += resp * resp
+            sq_iosq += iosq * iosq
+            s_disc += disc
+            sq_disc += disc * disc
+        if i <= WARM:
+            if i == WARM:
+                t0 = t
+            else:
+                d0 = start + svc
+    sums[S_IOSQ], sums[SQ_RESP], sums[SQ_IOSQ] = s_iosq, sq_resp, sq_iosq
+    sums[S_DISC], sums[SQ_DISC] = s_disc, sq_disc
+    return done, unstable, t, free1, t0, d0, (b, b_next, b_sum)
+
+
 @nb.njit(**JIT_STAGE)
 def _recursion(c, i0, nj, m0, WARM, N, NB, wait_limit, ia_blk, svc_blk, disc_blk, iosq_blk, free_t,
                t, free1, t0, d0, bat, bst, sums):
@@ -249,6 +301,9 @@ def _recursion(c, i0, nj, m0, WARM, N, NB, wait_limit, ia_blk, svc_blk, disc_blk
     unstable, if an I/O waited over ``wait_limit`` (that one not counted: its server's free
     time undone). A loop of its own, with no calls: its state stays in registers, and the sums'
     chains of adds run beside the recursion's own, which is latency-bound."""
+    if c == 1:
+        return _recursion_one(i0, nj, m0, WARM, N, NB, wait_limit, ia_blk, svc_blk, disc_blk,
+                              iosq_blk, t, free1, t0, d0, bat, bst, sums)
     b, b_next, b_sum = bst
     s_iosq, sq_resp, sq_iosq = sums[S_IOSQ], sums[SQ_RESP], sums[SQ_IOSQ]
     s_disc, sq_disc = sums[S_DISC], sums[SQ_DISC]
