@@ -21,6 +21,9 @@ the recursion.
 """
 import numba as nb
 import numpy as np
+from llvmlite import ir
+from numba import types
+from numba.extending import intrinsic
 
 from .heap import min_replace_root
 from .blockrng import fill_row
@@ -235,53 +238,124 @@ def _serve(c, t, svc, free1, free_t):
     return start, free1
 
 
+@intrinsic
+def _opaque(typingctx, x):
+    """``x`` (float64) through an empty inline-asm statement: the same value, which LLVM can no
+    longer see (so that it cannot fold ``_add_on_fma(a, 1.0, b)`` back into an add)."""
+    if not isinstance(x, types.Float) or x.bitwidth != 64:
+        return None
+
+    def codegen(context, builder, signature, args):
+        d = ir.DoubleType()
+        asm = ir.InlineAsm(ir.FunctionType(d, [d]), "", "=x,0", side_effect=False)
+        return builder.call(asm, args)
+    return types.float64(types.float64), codegen
+
+
+@intrinsic
+def _add_on_fma(typingctx, x, one, y):
+    """x * one + y in one rounding (LLVM's llvm.fma.f64). With ``one`` == 1.0 (``_opaque(1.0)``)
+    that is bit for bit x + y, but on the multiply-add units, not the adders (on Zen 3, two of
+    each): a loop of many independent sums is bound by the adders' throughput, not by latency."""
+    if not all(isinstance(a, types.Float) and a.bitwidth == 64 for a in (x, one, y)):
+        return None
+
+    def codegen(context, builder, signature, args):
+        d = ir.DoubleType()
+        fn = builder.module.declare_intrinsic("llvm.fma", [d], ir.FunctionType(d, [d, d, d]))
+        return builder.call(fn, args)
+    return types.float64(types.float64, types.float64, types.float64), codegen
+
+
 @nb.njit(**dict(JIT_LEAF, forceinline=False))
 def _recursion_one(i0, nj, m0, WARM, N, NB, wait_limit, ia_blk, svc_blk, disc_blk, iosq_blk, t,
                    free1, t0, d0, bat, bst, sums):
-    """``_recursion`` for one server (Lindley), in a loop and a function of its own, called once
-    a block (never inlined: forceinline=False set explicitly, else it would inherit its caller's).
+    """``_recursion`` for one server (Lindley), in a function of its own, called once a block
+    (never inlined: forceinline=False set explicitly, else it would inherit its caller's).
     Inlined into ``fast_one``, with the scan and the heap of c > 1 beside it, LLVM kept the one
     server's free time on the stack, so that each I/O's start waited on a store and a reload
     (measured on an AVX2 EPYC: ~11 cycles an I/O, where the recursion's own chain is a max and
-    an add, ~4). The same operations in the same order as ``_recursion``'s, so the results are
+    an add, ~4). The block goes in segments that end where an MSER batch ends, where the
+    measured I/Os start and after I/O WARM, so that the loop of a measured segment past the
+    warm-up (nearly every I/O) tests nothing but the wait limit: its only branch, never taken.
+    The same operations on each sum in the same order as ``_recursion``'s, so the results are
     bit for bit the same."""
     b, b_next, b_sum = bst
     s_iosq, sq_resp, sq_iosq = sums[S_IOSQ], sums[SQ_RESP], sums[SQ_IOSQ]
     s_disc, sq_disc = sums[S_DISC], sums[SQ_DISC]
     done = nj
     unstable = False
-    for jc in range(nj):
-        i = i0 + jc
-        t += ia_blk[jc]
-        svc = svc_blk[jc]
-        start = free1 if free1 > t else t
-        iosq = start - t
-        if iosq > wait_limit:
-            free1 = start
-            done = jc
-            unstable = True
-            break
-        free1 = start + svc
-        iosq_blk[jc] = iosq
-        while i >= b_next:
+    one = _opaque(1.0)
+    j0 = 0
+    while j0 < nj:
+        while i0 + j0 >= b_next:
             bat[b] += b_sum
             b_sum = 0.0
             b += 1
             b_next = ((b + 1) * N + NB - 1) // NB
-        resp = iosq + svc
-        b_sum += resp
-        if jc >= m0:
-            disc = disc_blk[jc]
-            s_iosq += iosq
-            sq_resp += resp * resp
-            sq_iosq += iosq * iosq
-            s_disc += disc
-            sq_disc += disc * disc
-        if i <= WARM:
-            if i == WARM:
-                t0 = t
-            else:
-                d0 = start + svc
+        j1 = min(nj, b_next - i0)
+        if j0 < m0:
+            j1 = min(j1, m0)
+        if i0 + j0 <= WARM:
+            j1 = min(j1, WARM + 1 - i0)
+        if j0 >= m0 and i0 + j0 > WARM:
+            # views from j0 on, indexed from 0: an index LLVM knows is >= 0 needs no test for
+            # a negative (wrap-around) index at every access
+            ia_v = ia_blk[j0:j1]
+            svc_v = svc_blk[j0:j1]
+            disc_v = disc_blk[j0:j1]
+            iosq_v = iosq_blk[j0:j1]
+            for k in range(j1 - j0):
+                t += ia_v[k]
+                svc = svc_v[k]
+                start = free1 if free1 > t else t
+                iosq = start - t
+                if iosq > wait_limit:
+                    free1 = start
+                    done = j0 + k
+                    unstable = True
+                    break
+                free1 = start + svc
+                iosq_v[k] = iosq
+                resp = iosq + svc
+                b_sum += resp
+                disc = disc_v[k]
+                # five of the ten adds on the multiply-add units (bit for bit the same sums)
+                s_iosq = _add_on_fma(iosq, one, s_iosq)
+                sq_resp = _add_on_fma(resp * resp, one, sq_resp)
+                sq_iosq = _add_on_fma(iosq * iosq, one, sq_iosq)
+                s_disc = _add_on_fma(disc, one, s_disc)
+                sq_disc = _add_on_fma(disc * disc, one, sq_disc)
+        else:
+            for jc in range(j0, j1):
+                i = i0 + jc
+                t += ia_blk[jc]
+                svc = svc_blk[jc]
+                start = free1 if free1 > t else t
+                iosq = start - t
+                if iosq > wait_limit:
+                    free1 = start
+                    done = jc
+                    unstable = True
+                    break
+                free1 = start + svc
+                iosq_blk[jc] = iosq
+                resp = iosq + svc
+                b_sum += resp
+                if jc >= m0:
+                    disc = disc_blk[jc]
+                    s_iosq += iosq
+                    sq_resp += resp * resp
+                    sq_iosq += iosq * iosq
+                    s_disc += disc
+                    sq_disc += disc * disc
+                if i == WARM:
+                    t0 = t
+                else:
+                    d0 = start + svc
+        if unstable:
+            break
+        j0 = j1
     sums[S_IOSQ], sums[SQ_RESP], sums[SQ_IOSQ] = s_iosq, sq_resp, sq_iosq
     sums[S_DISC], sums[SQ_DISC] = s_disc, sq_disc
     return done, unstable, t, free1, t0, d0, (b, b_next, b_sum)
