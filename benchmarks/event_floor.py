@@ -29,9 +29,9 @@ BLOCK = 256
 
 
 @nb.njit(nogil=True, cache=True)
-def closed_network(n_cust, n_events, means, servers, lanes):
+def closed_network(n_cust, n_events, means, servers, lanes, scal):
     """Closed network: station 0 (servers[0] FIFO), 1 (servers[1] FIFO), 2 (delay), in a cycle;
-    station k draws from lanes[k]. Returns (mean cycle time, events)."""
+    station k draws from lanes[k] and scal[k] (its row's scalar state). Returns (mean cycle time, events)."""
     h_t = np.zeros(n_cust + 1)
     h_c = np.zeros(n_cust + 1, np.int64)
     h_n = np.zeros(1, np.int64)
@@ -47,7 +47,7 @@ def closed_network(n_cust, n_events, means, servers, lanes):
     t = 0.0
     for x in range(n_cust):                      # everybody starts at the delay station
         if pos[2] == BLOCK:
-            fill_exponential(lanes[2], buf[2], BLOCK, means[2])
+            fill_exponential(lanes[2], scal[2], buf[2], BLOCK, means[2])
             pos[2] = 0
         heap_push(h_t, h_c, h_n, buf[2, pos[2]], x * 4 + 2)
         pos[2] += 1
@@ -63,7 +63,7 @@ def closed_network(n_cust, n_events, means, servers, lanes):
                 q_head[st] = q_head[st] + 1 if q_head[st] + 1 < n_cust else 0
                 q_len[st] -= 1
                 if pos[st] == BLOCK:
-                    fill_exponential(lanes[st], buf[st], BLOCK, means[st])
+                    fill_exponential(lanes[st], scal[st], buf[st], BLOCK, means[st])
                     pos[st] = 0
                 heap_push(h_t, h_c, h_n, t + buf[st, pos[st]], y * 4 + st)
                 pos[st] += 1
@@ -82,7 +82,7 @@ def closed_network(n_cust, n_events, means, servers, lanes):
             if nst < 2:
                 busy[nst] += 1
             if pos[nst] == BLOCK:
-                fill_exponential(lanes[nst], buf[nst], BLOCK, means[nst])
+                fill_exponential(lanes[nst], scal[nst], buf[nst], BLOCK, means[nst])
                 pos[nst] = 0
             heap_push(h_t, h_c, h_n, t + buf[nst, pos[nst]], x * 4 + nst)
             pos[nst] += 1
@@ -93,12 +93,12 @@ def minimal_ns_per_event(events: int = 20_000_000, repeat: int = 3) -> float:
     """ns per event of ``closed_network`` (26 customers, the FICON channel's shape), best of
     ``repeat``, compiled first."""
     lanes = np.zeros((3, 4, LANES), np.uint64)
-    make_streams(np.array([1, 2, 3, 4], np.uint64), row_keys(("a", "b", "c")), lanes,
-                 np.zeros((3, 4), np.uint64))
+    scal = np.zeros((3, 4), np.uint64)
+    make_streams(np.array([1, 2, 3, 4], np.uint64), row_keys(("a", "b", "c")), lanes, scal)
     means = np.array([0.0808, 0.7525, 1.0])
     servers = np.array([1, 12], np.int64)
-    closed_network(26, 10_000, means, servers, lanes)
-    best = min(_timed(lambda: closed_network(26, events, means, servers, lanes))
+    closed_network(26, 10_000, means, servers, lanes, scal)
+    best = min(_timed(lambda: closed_network(26, events, means, servers, lanes, scal))
                for _ in range(repeat))
     return best * 1e9 / events
 
