@@ -255,33 +255,80 @@ def fill_uniform(lanes, out, n):
     _xoshiro_fill(lanes, out, n // LANES)
 
 
+_CHUNK = 256                            # fill_exponential's draws per pass (its stack scratch)
+
+
+@intrinsic
+def _stack_u64(typingctx):
+    """A uint64[_CHUNK] scratch array on the stack of the function it is inlined into (an
+    alloca in its entry block): for kernels compiled without reference counting, which cannot
+    allocate."""
+    arrty = types.Array(types.uint64, 1, "C")
+
+    def codegen(context, builder, signature, args):
+        from numba.core import cgutils
+        from numba.np.arrayobj import populate_array
+        ptr = cgutils.alloca_once(builder, ir.IntType(64), size=_CHUNK)
+        ary = context.make_array(arrty)(context, builder)
+        intp = context.get_value_type(types.intp)
+        populate_array(ary, data=ptr, shape=[ir.Constant(intp, _CHUNK)],
+                       strides=[ir.Constant(intp, 8)], itemsize=ir.Constant(intp, 8),
+                       meminfo=None)
+        return ary._getvalue()
+    return arrty(), codegen
+
+
 @nb.njit(**dict(JIT_LEAF, forceinline=False))
-def _exponential_slow(scal, idx, x):
-    """The ziggurat's slow path (``rng._std_exponential_slow_st``) for layer ``idx`` and point
-    ``x`` from the row's scalar state ``scal`` (uint64[4], advanced): a standard exponential.
-    Never inlined (forceinline=False set explicitly): the block's loop carries no state."""
-    e, scal[0], scal[1], scal[2], scal[3] = _std_exponential_slow_st(scal[0], scal[1], scal[2],
-                                                                     scal[3], idx, x)
-    return e
+def _exponential_fixups(scal, out, raw, places, nrej, mean):
+    """out[places[q]] for q < nrej, in order: the draws the ziggurat rejected (raw outputs
+    raw[places[q]]), each by rng's slow path for its layer and point from the row's scalar
+    state ``scal`` (uint64[4], advanced), times ``mean``. Never inlined (forceinline=False set
+    explicitly): the rare path stays out of the block's loop."""
+    a = scal[0]
+    b = scal[1]
+    c = scal[2]
+    d = scal[3]
+    for q in range(nrej):
+        j = places[q]
+        ri = raw[j] >> np.uint64(3)
+        idx = int(ri & np.uint64(0xFF))
+        x = float(np.int64(ri >> np.uint64(8))) * _WE[idx]
+        x, a, b, c, d = _std_exponential_slow_st(a, b, c, d, idx, x)
+        out[j] = x * mean
+    scal[0] = a
+    scal[1] = b
+    scal[2] = c
+    scal[3] = d
 
 
 @nb.njit(**JIT_LEAF)
 def fill_exponential(lanes, scal, out, n, mean):
     """out[:n] = exponential variates of the given mean from one row's lanes (uint64[4, LANES])
     and scalar state (uint64[4]); ``n`` a multiple of LANES. The ziggurat of ``rng`` (its tables
-    and its test, ``_std_exponential_zig_st``) on the lanes' raw outputs: a table look-up, a
-    multiply and a compare a variate; the rare rest (~2.2 % here: the tail, a wedge) by its slow path
-    from the row's scalar state, in the block's order. Exact in distribution, as the scalar
-    ziggurat is."""
-    _xoshiro_raw(lanes, out, n // LANES)
-    for i in range(n):
-        ri = np.uint64(_bits(out[i])) >> np.uint64(3)
-        idx = int(ri & np.uint64(0xFF))
-        ri >>= np.uint64(8)
-        x = float(np.int64(ri)) * _WE[idx]
-        if ri >= _KE[idx]:
-            x = _exponential_slow(scal, idx, x)
-        out[i] = x * mean
+    and its test, ``_std_exponential_zig_st``) on the lanes' raw outputs (on the stack, _CHUNK at
+    a time): a table look-up, a multiply and a compare a variate, without branches; the rejected
+    ones (~2.2 %: layer 1, the wedges, the tail) are listed, then replaced by rng's slow path
+    from the row's scalar state, in the block's order (``_exponential_fixups``). Exact in
+    distribution, as the scalar ziggurat is."""
+    raw = _stack_u64()
+    places = _stack_u64()
+    for c0 in range(0, n, _CHUNK):
+        w = out[c0:min(c0 + _CHUNK, n)]
+        _xoshiro_raw(lanes, raw, w.shape[0] // LANES)
+        nrej = 0
+        for j in range(w.shape[0]):
+            ri = raw[j] >> np.uint64(3)
+            idx = ri & np.uint64(0xFF)
+            ri >>= np.uint64(8)
+            w[j] = float(np.int64(ri)) * _WE[idx] * mean
+            # listed at every draw, kept by advancing the count: no branch, and a loop LLVM
+            # does not vectorise (vectorised, the table look-ups became scalar loads and
+            # inserts and int64 -> double eight scalar conversions: slower; AVX2's gathers,
+            # written as IR, were slower still on Zen 3: 2.9 ns a variate against 2.2)
+            places[nrej] = j
+            nrej += 1 if ri >= _KE[idx] else 0
+        if nrej:
+            _exponential_fixups(scal, w, raw, places, nrej, mean)
 
 
 @nb.njit(**JIT_VEC)
