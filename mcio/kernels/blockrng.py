@@ -6,11 +6,14 @@ vector (written as LLVM IR: Numba's loop vectoriser does not vectorise the scala
 Uniforms are converted in the same vector loop (~0.6 ns a variate on an AVX2 EPYC, znver3).
 Exponentials are the ziggurat of ``rng`` (its tables and its test) on the lanes' raw outputs, one
 scalar table look-up, multiply and compare a variate, the rare rejected draws (~2 %) by its slow
-path from the row's scalar state: ~2.2 ns a variate there, against ~2.6 for -log(U) through
+path from the row's scalar state: ~1.85 ns a variate there, against ~2.3 for -log(U) through
 ``log_positive`` (fdlibm's polynomial made branch-free, so that LLVM vectorises it; it is then
 bound by its own chain of ~70 cycles a vector, which the out-of-order window overlaps only two or
-three deep). Measured on M/M/1 at rho 0.9 (benchmarks/fastpath_ceiling.py, the hand loop and
-mcio in one run): the ziggurat took the fast path from 0.75-0.78 to 0.83-0.87 of the hand loop.
+three deep: interleaving two vectors, fusing it with the generator, two passes and a cheaper
+exponent conversion did not help, all measured). AVX2's gathers do not pay on Zen 3 (the table
+loop with vpgatherqpd / vpgatherqq: 2.9 ns a variate). Measured on M/M/1 at rho 0.9 (the hand
+loop of benchmarks/fastpath_ceiling.py and mcio in one run): the ziggurat took the fast path from
+0.76-0.78 to 0.84-0.89 of the hand loop.
 
 Every row of draws (each distribution of ``dp``, and the uniforms for an I/O's class, mode,
 miss and device: ``layout.ROW_NAMES``) has its own substreams: eight lanes and a scalar state.

@@ -7,17 +7,27 @@ protocol, transfer at full link rate, MP end work), so the component breakdown s
 No per-I/O arrays: memory does not grow with the number of I/Os.
 
 The I/Os go in blocks of BLOCK: (1) the block's variates (``blockrng``: eight SIMD lanes,
-exponentials by a vectorised logarithm); (2) each I/O's service components, which do not depend
-on the queue (vectorised for one class); (3) the recursion, the only sequential part, over the
+exponentials by the ziggurat on their outputs); (2) each I/O's service components, which do
+not depend on the queue (vectorised for one class); (3) the recursion, the only sequential part, over the
 server free times (one; a scan up to SCAN_MAX; a binary min-heap above), with the response and
 disconnect sums beside it (the recursion is latency-bound: their chains of adds cost little
 there); (4) the rest of the block's statistics: the histogram (buckets in a vectorised loop,
 then the counts), pend and connect sums when a model has them, the class counts. Every sum is
 taken in I/O order, so results are bit-for-bit those of a loop that takes each I/O's statistics
 as it goes. Each loop stays small enough for LLVM to keep it in registers, which the one big
-loop this replaced did not. Measured on M/M/1 at rho 0.9 (benchmarks/fastpath_ceiling.py,
-profile_lines.py): ~60 % of the time is the variates (the logarithm is latency-bound), ~30 %
-the recursion.
+loop this replaced did not.
+
+Measured on M/M/1 at rho 0.9, one thread, AVX2 EPYC (znver3, no AVX-512), against the hand-written
+Lindley loop of benchmarks/fastpath_ceiling.py in the same run (6.1-6.3 ns an I/O): mcio went
+from 0.49 of its rate (12.7 ns an I/O) to 0.75-0.78 (~7.9 ns) with three bit-identical changes:
+the one-server recursion in a function of its own (``_recursion_one``: inlined, its free time
+had lived on the stack), the histogram's loops on views indexed from 0 (with a start LLVM cannot
+see, every access tested for a negative index and the vector loads became scalar: 0.6 -> 0.1 ns
+a value), and five of the recursion's ten adds on the FMA units (``_add_on_fma``). The block
+ziggurat (``blockrng.fill_exponential``, which changed results) then took it to 0.84-0.89
+(~6.8 ns; fastpath_ceiling.py's own runs 0.87-1.04, the machine shared): ~3.7 ns of variates
+(two exponentials, 1.85 ns each), ~2.1 ns the recursion and the disconnects (bound by Zen 3's
+two adders and the chain of a max and an add), ~0.9 ns the histogram and the rest.
 """
 import numba as nb
 import numpy as np
