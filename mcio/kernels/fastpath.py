@@ -271,10 +271,24 @@ def _add_on_fma(typingctx, x, one, y):
         return None
 
     def codegen(context, builder, signature, args):
+        if not _TARGET_HAS_FMA:         # llvm.fma would be a call to libm's fma: x * 1 + y
+            return builder.fadd(builder.fmul(args[0], args[1]), args[2])
         d = ir.DoubleType()
         fn = builder.module.declare_intrinsic("llvm.fma", [d], ir.FunctionType(d, [d, d, d]))
         return builder.call(fn, args)
     return types.float64(types.float64, types.float64, types.float64), codegen
+
+
+def _target_has_fma() -> bool:
+    """Whether the CPU Numba compiles for has FMA (NUMBA_CPU_FEATURES, else the host's)."""
+    import llvmlite.binding as llvm
+    feats = nb.config.CPU_FEATURES
+    if feats is None:
+        feats = llvm.get_host_cpu_features().flatten()
+    return "+fma" in feats.split(",")
+
+
+_TARGET_HAS_FMA = _target_has_fma()
 
 
 @nb.njit(**dict(JIT_LEAF, forceinline=False))
