@@ -39,12 +39,13 @@ def _no_settle(t, c, size):
 
 
 @nb.njit(nogil=True, cache=True)
-def closed_network(n_cust, n_events, means, servers, lanes, take, put, settle):
+def closed_network(n_cust, n_events, means, servers, lanes, scal, take, put, settle):
     """Closed network: station 0 (servers[0] FIFO), 1 (servers[1] FIFO), 2 (delay), in a cycle;
-    station k draws from lanes[k]. Returns (mean cycle time, events). The heap's discipline is
-    given: (take, put, settle) = (heap_pop, heap_push, _no_settle) pops each event then pushes
-    (the reference of the performance issue), (heap_take, heap_put, heap_settle) takes the root
-    lazily as mcio's event engine does (kernels/heap.py); both give the same events."""
+    station k draws from lanes[k] and scal[k] (its row's scalar state). Returns (mean cycle time,
+    events). The heap's discipline is given: (take, put, settle) = (heap_pop, heap_push,
+    _no_settle) pops each event then pushes (the reference of the performance issue),
+    (heap_take, heap_put, heap_settle) takes the root lazily as mcio's event engine does
+    (kernels/heap.py); both give the same events."""
     h_t = np.zeros(n_cust + 1)
     h_c = np.zeros(n_cust + 1, np.int64)
     h_n = np.zeros(2, np.int64)
@@ -60,7 +61,7 @@ def closed_network(n_cust, n_events, means, servers, lanes, take, put, settle):
     t = 0.0
     for x in range(n_cust):                      # everybody starts at the delay station
         if pos[2] == BLOCK:
-            fill_exponential(lanes[2], buf[2], BLOCK, means[2])
+            fill_exponential(lanes[2], scal[2], buf[2], BLOCK, means[2])
             pos[2] = 0
         put(h_t, h_c, h_n, buf[2, pos[2]], x * 4 + 2)
         pos[2] += 1
@@ -77,7 +78,7 @@ def closed_network(n_cust, n_events, means, servers, lanes, take, put, settle):
                 q_head[st] = q_head[st] + 1 if q_head[st] + 1 < n_cust else 0
                 q_len[st] -= 1
                 if pos[st] == BLOCK:
-                    fill_exponential(lanes[st], buf[st], BLOCK, means[st])
+                    fill_exponential(lanes[st], scal[st], buf[st], BLOCK, means[st])
                     pos[st] = 0
                 put(h_t, h_c, h_n, t + buf[st, pos[st]], y * 4 + st)
                 pos[st] += 1
@@ -96,7 +97,7 @@ def closed_network(n_cust, n_events, means, servers, lanes, take, put, settle):
             if nst < 2:
                 busy[nst] += 1
             if pos[nst] == BLOCK:
-                fill_exponential(lanes[nst], buf[nst], BLOCK, means[nst])
+                fill_exponential(lanes[nst], scal[nst], buf[nst], BLOCK, means[nst])
                 pos[nst] = 0
             put(h_t, h_c, h_n, t + buf[nst, pos[nst]], x * 4 + nst)
             pos[nst] += 1
@@ -107,13 +108,13 @@ def minimal_ns_per_event(events: int = 20_000_000, repeat: int = 3, lazy: bool =
     """ns per event of ``closed_network`` (26 customers, the FICON channel's shape), best of
     ``repeat``, compiled first; ``lazy``: with mcio's lazy root, else pop then push."""
     lanes = np.zeros((3, 4, LANES), np.uint64)
-    make_streams(np.array([1, 2, 3, 4], np.uint64), row_keys(("a", "b", "c")), lanes,
-                 np.zeros((3, 4), np.uint64))
+    scal = np.zeros((3, 4), np.uint64)
+    make_streams(np.array([1, 2, 3, 4], np.uint64), row_keys(("a", "b", "c")), lanes, scal)
     means = np.array([0.0808, 0.7525, 1.0])
     servers = np.array([1, 12], np.int64)
     ops = (heap_take, heap_put, heap_settle) if lazy else (heap_pop, heap_push, _no_settle)
-    closed_network(26, 10_000, means, servers, lanes, *ops)
-    best = min(_timed(lambda: closed_network(26, events, means, servers, lanes, *ops))
+    closed_network(26, 10_000, means, servers, lanes, scal, *ops)
+    best = min(_timed(lambda: closed_network(26, events, means, servers, lanes, scal, *ops))
                for _ in range(repeat))
     return best * 1e9 / events
 

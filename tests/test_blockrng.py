@@ -4,8 +4,10 @@ Each row's lanes and scalar state must be exactly the substreams they claim to b
 state SplitMix64-derived from the replication's state and the row's name, then the scalar generator
 jumped by the published jump polynomial, all computed here in pure Python integers), a row's
 substreams must depend on its name only (not on its index or on the other rows), the
-branch-free logarithm must be within 1 ulp of the C library's, the block variates must have the
-right distribution (KS, as tests/test_distributions.py), and a row's draws must not depend on
+branch-free logarithm must be within 1 ulp of the C library's, the block exponentials must be
+rng's ziggurat on the lanes' outputs (its slow path from the row's scalar state), the block
+variates must have the right distribution (KS, as tests/test_distributions.py; the exponentials
+also by moments and by their tail, a test shown to fail on mutants), and a row's draws must not depend on
 any other row's (common random numbers).
 """
 import numba as nb
@@ -13,8 +15,9 @@ import numpy as np
 from scipy import stats
 
 from mcio.engine import _dist_row, stream_states
-from mcio.kernels.blockrng import (LANES, fill_exponential, fill_row, fill_uniform, log_positive,
-                                   make_streams, row_key, row_keys)
+from mcio.kernels.blockrng import (LANES, _xoshiro_raw, fill_exponential, fill_row, fill_uniform,
+                                   log_positive, make_streams, row_key, row_keys)
+from mcio.kernels.rng import _KE, _WE, _ZE_R, _std_exponential_slow_st
 from mcio.kernels.layout import D_BACKEND, N_DIST, N_ROWS, ROW_NAMES
 from mcio.model import Dist
 
@@ -185,7 +188,7 @@ def test_block_variates_have_their_distribution():
     assert u.min() > 0.0 and u.max() <= 1.0
     assert stats.kstest(u, "uniform").statistic < crit
     e = np.empty(n)
-    fill_exponential(lanes[1], e, n, 2.5)
+    fill_exponential(lanes[1], scal[1], e, n, 2.5)
     assert stats.kstest(e, stats.expon(scale=2.5).cdf).statistic < crit
     # fill_row: exponential from the row's lanes, other kinds from its scalar state, uniforms
     # for the rows past the distributions
@@ -203,16 +206,93 @@ def test_block_variates_have_their_distribution():
     assert np.all(out[:16] == 0.3)
 
 
-def test_block_exponentials_are_minus_log_of_the_block_uniforms():
-    # same lanes, same draws: fill_exponential(mean) = -mean * log(U) to within 2 ulp of libm
-    lanes, _ = _streams(9, 1, 1)
+@nb.njit   # no cache, as _logs
+def _raw_outputs(lanes, out, n):
+    _xoshiro_raw(lanes, out, n // LANES)
+
+
+def _ziggurat_reference(raw, scal, slow=True, we=_WE):
+    """Standard exponentials from raw 64-bit outputs by rng's ziggurat, in NumPy: the fast test on
+    every output, the rejected ones (in order) by rng's slow path from ``scal`` (uint64[4],
+    advanced). ``slow=False`` or another ``we`` table: the mutants the distribution test must
+    catch (every rejected point kept as it is: no tail, wrong wedges; a table one layer off)."""
+    ri = raw >> np.uint64(3)
+    idx = (ri & np.uint64(0xFF)).astype(np.int64)
+    ri >>= np.uint64(8)
+    x = ri.astype(np.int64).astype(np.float64) * we[idx]
+    if slow:
+        _slow_path(raw, np.flatnonzero(ri >= _KE[idx]), x, scal)
+    return x
+
+
+@nb.njit   # no cache, as _logs
+def _slow_path(raw, where, x, scal):
+    """x[where[q]] = rng's slow path for raw output raw[where[q]], in order, from scal."""
+    a, b, c, d = scal[0], scal[1], scal[2], scal[3]
+    for q in range(where.size):
+        i = where[q]
+        ri = raw[i] >> np.uint64(3)
+        idx = int(ri & np.uint64(0xFF))
+        x[i], a, b, c, d = _std_exponential_slow_st(a, b, c, d, idx, x[i])
+    scal[0], scal[1], scal[2], scal[3] = a, b, c, d
+
+
+def test_block_exponentials_are_rngs_ziggurat_on_the_lanes():
+    # fill_exponential = rng's ziggurat on the lanes' raw outputs (lane l of step i at 8 i + l),
+    # the rare rejected ones by its slow path from the row's scalar state, in the block's order
+    lanes, scal = _streams(9, 1, 1)
     n = 100_000
-    u = np.empty(n)
+    s = lanes[0].copy()
+    raw = np.stack([_next_lanes(s) for _ in range(n // LANES)]).ravel()     # [step, lane]
+    sc = scal[0].copy()
+    ref = 1.5 * _ziggurat_reference(raw, sc)
     e = np.empty(n)
-    fill_uniform(lanes[0].copy(), u, n)
-    fill_exponential(lanes[0], e, n, 1.5)
-    ref = -1.5 * np.log(u)
-    assert np.all(np.abs(e - ref) <= 2 * np.spacing(np.maximum(ref, 1e-300)))
+    fill_exponential(lanes[0], scal[0], e, n, 1.5)
+    assert np.array_equal(e, ref)
+    assert np.array_equal(lanes[0], s) and np.array_equal(scal[0], sc)
+    ri = raw >> np.uint64(3)
+    rejected = (ri >> np.uint64(8)) >= _KE[(ri & np.uint64(0xFF)).astype(np.int64)]
+    assert 0.01 < rejected.mean() < 0.04 and (e > 1.5 * _ZE_R).any()     # slow path and tail used
+
+
+def _exponential_misfits(x):
+    """What is wrong with x as a sample of the standard exponential: KS at 0.1 %, the mean and
+    the second moment, the count beyond the ziggurat's base r (the tail layer, P = e^-r) and the
+    mean excess over r (memoryless: 1), each at 4.5 standard errors."""
+    n = x.size
+    bad = []
+    if stats.kstest(x, "expon").statistic > 1.95 / np.sqrt(n):
+        bad.append("ks")
+    if abs(x.mean() - 1.0) > 4.5 / np.sqrt(n):
+        bad.append("mean")
+    if abs((x * x).mean() - 2.0) > 4.5 * np.sqrt(20.0 / n):          # Var(X^2) = 24 - 4
+        bad.append("second moment")
+    p = np.exp(-_ZE_R)
+    tail = x[x > _ZE_R]
+    if abs(tail.size - n * p) > 4.5 * np.sqrt(n * p):
+        bad.append("tail count")
+    if tail.size == 0 or abs((tail - _ZE_R).mean() - 1.0) > 4.5 / np.sqrt(tail.size):
+        bad.append("tail excess")
+    return bad
+
+
+def test_block_exponentials_are_exponential_and_the_test_catches_mutants():
+    lanes, scal = _streams(13, 0, 0)
+    n = 4_000_000
+    e = np.empty(n)
+    start, sc = lanes[2].copy(), scal[2].copy()
+    fill_exponential(lanes[2], scal[2], e, n, 1.0)
+    assert _exponential_misfits(e) == []
+    raw = np.empty(n)
+    _raw_outputs(start, raw, n)
+    raw = raw.view(np.uint64)
+    assert np.array_equal(_ziggurat_reference(raw, sc.copy()), e)    # the reference is it
+    # the same outputs with the slow path left out, or with a table one layer off, must fail
+    assert "ks" in _exponential_misfits(_ziggurat_reference(raw, sc.copy(), slow=False))
+    assert "ks" in _exponential_misfits(_ziggurat_reference(raw, sc.copy(), we=np.roll(_WE, 1)))
+    # a wrong tail (the memoryless excess over r halved): caught by the tail's own test
+    wrong_tail = np.where(e > _ZE_R, _ZE_R + 0.5 * (e - _ZE_R), e)
+    assert "tail excess" in _exponential_misfits(wrong_tail)
 
 
 def test_a_rows_draws_do_not_depend_on_other_rows():

@@ -2,9 +2,18 @@
 
 The fast path needs two or three variates per I/O and little else, so one scalar draw at a time
 (~3-5 ns) is most of its cost. Here eight xoshiro256** lanes advance together as one <8 x i64>
-vector (written as LLVM IR: Numba's loop vectoriser does not vectorise the scalar generator),
-and exponentials are -log(U) through a branch-free logarithm that LLVM does vectorise: ~1.5 ns a
-variate instead of ~4.
+vector (written as LLVM IR: Numba's loop vectoriser does not vectorise the scalar generator).
+Uniforms are converted in the same vector loop (~0.6 ns a variate on an AVX2 EPYC, znver3).
+Exponentials are the ziggurat of ``rng`` (its tables and its test) on the lanes' raw outputs, one
+scalar table look-up, multiply and compare a variate, the rare rejected draws (~2 %) by its slow
+path from the row's scalar state: ~1.85 ns a variate there, against ~2.3 for -log(U) through
+``log_positive`` (fdlibm's polynomial made branch-free, so that LLVM vectorises it; it is then
+bound by its own chain of ~70 cycles a vector, which the out-of-order window overlaps only two or
+three deep: interleaving two vectors, fusing it with the generator, two passes and a cheaper
+exponent conversion did not help, all measured). AVX2's gathers do not pay on Zen 3 (the table
+loop with vpgatherqpd / vpgatherqq: 2.9 ns a variate). Measured on M/M/1 at rho 0.9 (the hand
+loop of benchmarks/fastpath_ceiling.py and mcio in one run): the ziggurat took the fast path from
+0.76-0.78 to 0.84-0.89 of the hand loop.
 
 Every row of draws (each distribution of ``dp``, and the uniforms for an I/O's class, mode,
 miss and device: ``layout.ROW_NAMES``) has its own substreams: eight lanes and a scalar state.
@@ -16,7 +25,8 @@ point, replication) (``mcio.engine.stream_states``), so every draw is keyed by (
 replication, row name), never by thread, and adding, removing or reordering rows leaves every
 other row's draws bit-identical. A row's k-th draw is the same whatever the other rows do, so
 two runs that differ in one parameter see the same random numbers everywhere else (common random
-numbers: smoother calibration objectives, sharper comparisons of configurations).
+numbers: smoother calibration objectives, sharper comparisons of configurations). An
+exponential row's scalar state serves only its ziggurat's rare cases, in the order of its block.
 
 Uniforms here are (k + 1) / 2^53, k = 0 .. 2^53 - 1: in (0, 1], so -log(U) is finite and >= 0.
 """
@@ -32,7 +42,7 @@ from .dists import DETERMINISTIC, EXPONENTIAL, GAMMA, UNIFORM, sample_st
 from .histogram import _bits
 from .layout import N_DIST
 from .options import JIT_LEAF, JIT_STAGE, JIT_VEC
-from .rng import _next_st, fill_gamma_st
+from .rng import _KE, _WE, _next_st, _std_exponential_slow_st, fill_gamma_st
 
 LANES = 8
 _TWO53 = 1.0 / 9007199254740992.0
@@ -55,42 +65,42 @@ def _double(typingctx, x):
     return types.float64(x), codegen
 
 
-@intrinsic
-def _xoshiro_fill(typingctx, lanes, out, nvec):
-    """Advance ``lanes`` (uint64[4, LANES], C order: word-major) ``nvec`` times as one vector and
-    write the 8 * nvec uniforms (k + 1) / 2^53 to ``out`` (lane l of step i at out[8 i + l])."""
-    def codegen(context, builder, sig, args):
-        st = context.make_array(sig.args[0])(context, builder, args[0])
-        ou = context.make_array(sig.args[1])(context, builder, args[1])
-        n = args[2]
-        i64 = ir.IntType(64)
-        v64 = ir.VectorType(i64, LANES)
-        vd = ir.VectorType(ir.DoubleType(), LANES)
-        sp = builder.bitcast(st.data, v64.as_pointer())
-        op = builder.bitcast(ou.data, vd.as_pointer())
+def _xoshiro_codegen(context, builder, sig, args, raw):
+    """The loop of ``_xoshiro_fill`` (raw False: uniforms) and ``_xoshiro_raw`` (raw True)."""
+    st = context.make_array(sig.args[0])(context, builder, args[0])
+    ou = context.make_array(sig.args[1])(context, builder, args[1])
+    n = args[2]
+    i64 = ir.IntType(64)
+    v64 = ir.VectorType(i64, LANES)
+    vd = ir.VectorType(ir.DoubleType(), LANES)
+    sp = builder.bitcast(st.data, v64.as_pointer())
+    op = builder.bitcast(ou.data, (v64 if raw else vd).as_pointer())
 
-        def splat(v, ty=v64):
-            return ir.Constant(ty, [v] * LANES)
+    def splat(v, ty=v64):
+        return ir.Constant(ty, [v] * LANES)
 
-        def rotl(x, k):
-            return builder.or_(builder.shl(x, splat(k)), builder.lshr(x, splat(64 - k)))
+    def rotl(x, k):
+        return builder.or_(builder.shl(x, splat(k)), builder.lshr(x, splat(64 - k)))
 
-        init = [builder.load(builder.gep(sp, [ir.Constant(i64, k)]), align=8) for k in range(4)]
-        pre = builder.block
-        loop = builder.append_basic_block("xo.loop")
-        done = builder.append_basic_block("xo.done")
-        builder.cbranch(builder.icmp_signed(">", n, ir.Constant(i64, 0)), loop, done)
-        builder.position_at_end(loop)
-        idx = builder.phi(i64)
-        s0, s1, s2, s3 = phis = [builder.phi(v64) for _ in range(4)]
-        r = builder.mul(rotl(builder.mul(s1, splat(5)), 7), splat(9))
-        t = builder.shl(s1, splat(17))
-        n2 = builder.xor(s2, s0)
-        n3 = builder.xor(s3, s1)
-        n1 = builder.xor(s1, n2)
-        n0 = builder.xor(s0, n3)
-        n2 = builder.xor(n2, t)
-        n3 = rotl(n3, 45)
+    init = [builder.load(builder.gep(sp, [ir.Constant(i64, k)]), align=8) for k in range(4)]
+    pre = builder.block
+    loop = builder.append_basic_block("xo.loop")
+    done = builder.append_basic_block("xo.done")
+    builder.cbranch(builder.icmp_signed(">", n, ir.Constant(i64, 0)), loop, done)
+    builder.position_at_end(loop)
+    idx = builder.phi(i64)
+    s0, s1, s2, s3 = phis = [builder.phi(v64) for _ in range(4)]
+    r = builder.mul(rotl(builder.mul(s1, splat(5)), 7), splat(9))
+    t = builder.shl(s1, splat(17))
+    n2 = builder.xor(s2, s0)
+    n3 = builder.xor(s3, s1)
+    n1 = builder.xor(s1, n2)
+    n0 = builder.xor(s0, n3)
+    n2 = builder.xor(n2, t)
+    n3 = rotl(n3, 45)
+    if raw:
+        builder.store(r, builder.gep(op, [idx]), align=8)
+    else:
         # k + 1 as a double, k = r >> 11 < 2^53, without sitofp (AVX2 has no vector int64 ->
         # double: LLVM makes it eight scalar conversions). Each step is exact, so the uniform
         # is bit-for-bit (k + 1) / 2^53: the low 52 bits under 2^52's exponent give 2^52 + lo,
@@ -101,21 +111,38 @@ def _xoshiro_fill(typingctx, lanes, out, nvec):
         hi = builder.and_(builder.sub(splat(0), builder.lshr(k, splat(52))), splat(_EXP52))
         u = builder.fmul(builder.fadd(lo1, builder.bitcast(hi, vd)), splat(_TWO53, vd))
         builder.store(u, builder.gep(op, [idx]), align=8)
-        nxt = builder.add(idx, ir.Constant(i64, 1))
-        new = (n0, n1, n2, n3)
-        for p, a, b in zip(phis, init, new):
-            p.add_incoming(a, pre)
-            p.add_incoming(b, loop)
-        idx.add_incoming(ir.Constant(i64, 0), pre)
-        idx.add_incoming(nxt, loop)
-        builder.cbranch(builder.icmp_signed("<", nxt, n), loop, done)
-        builder.position_at_end(done)
-        final = [builder.phi(v64) for _ in range(4)]      # phis first: LLVM wants them grouped
-        for k, f in enumerate(final):
-            f.add_incoming(init[k], pre)
-            f.add_incoming(new[k], loop)
-            builder.store(f, builder.gep(sp, [ir.Constant(i64, k)]), align=8)
-        return context.get_dummy_value()
+    nxt = builder.add(idx, ir.Constant(i64, 1))
+    new = (n0, n1, n2, n3)
+    for p, a, b in zip(phis, init, new):
+        p.add_incoming(a, pre)
+        p.add_incoming(b, loop)
+    idx.add_incoming(ir.Constant(i64, 0), pre)
+    idx.add_incoming(nxt, loop)
+    builder.cbranch(builder.icmp_signed("<", nxt, n), loop, done)
+    builder.position_at_end(done)
+    final = [builder.phi(v64) for _ in range(4)]      # phis first: LLVM wants them grouped
+    for k, f in enumerate(final):
+        f.add_incoming(init[k], pre)
+        f.add_incoming(new[k], loop)
+        builder.store(f, builder.gep(sp, [ir.Constant(i64, k)]), align=8)
+    return context.get_dummy_value()
+
+
+@intrinsic
+def _xoshiro_fill(typingctx, lanes, out, nvec):
+    """Advance ``lanes`` (uint64[4, LANES], C order: word-major) ``nvec`` times as one vector and
+    write the 8 * nvec uniforms (k + 1) / 2^53 to ``out`` (lane l of step i at out[8 i + l])."""
+    def codegen(context, builder, sig, args):
+        return _xoshiro_codegen(context, builder, sig, args, False)
+    return types.void(lanes, out, types.int64), codegen
+
+
+@intrinsic
+def _xoshiro_raw(typingctx, lanes, out, nvec):
+    """As ``_xoshiro_fill``, but the 8 * nvec raw 64-bit outputs, each stored as the bit pattern
+    of a double of ``out`` (float64; read back with ``_bits``)."""
+    def codegen(context, builder, sig, args):
+        return _xoshiro_codegen(context, builder, sig, args, True)
     return types.void(lanes, out, types.int64), codegen
 
 
@@ -231,13 +258,80 @@ def fill_uniform(lanes, out, n):
     _xoshiro_fill(lanes, out, n // LANES)
 
 
-@nb.njit(**JIT_VEC)
-def fill_exponential(lanes, out, n, mean):
-    """out[:n] = exponential variates of the given mean from one row's lanes; ``n`` a multiple
-    of LANES."""
-    _xoshiro_fill(lanes, out, n // LANES)
-    for i in range(n):
-        out[i] = -mean * log_positive(out[i])
+_CHUNK = 256                            # fill_exponential's draws per pass (its stack scratch)
+
+
+@intrinsic
+def _stack_u64(typingctx):
+    """A uint64[_CHUNK] scratch array on the stack of the function it is inlined into (an
+    alloca in its entry block): for kernels compiled without reference counting, which cannot
+    allocate."""
+    arrty = types.Array(types.uint64, 1, "C")
+
+    def codegen(context, builder, signature, args):
+        from numba.core import cgutils
+        from numba.np.arrayobj import populate_array
+        ptr = cgutils.alloca_once(builder, ir.IntType(64), size=_CHUNK)
+        ary = context.make_array(arrty)(context, builder)
+        intp = context.get_value_type(types.intp)
+        populate_array(ary, data=ptr, shape=[ir.Constant(intp, _CHUNK)],
+                       strides=[ir.Constant(intp, 8)], itemsize=ir.Constant(intp, 8),
+                       meminfo=None)
+        return ary._getvalue()
+    return arrty(), codegen
+
+
+@nb.njit(**dict(JIT_LEAF, forceinline=False))
+def _exponential_fixups(scal, out, raw, places, nrej, mean):
+    """out[places[q]] for q < nrej, in order: the draws the ziggurat rejected (raw outputs
+    raw[places[q]]), each by rng's slow path for its layer and point from the row's scalar
+    state ``scal`` (uint64[4], advanced), times ``mean``. Never inlined (forceinline=False set
+    explicitly): the rare path stays out of the block's loop."""
+    a = scal[0]
+    b = scal[1]
+    c = scal[2]
+    d = scal[3]
+    for q in range(nrej):
+        j = places[q]
+        ri = raw[j] >> np.uint64(3)
+        idx = int(ri & np.uint64(0xFF))
+        x = float(np.int64(ri >> np.uint64(8))) * _WE[idx]
+        x, a, b, c, d = _std_exponential_slow_st(a, b, c, d, idx, x)
+        out[j] = x * mean
+    scal[0] = a
+    scal[1] = b
+    scal[2] = c
+    scal[3] = d
+
+
+@nb.njit(**JIT_LEAF)
+def fill_exponential(lanes, scal, out, n, mean):
+    """out[:n] = exponential variates of the given mean from one row's lanes (uint64[4, LANES])
+    and scalar state (uint64[4]); ``n`` a multiple of LANES. The ziggurat of ``rng`` (its tables
+    and its test, ``_std_exponential_zig_st``) on the lanes' raw outputs (on the stack, _CHUNK at
+    a time): a table look-up, a multiply and a compare a variate, without branches; the rejected
+    ones (~2.2 %: layer 1, the wedges, the tail) are listed, then replaced by rng's slow path
+    from the row's scalar state, in the block's order (``_exponential_fixups``). Exact in
+    distribution, as the scalar ziggurat is."""
+    raw = _stack_u64()
+    places = _stack_u64()
+    for c0 in range(0, n, _CHUNK):
+        w = out[c0:min(c0 + _CHUNK, n)]
+        _xoshiro_raw(lanes, raw, w.shape[0] // LANES)
+        nrej = 0
+        for j in range(w.shape[0]):
+            ri = raw[j] >> np.uint64(3)
+            idx = ri & np.uint64(0xFF)
+            ri >>= np.uint64(8)
+            w[j] = float(np.int64(ri)) * _WE[idx] * mean
+            # listed at every draw, kept by advancing the count: no branch, and a loop LLVM
+            # does not vectorise (vectorised, the table look-ups became scalar loads and
+            # inserts and int64 -> double eight scalar conversions: slower; AVX2's gathers,
+            # written as IR, were slower still on Zen 3: 2.9 ns a variate against 2.2)
+            places[nrej] = j
+            nrej += 1 if ri >= _KE[idx] else 0
+        if nrej:
+            _exponential_fixups(scal, w, raw, places, nrej, mean)
 
 
 @nb.njit(**JIT_VEC)
@@ -260,7 +354,7 @@ def fill_row(lanes, scal, dp, row, ev, ec, out, n):
         return
     kind = dp[row, 0]
     if kind == EXPONENTIAL:
-        fill_exponential(lanes[row], out, n, dp[row, 1])
+        fill_exponential(lanes[row], scal[row], out, n, dp[row, 1])
     elif kind == DETERMINISTIC:
         v = dp[row, 1]
         for i in range(n):

@@ -7,20 +7,33 @@ protocol, transfer at full link rate, MP end work), so the component breakdown s
 No per-I/O arrays: memory does not grow with the number of I/Os.
 
 The I/Os go in blocks of BLOCK: (1) the block's variates (``blockrng``: eight SIMD lanes,
-exponentials by a vectorised logarithm); (2) each I/O's service components, which do not depend
-on the queue (vectorised for one class); (3) the recursion, the only sequential part, over the
+exponentials by the ziggurat on their outputs); (2) each I/O's service components, which do
+not depend on the queue (vectorised for one class); (3) the recursion, the only sequential part, over the
 server free times (one; a scan up to SCAN_MAX; a binary min-heap above), with the response and
 disconnect sums beside it (the recursion is latency-bound: their chains of adds cost little
 there); (4) the rest of the block's statistics: the histogram (buckets in a vectorised loop,
 then the counts), pend and connect sums when a model has them, the class counts. Every sum is
 taken in I/O order, so results are bit-for-bit those of a loop that takes each I/O's statistics
 as it goes. Each loop stays small enough for LLVM to keep it in registers, which the one big
-loop this replaced did not. Measured on M/M/1 at rho 0.9 (benchmarks/fastpath_ceiling.py,
-profile_lines.py): ~60 % of the time is the variates (the logarithm is latency-bound), ~30 %
-the recursion.
+loop this replaced did not.
+
+Measured on M/M/1 at rho 0.9, one thread, AVX2 EPYC (znver3, no AVX-512), against the hand-written
+Lindley loop of benchmarks/fastpath_ceiling.py in the same run (6.1-6.3 ns an I/O): mcio went
+from 0.49 of its rate (12.7 ns an I/O) to 0.75-0.78 (~7.9 ns) with three bit-identical changes:
+the one-server recursion in a function of its own (``_recursion_one``: inlined, its free time
+had lived on the stack), the histogram's loops on views indexed from 0 (with a start LLVM cannot
+see, every access tested for a negative index and the vector loads became scalar: 0.6 -> 0.1 ns
+a value), and five of the recursion's ten adds on the FMA units (``_add_on_fma``). The block
+ziggurat (``blockrng.fill_exponential``, which changed results) then took it to 0.84-0.89
+(~6.8 ns; fastpath_ceiling.py's own runs 0.87-1.04, the machine shared): ~3.7 ns of variates
+(two exponentials, 1.85 ns each), ~2.1 ns the recursion and the disconnects (bound by Zen 3's
+two adders and the chain of a max and an add), ~0.9 ns the histogram and the rest.
 """
 import numba as nb
 import numpy as np
+from llvmlite import ir
+from numba import types
+from numba.extending import intrinsic
 
 from .heap import min_replace_root
 from .blockrng import fill_row
@@ -235,6 +248,143 @@ def _serve(c, t, svc, free1, free_t):
     return start, free1
 
 
+@intrinsic
+def _opaque(typingctx, x):
+    """``x`` (float64) through an empty inline-asm statement: the same value, which LLVM can no
+    longer see (so that it cannot fold ``_add_on_fma(a, 1.0, b)`` back into an add)."""
+    if not isinstance(x, types.Float) or x.bitwidth != 64:
+        return None
+
+    def codegen(context, builder, signature, args):
+        d = ir.DoubleType()
+        asm = ir.InlineAsm(ir.FunctionType(d, [d]), "", "=x,0", side_effect=False)
+        return builder.call(asm, args)
+    return types.float64(types.float64), codegen
+
+
+@intrinsic
+def _add_on_fma(typingctx, x, one, y):
+    """x * one + y in one rounding (LLVM's llvm.fma.f64). With ``one`` == 1.0 (``_opaque(1.0)``)
+    that is bit for bit x + y, but on the multiply-add units, not the adders (on Zen 3, two of
+    each): a loop of many independent sums is bound by the adders' throughput, not by latency."""
+    if not all(isinstance(a, types.Float) and a.bitwidth == 64 for a in (x, one, y)):
+        return None
+
+    def codegen(context, builder, signature, args):
+        if not _TARGET_HAS_FMA:         # llvm.fma would be a call to libm's fma: x * 1 + y
+            return builder.fadd(builder.fmul(args[0], args[1]), args[2])
+        d = ir.DoubleType()
+        fn = builder.module.declare_intrinsic("llvm.fma", [d], ir.FunctionType(d, [d, d, d]))
+        return builder.call(fn, args)
+    return types.float64(types.float64, types.float64, types.float64), codegen
+
+
+def _target_has_fma() -> bool:
+    """Whether the CPU Numba compiles for has FMA (NUMBA_CPU_FEATURES, else the host's)."""
+    import llvmlite.binding as llvm
+    feats = nb.config.CPU_FEATURES
+    if feats is None:
+        feats = llvm.get_host_cpu_features().flatten()
+    return "+fma" in feats.split(",")
+
+
+_TARGET_HAS_FMA = _target_has_fma()
+
+
+@nb.njit(**dict(JIT_LEAF, forceinline=False))
+def _recursion_one(i0, nj, m0, WARM, N, NB, wait_limit, ia_blk, svc_blk, disc_blk, iosq_blk, t,
+                   free1, t0, d0, bat, bst, sums):
+    """``_recursion`` for one server (Lindley), in a function of its own, called once a block
+    (never inlined: forceinline=False set explicitly, else it would inherit its caller's).
+    Inlined into ``fast_one``, with the scan and the heap of c > 1 beside it, LLVM kept the one
+    server's free time on the stack, so that each I/O's start waited on a store and a reload
+    (measured on an AVX2 EPYC: ~11 cycles an I/O, where the recursion's own chain is a max and
+    an add, ~4). The block goes in segments that end where an MSER batch ends, where the
+    measured I/Os start and after I/O WARM, so that the loop of a measured segment past the
+    warm-up (nearly every I/O) tests nothing but the wait limit: its only branch, never taken.
+    The same operations on each sum in the same order as ``_recursion``'s, so the results are
+    bit for bit the same."""
+    b, b_next, b_sum = bst
+    s_iosq, sq_resp, sq_iosq = sums[S_IOSQ], sums[SQ_RESP], sums[SQ_IOSQ]
+    s_disc, sq_disc = sums[S_DISC], sums[SQ_DISC]
+    done = nj
+    unstable = False
+    one = _opaque(1.0)
+    j0 = 0
+    while j0 < nj:
+        while i0 + j0 >= b_next:
+            bat[b] += b_sum
+            b_sum = 0.0
+            b += 1
+            b_next = ((b + 1) * N + NB - 1) // NB
+        j1 = min(nj, b_next - i0)
+        if j0 < m0:
+            j1 = min(j1, m0)
+        if i0 + j0 <= WARM:
+            j1 = min(j1, WARM + 1 - i0)
+        if j0 >= m0 and i0 + j0 > WARM:
+            # views from j0 on, indexed from 0: an index LLVM knows is >= 0 needs no test for
+            # a negative (wrap-around) index at every access
+            ia_v = ia_blk[j0:j1]
+            svc_v = svc_blk[j0:j1]
+            disc_v = disc_blk[j0:j1]
+            iosq_v = iosq_blk[j0:j1]
+            for k in range(j1 - j0):
+                t += ia_v[k]
+                svc = svc_v[k]
+                start = free1 if free1 > t else t
+                iosq = start - t
+                if iosq > wait_limit:
+                    free1 = start
+                    done = j0 + k
+                    unstable = True
+                    break
+                free1 = start + svc
+                iosq_v[k] = iosq
+                resp = iosq + svc
+                b_sum += resp
+                disc = disc_v[k]
+                # five of the ten adds on the multiply-add units (bit for bit the same sums)
+                s_iosq = _add_on_fma(iosq, one, s_iosq)
+                sq_resp = _add_on_fma(resp * resp, one, sq_resp)
+                sq_iosq = _add_on_fma(iosq * iosq, one, sq_iosq)
+                s_disc = _add_on_fma(disc, one, s_disc)
+                sq_disc = _add_on_fma(disc * disc, one, sq_disc)
+        else:
+            for jc in range(j0, j1):
+                i = i0 + jc
+                t += ia_blk[jc]
+                svc = svc_blk[jc]
+                start = free1 if free1 > t else t
+                iosq = start - t
+                if iosq > wait_limit:
+                    free1 = start
+                    done = jc
+                    unstable = True
+                    break
+                free1 = start + svc
+                iosq_blk[jc] = iosq
+                resp = iosq + svc
+                b_sum += resp
+                if jc >= m0:
+                    disc = disc_blk[jc]
+                    s_iosq += iosq
+                    sq_resp += resp * resp
+                    sq_iosq += iosq * iosq
+                    s_disc += disc
+                    sq_disc += disc * disc
+                if i == WARM:
+                    t0 = t
+                else:
+                    d0 = start + svc
+        if unstable:
+            break
+        j0 = j1
+    sums[S_IOSQ], sums[SQ_RESP], sums[SQ_IOSQ] = s_iosq, sq_resp, sq_iosq
+    sums[S_DISC], sums[SQ_DISC] = s_disc, sq_disc
+    return done, unstable, t, free1, t0, d0, (b, b_next, b_sum)
+
+
 @nb.njit(**JIT_STAGE)
 def _recursion(c, i0, nj, m0, WARM, N, NB, wait_limit, ia_blk, svc_blk, disc_blk, iosq_blk, free_t,
                t, free1, t0, d0, bat, bst, sums):
@@ -249,6 +399,9 @@ def _recursion(c, i0, nj, m0, WARM, N, NB, wait_limit, ia_blk, svc_blk, disc_blk
     unstable, if an I/O waited over ``wait_limit`` (that one not counted: its server's free
     time undone). A loop of its own, with no calls: its state stays in registers, and the sums'
     chains of adds run beside the recursion's own, which is latency-bound."""
+    if c == 1:
+        return _recursion_one(i0, nj, m0, WARM, N, NB, wait_limit, ia_blk, svc_blk, disc_blk,
+                              iosq_blk, t, free1, t0, d0, bat, bst, sums)
     b, b_next, b_sum = bst
     s_iosq, sq_resp, sq_iosq = sums[S_IOSQ], sums[SQ_RESP], sums[SQ_IOSQ]
     s_disc, sq_disc = sums[S_DISC], sums[SQ_DISC]

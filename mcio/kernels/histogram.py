@@ -68,12 +68,17 @@ def _sum_keys(x_a, x_b, m0, m1, keys):
     """keys[j] = hist_bucket(x_a[j] + x_b[j]) for j = m0 .. m1 - 1 (float64 and int64 arrays),
     without branches, so that LLVM vectorises it: the same bucket for every double (positive
     doubles order as their bit patterns, so the overflow bucket is a minimum; NaN fails the test
-    as in hist_bucket)."""
-    for j in range(m0, m1):
-        x = x_a[j] + x_b[j]
+    as in hist_bucket). On views from m0 on, indexed from 0: with j from a start LLVM cannot see,
+    every access carried a test for a negative (wrap-around) index and the vector loads became
+    scalar ones (measured 0.6 -> 0.1 ns a value on an AVX2 EPYC)."""
+    a = x_a[m0:m1]
+    b = x_b[m0:m1]
+    kv = keys[m0:m1]
+    for j in range(m1 - m0):
+        x = a[j] + b[j]
         k = (_bits(x) >> _SHIFT) - (_LO_KEY - 1)
         k = k if k < HIST_BUCKETS - 1 else HIST_BUCKETS - 1
-        keys[j] = k if x >= HIST_LO_MS else 0
+        kv[j] = k if x >= HIST_LO_MS else 0
 
 
 @nb.njit(**JIT_LEAF)
@@ -82,10 +87,12 @@ def hist_add_sums(h, x_a, x_b, m0, m1, keys):
     ``hist_add`` would one by one; ``keys`` int64[>= m1] is scratch. The buckets first, in a
     vectorised loop, then the counts: each count's address is then known before its load, so
     a count does not wait on the bucket arithmetic of the ones before it (measured 2.5 -> 0.8 ns
-    a value on responses of M/M/1 at rho 0.9)."""
+    a value on responses of M/M/1 at rho 0.9). A bucket is in 0 .. HIST_BUCKETS - 1, so it
+    indexes as an unsigned integer (no test for a negative index)."""
     _sum_keys(x_a, x_b, m0, m1, keys)
-    for j in range(m0, m1):
-        h[keys[j]] += 1
+    kv = keys[m0:m1]
+    for j in range(m1 - m0):
+        h[np.uint64(kv[j])] += 1
 
 
 def hist_quantiles(h: np.ndarray, probs) -> np.ndarray:
