@@ -35,7 +35,6 @@ from llvmlite import ir
 from numba import types
 from numba.extending import intrinsic
 
-from .heap import min_replace_root
 from .blockrng import fill_row
 from .histogram import hist_add_sums
 from .ioclass import attr_draws
@@ -48,9 +47,9 @@ from .stats import (A_AREA_BE, A_AREA_HA, A_AREA_IOSQ, A_AREA_SYS, A_DEV_BUSY_MS
                     A_SUM_PEND, A_SUM_RESP, A_TIME_MS, A_UNSTABLE, C_AREA_OE, C_KB, C_LINK_BUSY_MS,
                     C_MP_BUSY_MS, C_OE_MAX, C_SSCH, V_BUSY_MS, V_SSCH)
 from .options import JIT, JIT_LEAF, JIT_STAGE
+from .servers import kw_start
 from .rng import uniform
 
-SCAN_MAX = 16                     # up to this many servers, a scan finds the earliest free
 BLOCK = 256                       # I/Os per block (a multiple of blockrng.LANES)
 
 # sums[] of the measured I/Os' statistics (ms, ms^2)
@@ -227,25 +226,12 @@ def _write_outputs(n_meas, sums, n_cls, cls_kb, cls_xfer, acc, chs, devs):
 def _serve(c, t, svc, free1, free_t):
     """An I/O arriving at ``t`` (ms) needing ``svc`` ms takes the earliest free of ``c`` FIFO
     servers: returns (its start, the one server's free time when c == 1). c > 1: the servers'
-    free times free_t float64[c] (a scan up to SCAN_MAX, else a binary min-heap) are updated."""
+    free times free_t float64[c] (``servers.kw_start``: a scan up to SCAN_MAX, else a binary
+    min-heap) are updated."""
     if c == 1:
         start = free1 if free1 > t else t
         return start, start + svc
-    if c <= SCAN_MAX:
-        # few servers: the earliest free one by a scan (a heap's sift mispredicts)
-        jm = 0
-        fm = free_t[0]
-        for jj in range(1, c):
-            if free_t[jj] < fm:
-                fm = free_t[jj]
-                jm = jj
-        start = fm if fm > t else t
-        free_t[jm] = start + svc
-        return start, free1
-    start = free_t[0] if free_t[0] > t else t
-    end = start + svc
-    min_replace_root(free_t, c, end)
-    return start, free1
+    return kw_start(free_t, c, t, svc), free1
 
 
 @intrinsic

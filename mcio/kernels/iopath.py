@@ -85,7 +85,7 @@ def _new_state(ip, dp, dev_grp, grp_ptr, grp_ch, chg_ptr, chg):
     kw_n = np.array([ip[IP_HA_SERVERS] if ip[IP_HA_SERVERS] < P else 0,
                      ip[IP_BE_SERVERS] if ip[IP_BE_SERVERS] < P else 0], np.int64)
     cu = (np.array([D_HA, D_BACKEND], np.int64), np.array([_is_zero(dp, D_HA), _is_zero(dp, D_BACKEND)]),
-          kw_n, np.zeros((2, max(1, kw_n.max()))), np.zeros(2), np.zeros(2, np.int64))
+          kw_n, np.zeros((2, max(1, kw_n.max()))), np.zeros(2))
     L = min(ip[IP_OE_CAP], P)
     ps_next_t = np.full(C, INF)
     ps = (np.zeros((C, L), np.int64), np.zeros(C, np.int64), np.zeros(C), np.zeros(C), ps_next_t,

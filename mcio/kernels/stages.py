@@ -23,14 +23,12 @@ are built once per replication):
   and end-work FIFOs (mq_n: the start work waiting). With ``channels.mp_order = "fifo"`` end work
   joins the start FIFO (me_* stay empty); each queued I/O's SI_MPSTAGE says which piece it waits
   for.
-- ``cu`` = (row int64[2], zero bool[2], kw_n int64[2], kw_free float64[2, S], work float64[2],
-  kw_head int64[2]):
+- ``cu`` = (row int64[2], zero bool[2], kw_n int64[2], kw_free float64[2, S], work float64[2]):
   the control unit's two multi-server FIFO stations, 0 = host adapter (CMR), 1 = back end,
   served by the Kiefer-Wolfowitz recursion: an I/O's start and end are known when it arrives
   (``cu_serve``), so neither station needs an event of its own. kw_n[st] is the number of
   servers when the station can queue (fewer servers than slots), else 0 (it never queues);
-  kw_free[st, :kw_n] the servers' free times (ms), a sorted ring from kw_head[st]
-  (``servers``); work[st] the service time
+  kw_free[st, :kw_n] the servers' free times (ms; ``servers.kw_start``); work[st] the service time
   assigned since the measurement started (ms), the utilisation's area.
 - ``ps`` = (ps_list int64[C, L], ps_n int64[C], ps_v float64[C], ps_tl float64[C],
   ps_next_t float64[C], ps_next_slot int64[C]): each channel link's processor-shared transfers.
@@ -48,7 +46,7 @@ import numpy as np
 
 from .blockrng import next_from
 from .heap import heap_put, heap_settle, heap_take
-from .servers import earliest, earliest_replace
+from .servers import kw_start
 from .histogram import hist_add
 from .ioclass import io_attrs
 from .layout import (D_MP_SHAPE, D_ROTATION, MISS_STAGING, MPW_FIFO, MPW_WAKE, R_CLASS, R_CYLINDER,
@@ -330,18 +328,13 @@ def cu_serve(st, a, x, sf, rng, cu):
     arrives or when the first server frees, whichever is later (arrivals are taken in time
     order, so this is the FIFO queue's own sample path; a station with as many servers as
     slots never queues). The service is the station's row's next draw."""
-    row, zero, kw_n, kw_free, work, kw_head = cu
+    row, zero, kw_n, kw_free, work = cu
     if zero[st]:
         return a
     svc = draw(rng, row[st])
     start = a
-    n = kw_n[st]
-    if n > 0:
-        h = kw_free[st]
-        f = earliest(h, kw_head, st)
-        if f > start:
-            start = f
-        earliest_replace(h, n, kw_head, st, start + svc)
+    if kw_n[st] > 0:
+        start = kw_start(kw_free[st], kw_n[st], a, svc)
     sf[x, SF_CU_START + 2 * st] = start
     sf[x, SF_CU_END + 2 * st] = start + svc
     work[st] += svc
