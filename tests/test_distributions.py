@@ -126,3 +126,21 @@ def test_uniform_service_gives_the_mg1_wait():
         got = float(ds.iosq_ms.mean())
         assert abs(got - want.mean_wait) < 4.5 * tolerance_se(ds, "iosq"), (fast, got, want.mean_wait)
         assert abs(float(ds.disconnect_ms.mean()) - 1.1) < 4.5 * tolerance_se(ds, "disconnect")
+
+
+@pytest.mark.parametrize("scv", [5e-324, 1e-300, 1e-16])
+def test_gamma_below_the_least_scv_is_its_mean(scv):
+    """A gamma whose SCV is below GAMMA_MIN_SCV (found by the spec fuzzer: arrival_scv = 5e-324
+    made the shape 1 / scv infinite, every gap infinite, no I/O measured) is drawn as its mean;
+    one just above stays a gamma with a finite shape."""
+    from mcio import Model, simulate
+    from mcio.model.dist import GAMMA_MIN_SCV, KIND_CODE
+    row = Dist("gamma", 20.0, scv).kernel_row([], [])
+    assert row[:3] == [float(KIND_CODE["deterministic"]), 20.0, 0.0]
+    above = Dist("gamma", 20.0, GAMMA_MIN_SCV).kernel_row([], [])
+    assert above[0] == KIND_CODE["gamma"] and math.isfinite(above[3]) and above[4] > 0.0
+    m = Model.from_dict({"workload": {"type": "open", "rate_iops": 50.0, "arrival_scv": scv},
+                         "io": [{"kb": 4.0}], "devices": {"count": 1}, "channels": {"count": 1},
+                         "control_unit": {"ha_service_us": 20.0}})
+    ds = simulate(m, ios=30, replications=2, warmup=0, seed=0)
+    assert np.isfinite(ds.response_ms.values).all() and (ds.ios_measured.values == 30).all()

@@ -19,6 +19,8 @@ from ..errors import McioError
 KINDS = ("deterministic", "exponential", "gamma", "lognormal", "empirical", "uniform")
 # Kernel codes; the order is the kernels' contract (mcio/kernels/dists.py).
 KIND_CODE = {k: i for i, k in enumerate(KINDS)}
+#: A gamma with a smaller SCV (a standard deviation under 3.2e-8 of the mean) is drawn as its mean.
+GAMMA_MIN_SCV = 1e-15
 
 
 def _number(name: str, v, *, lo: float = 0.0, lo_open: bool = False) -> float:
@@ -133,6 +135,11 @@ class Dist:
         [kind code, mean, scv, a, b] with the kind's parameters a, b (gamma: shape, scale;
         lognormal: mu, sigma; empirical: offset and length of its values, appended to ``ev``,
         and of its cumulative weights, appended to ``ec``; uniform: low, high - low)."""
+        if self.kind == "gamma" and self.scv < GAMMA_MIN_SCV:
+            # shape 1 / scv would overflow (scv 5e-324 gives inf: every draw inf) or its scale
+            # mean * scv lose its digits as a subnormal; the spread, sqrt(scv) of the mean, is
+            # below 3.2e-8 of it here: drawn as the deterministic mean
+            return [float(KIND_CODE["deterministic"]), self.mean, 0.0, 0.0, 0.0]
         row = [float(KIND_CODE[self.kind]), self.mean, self.scv, 0.0, 0.0]
         if self.kind == "gamma":
             row[3] = 1.0 / self.scv
