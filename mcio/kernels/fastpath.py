@@ -9,7 +9,7 @@ No per-I/O arrays: memory does not grow with the number of I/Os.
 The I/Os go in blocks of BLOCK: (1) the block's variates (``blockrng``: eight SIMD lanes,
 exponentials by the ziggurat on their outputs); (2) each I/O's service components, which do
 not depend on the queue (vectorised for one class); (3) the recursion, the only sequential part, over the
-server free times (one; a scan up to SCAN_MAX; a binary min-heap above), with the response and
+server free times (one; else ``servers.kw_start``: a scan, a heap above 16), with the response and
 disconnect sums beside it (the recursion is latency-bound: their chains of adds cost little
 there); (4) the rest of the block's statistics: the histogram (buckets in a vectorised loop,
 then the counts), pend and connect sums when a model has them, the class counts. Every sum is
