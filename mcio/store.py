@@ -38,6 +38,7 @@ from typing import Callable
 import numpy as np
 
 from .errors import McioError
+from .part import Part
 
 COMPRESSION = {"zlib": True, "complevel": 4}
 #: The one CF convention every mcio results file declares (sweeps, ISFC links, scripts' files).
@@ -564,33 +565,6 @@ def _json_value(v):
     if isinstance(v, np.ndarray) and v.ndim == 1 and v.dtype.kind in "iuf":
         return [_json_value(x) for x in v]   # e.g. CF flag_values
     return str(v)
-
-
-class Part:
-    """One point as plain arrays: ``vars`` maps name -> (dims, array, attrs, is_coord)."""
-
-    __slots__ = ("point", "coords", "attrs", "vars")
-
-    def __init__(self, point: int, coords: dict, attrs: dict, vars: dict):
-        self.point, self.coords, self.attrs, self.vars = point, coords, attrs, vars
-
-    @classmethod
-    def from_dataset(cls, ds, point: int | None = None, coords: dict | None = None) -> "Part":
-        out = {}
-        for name, v in ds.variables.items():
-            a = np.asarray(v.values)
-            if a.dtype.kind == "O":
-                a = a.astype(str)
-            out[name] = (tuple(v.dims), a, dict(v.attrs), name in ds.coords)
-        p = int(ds.attrs.get("point", 0)) if point is None else int(point)
-        return cls(p, dict(coords or {}), dict(ds.attrs), out)
-
-    def to_dataset(self):
-        import xarray as xr
-        data, coords = {}, {}
-        for name, (dims, a, attrs, is_coord) in self.vars.items():
-            (coords if is_coord else data)[name] = xr.Variable(dims, a, attrs)
-        return xr.Dataset(data, coords=coords, attrs=dict(self.attrs))
 
 
 _FRAGMENTS: dict = {}  # JSON of a variable's fixed description, by (name, dims, dtype, shape, coord, attrs)

@@ -581,9 +581,17 @@ def _set_field(model: Model, field_key: str, value, where: str) -> Model:
 
 
 def _simulate(model: Model, **kw):
-    """The engine's simulate, imported late (tests may substitute a fake here)."""
-    from .engine import simulate
-    return simulate(model, **kw)
+    """The engine's simulate_part (a :class:`mcio.part.Part`), imported late (tests may
+    substitute a fake here)."""
+    from .engine import simulate_part
+    return simulate_part(model, **kw)
+
+
+def _simulate_ds(model: Model, **kw):
+    """:func:`_simulate` as a Dataset (the precision rounds read theirs by name)."""
+    from .part import Part
+    got = _simulate(model, **kw)
+    return got.to_dataset() if isinstance(got, Part) else got
 
 
 def dim_attrs(spec: SweepSpec) -> dict[str, dict]:
@@ -597,29 +605,40 @@ def dim_attrs(spec: SweepSpec) -> dict[str, dict]:
 
 
 def run_point(spec: SweepSpec, p: int):
-    """Simulate point ``p`` of ``spec``; the Dataset carries the point's sweep coordinates as
-    scalar coordinates (one entry per axis). An unstable point keeps ``unstable_reason`` (attr)
-    and NaN for every figure that needs a steady state; a result that is not finite where it must
-    be, or fewer I/Os measured than asked without the point being flagged, is a bug: AssertionError."""
+    """Simulate point ``p`` of ``spec``: :func:`point_part` as a Dataset."""
+    return point_part(spec, p).to_dataset()
+
+
+def point_part(spec: SweepSpec, p: int):
+    """Simulate point ``p`` of ``spec``; the Part (plain arrays, :mod:`mcio.part`) carries the
+    point's sweep coordinates as scalar coordinates (one entry per axis). An unstable point keeps
+    ``unstable_reason`` (attr) and NaN for every figure that needs a steady state; a result that is
+    not finite where it must be, or fewer I/Os measured than asked without the point being
+    flagged, is a bug: AssertionError."""
+    from .part import Part
     r = spec.run
     if r.get("precision") is not None:
         # rounds until the target CI is met or max_ios spent (mcio/precision.py)
         from .precision import simulate_to_precision
         ds = simulate_to_precision(spec.point_model(p), r["precision"], r["precision_of"], ios=r["ios"],
                                    max_ios=r["max_ios"], replications=r["replications"], seed=r["seed"],
-                                   point=spec.stream_index(p), warmup=r["warmup"], simulate=_simulate,
+                                   point=spec.stream_index(p), warmup=r["warmup"], simulate=_simulate_ds,
                                    allow_unstable=True)
-        ds = _checked(ds, int(ds["ios_used"]), p)
+        part = Part.from_dataset(ds)
+        part = _checked(part, int(part.data("ios_used")), p)
     else:
-        ds = _simulate(spec.point_model(p), ios=r["ios"], replications=r["replications"], seed=r["seed"],
-                       warmup=r["warmup"], point=spec.stream_index(p), allow_unstable=True)
-        ds = _checked(ds, r["ios"], p)
+        part = _simulate(spec.point_model(p), ios=r["ios"], replications=r["replications"], seed=r["seed"],
+                         warmup=r["warmup"], point=spec.stream_index(p), allow_unstable=True)
+        if not isinstance(part, Part):   # (a substitute that returns a Dataset)
+            part = Part.from_dataset(part)
+        part = _checked(part, r["ios"], p)
     c = spec.coords(p)
     for dim, attrs in dim_attrs(spec).items():
-        ds = ds.assign_coords({dim: c[dim]})
-        ds[dim].attrs.update(attrs)
-    ds.attrs["point"] = p
-    return ds
+        part.vars[dim] = ((), np.asarray(c[dim]), dict(attrs), True)
+    part.attrs["point"] = p
+    part.point = p
+    part.coords = dict(c)
+    return part
 
 
 #: Figures that exist only at a steady state: NaN at an unstable point (its queue kept growing, so
@@ -632,31 +651,30 @@ MUST_BE_FINITE = ("response_ms", "iosq_ms", "pend_ms", "cmr_ms", "disconnect_ms"
                   "in_system_mean", "ios_measured", "sim_time_s")
 
 
-def _checked(ds, ios_asked: int, p: int):
-    """The engine's Dataset of point ``p``, blanked where unstable and checked where stable."""
-    var = ds.variables  # (not ds[name]: building a DataArray costs ~0.1 ms, per name and point)
-    unstable = bool(int(var["unstable"].values)) if "unstable" in var else False
+def _checked(part, ios_asked: int, p: int):
+    """The engine's Part of point ``p``, blanked where unstable and checked where stable."""
+    var = part.vars
+    unstable = bool(int(var["unstable"][1])) if "unstable" in var else False
     if unstable:
-        ds = ds.copy()
-        if not ds.attrs.get("unstable_reason"):
-            ds.attrs["unstable_reason"] = "unstable (the engine gave no reason)"
-        for name, v in ds.data_vars.items():
-            if v.dtype.kind == "f" and (v.attrs.get("units") == "ms" or name in STEADY_STATE_ONLY):
-                ds[name] = v.copy(data=np.full(v.shape, np.nan))
-        return ds
-    ds.attrs["unstable_reason"] = ""
+        if not part.attrs.get("unstable_reason"):
+            part.attrs["unstable_reason"] = "unstable (the engine gave no reason)"
+        for name, (dims, a, attrs, is_coord) in list(var.items()):
+            if not is_coord and a.dtype.kind == "f" and (attrs.get("units") == "ms" or name in STEADY_STATE_ONLY):
+                var[name] = (dims, np.full(a.shape, np.nan), attrs, is_coord)
+        return part
+    part.attrs["unstable_reason"] = ""
     if "ios_measured" in var:
-        n = np.asarray(var["ios_measured"].values)
+        n = np.asarray(var["ios_measured"][1])
         if (n < ios_asked).any():
             if interrupt.requested():
                 raise _PointCut(p)
             raise AssertionError(f"sweep point {p}: {int(n.min())} I/Os measured in a replication, "
                                  f"{ios_asked} asked, and the point is not flagged unstable (an engine bug)")
     for name in MUST_BE_FINITE:
-        if name in var and not np.isfinite(np.asarray(var[name].values, dtype=float)).all():
-            raise AssertionError(f"sweep point {p}: {name} is not finite ({var[name].values!r}) at a point "
+        if name in var and not np.isfinite(np.asarray(var[name][1], dtype=float)).all():
+            raise AssertionError(f"sweep point {p}: {name} is not finite ({var[name][1]!r}) at a point "
                                  "not flagged unstable (an engine bug; nothing was stored)")
-    return ds
+    return part
 
 
 from .errors import McioWarning  # noqa: E402  (defined beside McioError: the CLI needs it without numpy)
@@ -965,11 +983,10 @@ def _compute(spec: SweepSpec, points, dask=None, worker_threads=None, store=None
     from .store import Part
     if dask is None:
         for p in points:
-            ds = run_point(spec, p)
-            part = Part.from_dataset(ds, p, spec.coords(p))
+            part = point_part(spec, p)
             if store is not None:
-                store.write(p, part, spec.coords(p))
-            yield p, part, _ios_simulated(ds)
+                store.write(p, part, part.coords)
+            yield p, part, _ios_simulated(part)
         return
     from .distributed import Cluster
     from .store import read_part
@@ -1007,13 +1024,13 @@ def point_task(spec_text: str, p: int, threads: int | None = None) -> tuple[byte
             import numba
             numba.set_num_threads(max(1, min(int(threads), numba.config.NUMBA_NUM_THREADS)))
         spec = _spec_of(spec_text)
-        ds = run_point(spec, p)
-    return part_bytes(ds, spec_hash(spec_text), p, spec.coords(p)), _ios_simulated(ds)
+        part = point_part(spec, p)
+    return part_bytes(part, spec_hash(spec_text), p, part.coords), _ios_simulated(part)
 
 
-def _ios_simulated(ds) -> int:
+def _ios_simulated(part) -> int:
     """I/Os a point pushed through the engine, warm-up included (for the progress rate)."""
-    a = ds.attrs
+    a = part.attrs
     try:
         return int(a.get("replications", 1)) * (int(a.get("ios", 0)) + int(a.get("warmup_ios", 0)))
     except (TypeError, ValueError):
@@ -1091,7 +1108,7 @@ def open_results(path):
     return _open(path)
 
 
-__all__ = ["Axis", "SweepSpec", "load_spec", "parse_spec", "sweep", "run_point", "point_task", "assemble",
+__all__ = ["Axis", "SweepSpec", "load_spec", "parse_spec", "sweep", "run_point", "point_part", "point_task", "assemble",
            "open_results", "estimate", "Estimate", "check_size", "McioWarning", "SweepInterrupted"]
 
 

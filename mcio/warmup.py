@@ -20,15 +20,18 @@ def batch_counts(total: int, done: int, k: int = MSER_BATCHES) -> np.ndarray:
 
 
 def mser_truncation(means: np.ndarray) -> int:
-    """Number of leading batches MSER would delete (0 .. n // 2)."""
-    n = len(means)
-    best_d, best = 0, np.inf
-    for d in range(n // 2 + 1):
-        y = means[d:]
-        stat = float(((y - y.mean()) ** 2).sum()) / len(y) ** 2
-        if stat < best:
-            best_d, best = d, stat
-    return best_d
+    """Number of leading batches MSER would delete (0 .. n // 2): the first d minimising
+    sum_{i>=d} (y_i - mean_d)^2 / (n - d)^2. All candidates at once, as a (n//2 + 1, n) table
+    (one row per d, the deleted batches masked): a Python loop over d cost ~0.6 ms a
+    replication, as much as a fast-path point's kernels."""
+    y = np.asarray(means, dtype=float)
+    n = len(y)
+    d = np.arange(n // 2 + 1)
+    kept = n - d
+    mean_d = np.cumsum(y[::-1])[::-1][: len(d)] / kept
+    dev = np.where(np.arange(n)[None, :] >= d[:, None], y[None, :] - mean_d[:, None], 0.0)
+    stat = (dev * dev).sum(axis=1) / kept.astype(float) ** 2
+    return int(np.argmin(stat))
 
 
 def mser_warmup_ios(bat_sums: np.ndarray, total: int, done: np.ndarray) -> np.ndarray:

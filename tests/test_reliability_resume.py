@@ -247,7 +247,7 @@ def test_a_nonfinite_result_of_a_stable_point_is_a_bug_not_data(tmp_path, monkey
     real = sweep_mod._simulate
 
     def broken(model, **kw):
-        ds = real(model, **kw)
+        ds = real(model, **kw).to_dataset()   # (the sweep takes a Dataset from a substitute)
         if kw["point"] == 1:
             ds["response_ms"] = ds["response_ms"] * np.nan
         return ds
@@ -263,7 +263,7 @@ def test_fewer_ios_than_asked_without_a_flag_is_a_bug(tmp_path, monkeypatch):
     real = sweep_mod._simulate
 
     def short(model, **kw):
-        ds = real(model, **kw)
+        ds = real(model, **kw).to_dataset()   # (the sweep takes a Dataset from a substitute)
         ds["ios_measured"] = ds["ios_measured"] - 1
         return ds
 

@@ -1,16 +1,17 @@
-"""Raw accumulators -> the labelled results Dataset (docs/design.md §4), and confidence intervals."""
+"""Raw accumulators -> the labelled results (docs/design.md §4) as a :class:`mcio.part.Part`
+(plain arrays; ``Part.to_dataset`` makes the xarray Dataset), and confidence intervals."""
 from __future__ import annotations
 
 import functools
 import math
 
 import numpy as np
-import xarray as xr
 from scipy import stats
 
 from ..kernels import stats as S
 from ..kernels.histogram import hist_quantiles
 from ..model import Model
+from ..part import Part
 
 QUANTILES = (0.5, 0.9, 0.95, 0.99)
 
@@ -33,15 +34,20 @@ FLAG_MEANINGS = {"unstable": "stable unstable", "warmup_adequate": "warmup_too_s
 
 
 def flag_var(value: bool, long_name: str, meanings: str):
-    """A 0/1 flag as CF wants it: int8 with flag_values and flag_meanings."""
-    import xarray as xr
-    return xr.Variable((), np.int8(value), attrs={"units": "1", "long_name": long_name,
-                                                  "flag_values": np.array([0, 1], np.int8),
-                                                  "flag_meanings": meanings})
+    """A 0/1 flag as CF wants it: int8 with flag_values and flag_meanings; a Part entry
+    (dims, array, attrs, is_coord)."""
+    return ((), np.asarray(np.int8(value)), {"units": "1", "long_name": long_name,
+                                             "flag_values": np.array([0, 1], np.int8),
+                                             "flag_meanings": meanings}, False)
 
 
 def _var(data, dims, units, long_name):
-    return xr.Variable(dims, data, attrs={"units": units, "long_name": long_name})
+    """A data variable as a Part entry (dims, array, attrs, is_coord)."""
+    return (tuple(dims), np.asarray(data), {"units": units, "long_name": long_name}, False)
+
+
+def _coord(values, units: str, long_name: str):
+    return (None, np.asarray(values), {"units": units, "long_name": long_name}, True)
 
 
 def _ci_name(var: str) -> str:
@@ -55,10 +61,11 @@ def _field(model: Model, dotted: str):
     return getattr(model, section)[key]
 
 
-def assemble(model: Model, acc, chs, devs, hist, per_device: bool, extra: dict | None = None) -> xr.Dataset:
+def assemble(model: Model, acc, chs, devs, hist, per_device: bool, extra: dict | None = None) -> Part:
     """Turn raw accumulators (acc[R, N_ACC], chs[R, C, N_CH], devs[R, D, N_DEV],
-    hist[R, HIST_BUCKETS]) into the labelled results Dataset, by the one output contract
-    (``mcio.kernels.stats.OUTPUTS``: variable, units, long name, normalisation), in its order."""
+    hist[R, HIST_BUCKETS]) into the labelled results, by the one output contract
+    (``mcio.kernels.stats.OUTPUTS``: variable, units, long name, normalisation), in its order,
+    then ``extra`` (Part entries), then the coordinates. Returns a Part without attributes."""
     R, C = chs.shape[0], chs.shape[1]
     n = np.maximum(acc[:, S.A_N], 1.0)
     T = np.maximum(acc[:, S.A_TIME_MS], 1e-300)
@@ -106,14 +113,12 @@ def assemble(model: Model, acc, chs, devs, hist, per_device: bool, extra: dict |
         v[st.var] = _var(data, dims[st.src], st.units, st.long_name)
         if st.ci is not None:
             v[_ci_name(st.var)] = _var(ci95_halfwidth(data), (), st.units, st.ci)
-    v.update(extra or {})          # one Dataset constructor: each later assignment is a merge
-    coords = {"replication": np.arange(R), "channel": np.arange(C), "quantile": np.array(QUANTILES)}
+    v.update(extra or {})
+    coords = {"replication": _coord(np.arange(R), "1", "independent replication"),
+              "channel": _coord(np.arange(C), "1", "channel (CHPID) index"),
+              "quantile": _coord(np.array(QUANTILES), "1", "probability of the response-time quantile")}
     if per_device:
-        coords["device"] = np.arange(model.devices["count"])
-    ds = xr.Dataset(v, coords=coords)
-    ds["quantile"].attrs.update(units="1", long_name="probability of the response-time quantile")
-    ds["replication"].attrs.update(units="1", long_name="independent replication")
-    ds["channel"].attrs.update(units="1", long_name="channel (CHPID) index")
-    if per_device:
-        ds["device"].attrs.update(units="1", long_name="device index")
-    return ds
+        coords["device"] = _coord(np.arange(model.devices["count"]), "1", "device index")
+    for name, (_, a, attrs, is_coord) in coords.items():
+        v[name] = ((name,), a, attrs, is_coord)
+    return Part(0, {}, {}, v)

@@ -19,6 +19,7 @@ from ..kernels import layout as L
 from ..kernels import stats as S
 from ..kernels.histogram import HIST_BUCKETS
 from ..model import Model
+from ..part import Part
 from ..warmup import MSER_BATCHES, mser_warmup_ios
 from .pack import pack, stream_states
 from .results import FLAG_MEANINGS, _var, assemble, flag_var
@@ -145,6 +146,15 @@ def simulate(model: Model, ios: int = 200_000, replications: int = 4, seed: int 
     early). ``fast_path``: "auto" uses the G/G/c recursion where the model reduces to it.
     Returns a Dataset in RMF's vocabulary (docs/design.md §4); times in ms.
     """
+    return simulate_part(model, ios, replications, seed, warmup, point, allow_unstable, per_device,
+                         fast_path).to_dataset()
+
+
+def simulate_part(model: Model, ios: int = 200_000, replications: int = 4, seed: int = 0,
+                  warmup: int | None = None, point: int = 0, allow_unstable: bool = False,
+                  per_device: bool = False, fast_path: str | bool = "auto") -> Part:
+    """:func:`simulate`'s results as a :class:`mcio.part.Part` (plain arrays, the same variables,
+    attributes and order), for callers that need no Dataset per point (a sweep stacks them)."""
     if not isinstance(model, Model):
         raise McioError("model", type(model).__name__, "must be an mcio.Model")
     _check_run_args(ios, replications, warmup, seed, point)
@@ -176,14 +186,14 @@ def simulate(model: Model, ios: int = 200_000, replications: int = 4, seed: int 
     mser = mser_warmup_ios(bat, warmup + ios, warmup + acc[:, S.A_N])
     # adequate if MSER asks for no more than the warm-up used, to one batch's resolution
     adequate = bool((mser <= warmup + (warmup + ios) // MSER_BATCHES + 1).all())
-    ds = assemble(model, acc, chs, devs, hist, per_device, extra={
+    part = assemble(model, acc, chs, devs, hist, per_device, extra={
         "warmup_mser_ios": _var(mser, ("replication",), "1",
                                 "warm-up MSER recommends (I/Os, on 64 batch means; -1: too short)"),
         "warmup_adequate": flag_var(adequate, "1 if the fixed warm-up covers what MSER recommends in every "
                                               "replication", FLAG_MEANINGS["warmup_adequate"])})
-    ds.attrs.update({
+    part.attrs.update({
         "unstable_reason": (f"open load over capacity: {station} utilisation {util:.3f} >= 1" if over_capacity
-                            else "queue outgrew the model's I/O pool" if int(ds.unstable) else ""),
+                            else "queue outgrew the model's I/O pool" if int(part.data("unstable")) else ""),
         "title": "mcio simulation",
         "mcio_version": __version__, "numba_version": numba.__version__,
         "numpy_version": np.__version__, "seed": int(seed), "point": int(point),
@@ -196,6 +206,7 @@ def simulate(model: Model, ios: int = 200_000, replications: int = 4, seed: int 
         **({"interrupted": 1} if cut else {}),  # cut short by a stop request: not a result
         "created": datetime.now(timezone.utc).isoformat(timespec="seconds"),
     })
-    return ds
+    part.point = int(point)
+    return part
 
 
