@@ -11,6 +11,10 @@ points take to simulate): ``MAGIC``, the record length (uint64 LE), the point in
 record cut short still says whose it was) and the header length (uint64), a JSON
 header (spec hash, point index and coordinates, attributes, and per variable its dims, dtype,
 shape, offset and attributes), the arrays' bytes, and a CRC-32 of everything after the lengths.
+A sweep's own log holds that table of variables (the same at every point, ~90 % of a record's
+bytes) once: a *layout record* (point -1, header ``{"format": 2, "layout": ID, "vars": [...]}``,
+no arrays) written in the same os.write as the first point that uses it, and format-2 point
+records that name it by ID. Format 1 (the table in the record) is what a Dask worker sends.
 The final file is written with h5py directly in netCDF-4's layout (:func:`write_netcdf4`). :meth:`PartStore.validate` checks each
 part on resume (whole, same spec, same point and coordinates, every variable) so a damaged one is
 recomputed, not merged. ``OUT.h5.lock`` (an flock) keeps two sweeps off one output.
@@ -23,6 +27,7 @@ import hashlib
 import io
 import json
 import math
+import operator
 import os
 import queue
 import shutil
@@ -33,6 +38,7 @@ import time
 import tomllib
 import zlib
 from pathlib import Path
+from types import MappingProxyType
 from typing import Callable
 
 import numpy as np
@@ -587,26 +593,41 @@ def _var_json(name, dims, a, attrs, is_coord) -> str:
     return hit
 
 
+_DTYPE, _SHAPE = operator.attrgetter("dtype"), operator.attrgetter("shape")
+
+
+def _described_alike(v, d) -> bool:
+    """Whether a part's variable ``v`` (dims, array, attrs, is_coord) has the cached description
+    ``d`` (dims, attrs, is_coord)."""
+    return v[0] == d[0] and v[3] == d[2] and (v[2] is d[1] or _same_attrs(v[2], d[1]))
+
+
 def _table(names, arrays, part_vars) -> str:
-    """The ``"vars"`` table of a part header: one entry per variable (:func:`_var_json` with its
-    offset and size). Every point of a sweep has the same layout (names, dims, dtypes, shapes,
-    attributes), so the whole table is cached by it and checked by plain comparisons (~40 us a
-    point where building it cost ~200)."""
-    layout = tuple((n, a.dtype.str, a.shape) for n, a in zip(names, arrays))
+    """The ``"vars"`` table of a part header, one entry per variable (:func:`_var_json` with its
+    offset and size), and its layout ID (a hash of the table). Every point of a sweep has the same layout (names, dims, dtypes, shapes,
+    attributes), so the whole table is cached by it and checked by plain comparisons, attributes
+    by identity where the engine shares them (~15 us a point where building it cost ~200).
+    Raises McioError for a dtype a part cannot hold (a cached layout has passed that check)."""
+    layout = (tuple(names), tuple(map(_DTYPE, arrays)), tuple(map(_SHAPE, arrays)))
     hit = _TABLES.get(layout)
-    if hit is not None:
-        table, described = hit
-        if all(v[0] == d[0] and v[3] == d[2] and _same_attrs(v[2], d[1]) for v, d in zip(part_vars, described)):
-            return table
+    if hit is not None and all(map(_described_alike, part_vars, hit[1])):
+        return hit[0], hit[2]
+    for name, a in zip(names, arrays):
+        if a.dtype.kind not in "biufU":
+            raise McioError("part", name, f"dtype {a.dtype} cannot be stored in a part")
     entries, offset = [], 0
     for name, a, (dims, _, attrs, is_coord) in zip(names, arrays, part_vars):
         n = a.nbytes
         entries.append(f'{_var_json(name, tuple(dims), a, attrs, is_coord)}, "offset": {offset}, "nbytes": {n}}}')
         offset += n
     table = ", ".join(entries)
+    lid = hashlib.sha256(table.encode()).hexdigest()[:32]
     if len(_TABLES) < 64:
-        _TABLES[layout] = (table, [(tuple(v[0]), dict(v[2]), v[3]) for v in part_vars])
-    return table
+        # (read-only attributes, shared by every point the engine makes, are kept as they are:
+        # the next point's are the same object; any other mapping is copied)
+        _TABLES[layout] = (table, [(tuple(v[0]), v[2] if isinstance(v[2], MappingProxyType) else dict(v[2]), v[3])
+                                   for v in part_vars], lid)
+    return table, lid
 
 
 def _same_attrs(a: dict, b: dict) -> bool:
@@ -628,23 +649,87 @@ def _same_attrs(a: dict, b: dict) -> bool:
     return True
 
 
-def part_bytes(ds_or_part, spec_sha256: str, point: int, coords: dict) -> bytes:
-    """The content of a part record for point ``point`` (see the module docstring for the layout)."""
+LAYOUT_POINT = -1   # the point field of a layout record
+
+
+def _frame(point: int, header: bytes, arrays=()) -> bytes:
+    """A record: MAGIC, its length, the point, the header's length, the header, the arrays'
+    bytes, and the CRC-32 of everything after the record length."""
+    # (tobytes is C order whatever the layout; ascontiguousarray would make 0-d 1-d)
+    body = b"".join([struct.pack("<qQ", int(point), len(header)), header] + [a.tobytes() for a in arrays])
+    return MAGIC + struct.pack("<Q", len(body) + 4) + body + struct.pack("<I", zlib.crc32(body))
+
+
+def encode_part(ds_or_part, spec_sha256: str, point: int, coords: dict,
+                layouts: set | None = None) -> tuple[bytes, str | None]:
+    """A part record for point ``point`` (see the module docstring for the layout) and the layout
+    ID it introduces. ``layouts=None``: a self-contained record (format 1), no ID. Else
+    ``layouts`` holds the IDs of the layout records the log already has: the record names its
+    table by ID (format 2), preceded by that table's layout record when the ID is not among
+    them; the new ID is returned (the caller adds it once the bytes are written), else None."""
     part = ds_or_part if isinstance(ds_or_part, Part) else Part.from_dataset(ds_or_part, point, coords)
     names = list(part.vars)
     part_vars = list(part.vars.values())
     arrays = [np.asarray(v[1]) for v in part_vars]
-    for name, a in zip(names, arrays):
-        if a.dtype.kind not in "biufU":
-            raise McioError("part", name, f"dtype {a.dtype} cannot be stored in a part")
-    table = _table(names, arrays, part_vars)
-    head = json.dumps({"format": 1, "spec_sha256": spec_sha256, "point": int(point),
-                       "coords": {k: _json_value(v) for k, v in coords.items()},
-                       "attrs": {k: _json_value(v) for k, v in part.attrs.items()}})
-    header = (head[:-1] + ', "vars": [' + table + "]}").encode()
-    # (tobytes is C order whatever the layout; ascontiguousarray would make 0-d 1-d)
-    body = b"".join([struct.pack("<qQ", int(point), len(header)), header] + [a.tobytes() for a in arrays])
-    return MAGIC + struct.pack("<Q", len(body) + 4) + body + struct.pack("<I", zlib.crc32(body))
+    table, lid = _table(names, arrays, part_vars)
+    head = json.dumps({"format": 1 if layouts is None else 2, "spec_sha256": spec_sha256, "point": int(point),
+                       "coords": _json_dict(coords), "attrs": _json_dict(part.attrs)})
+    if layouts is None:
+        return _frame(point, (head[:-1] + ', "vars": [' + table + "]}").encode(), arrays), None
+    rec = _frame(point, (head[:-1] + f', "layout": "{lid}"}}').encode(), arrays)
+    if lid in layouts:
+        return rec, None
+    return _frame(LAYOUT_POINT, f'{{"format": 2, "layout": "{lid}", "vars": [{table}]}}'.encode()) + rec, lid
+
+
+def part_bytes(ds_or_part, spec_sha256: str, point: int, coords: dict) -> bytes:
+    """A self-contained part record (format 1: its table of variables inside) for point ``point``."""
+    return encode_part(ds_or_part, spec_sha256, point, coords)[0]
+
+
+def read_layout(data: bytes) -> tuple[str, list]:
+    """(ID, table of variables) of a whole, checksummed layout record; PartError if it is not one."""
+    if not data.startswith(MAGIC) or len(data) < len(MAGIC) + 20:
+        raise PartError("not an mcio layout record")
+    body = data[len(MAGIC) + 8:-4]
+    (hlen,) = struct.unpack("<Q", body[8:16])
+    try:
+        h = json.loads(body[16:16 + hlen])
+        return str(h["layout"]), list(h["vars"])
+    except (ValueError, KeyError, TypeError) as e:
+        raise PartError(f"malformed layout record ({type(e).__name__}: {e})") from None
+
+
+def is_layout_record(rec: bytes) -> bool:
+    """Whether a record's fixed point field marks it a layout record (readable when cut short)."""
+    return (rec.startswith(MAGIC) and len(rec) >= len(MAGIC) + 16
+            and struct.unpack("<q", rec[len(MAGIC) + 8:len(MAGIC) + 16])[0] == LAYOUT_POINT)
+
+
+def read_log(data: bytes):
+    """The layouts of a points log ({ID: (table, record bytes)}, from its whole layout records)
+    and its records as :func:`split_log` yields them, layout records included."""
+    records = list(split_log(data))
+    layouts = {}
+    for _, rec, why in records:
+        if not why and is_layout_record(rec):
+            try:
+                lid, table = read_layout(rec)
+            except PartError:
+                continue
+            layouts.setdefault(lid, (table, rec))
+    return layouts, records
+
+
+_PLAIN = frozenset({str, int, float, bool, type(None)})
+
+
+def _json_dict(d: dict) -> dict:
+    """``d`` with :func:`_json_value` applied to each value (``d`` itself where every value is a
+    plain str / int / float / bool / None, which it leaves alone)."""
+    if all(type(v) in _PLAIN for v in d.values()):
+        return d
+    return {k: _json_value(v) for k, v in d.items()}
 
 
 class PartError(ValueError):
@@ -656,9 +741,11 @@ class PartError(ValueError):
 
 
 def read_part(data: bytes, spec_sha256: str | None = None, point: int | None = None,
-              coords: dict | None = None) -> Part:
-    """Decode and check a part's bytes. Raises PartError saying why it cannot be used: not a part,
-    truncated, corrupt (CRC), another spec, another point or coordinates, a variable missing."""
+              coords: dict | None = None, layouts: dict | None = None) -> Part:
+    """Decode and check a part's bytes (``layouts``: {ID: (table, ...)} of the log it is in, for a
+    format-2 record). Raises PartError saying why it cannot be used: not a part, truncated,
+    corrupt (CRC), another spec, another point or coordinates, its layout missing, a variable
+    missing."""
     if len(data) == 0:
         raise PartError("empty")
     if not data.startswith(MAGIC):
@@ -683,8 +770,15 @@ def read_part(data: bytes, spec_sha256: str | None = None, point: int | None = N
             raise PartError(f"holds point {h['point']}, not {point}")
         if coords is not None and h["coords"] != {k: _json_value(v) for k, v in coords.items()}:
             raise PartError(f"coordinates {h['coords']} are not those of point {point}")
+        if h.get("format", 1) == 2:
+            got = (layouts or {}).get(h["layout"])
+            if got is None:
+                raise PartError("its layout record is missing or damaged")
+            table = got[0]
+        else:
+            table = h["vars"]
         out = {}
-        for t in h["vars"]:
+        for t in table:
             if t["offset"] + t["nbytes"] > len(blob):
                 raise PartError(f"variable {t['name']} runs past the end")
             a = np.frombuffer(blob[t["offset"]:t["offset"] + t["nbytes"]], dtype=np.dtype(t["dtype"]))
@@ -862,6 +956,7 @@ class PartStore:
         self.log = self.dir / self.LOG
         self.spec_sha256 = spec_hash(spec_text)
         self._fd = None
+        self._layouts: set = set()   # IDs of the layout records in the log
         spec_file = self.dir / SPEC_FILE
         if self.dir.exists() and not self.dir.is_dir():
             raise McioError("output", str(self.out), f"{str(self.dir)!r} is a file, where the sweep keeps its "
@@ -908,16 +1003,22 @@ class PartStore:
         """Read and check every record: ``(good, bad)`` with ``good`` {point: Part} and ``bad``
         {point, or "bytes A-B" where no point can be read: reason}. With anything bad the log is
         rewritten (atomically) with the good records only, so the bad points are recomputed."""
-        good, bad, keep = {}, {}, []
+        good, bad, keep, used = {}, {}, [], {}
         try:
             data = self.log.read_bytes() if self.log.exists() else b""
         except OSError as e:
             raise McioError("--resume", str(self.log), f"cannot be read ({e.strerror or e})") from None
         if not data and self.log.exists():
             bad[f"{self.LOG}"] = "empty"
-        for off, rec, why in split_log(data):
+        layouts, records = read_log(data)
+        for off, rec, why in records:
+            where = f"{self.LOG} bytes {off}-{off + len(rec)}"
+            if is_layout_record(rec):
+                if why:
+                    bad[where] = f"{why} (a layout record)"   # its points fail below: recomputed
+                continue
             p = _record_point(rec)
-            key = p if p is not None and 0 <= p < total else f"{self.LOG} bytes {off}-{off + len(rec)}"
+            key = p if p is not None and 0 <= p < total else where
             if why:
                 if p not in good:
                     bad[key] = why
@@ -928,13 +1029,19 @@ class PartStore:
             if p in good:
                 continue  # a point stored twice (recomputed after a damaged copy): the first whole one
             try:
-                good[p] = read_part(rec, self.spec_sha256, p, coords(p) if p is not None else None)
+                good[p] = read_part(rec, self.spec_sha256, p, coords(p) if p is not None else None, layouts)
                 keep.append(rec)
+                lid = _record_layout(rec)
+                if lid is not None:
+                    used[lid] = layouts[lid][1]
                 bad.pop(p, None)
             except PartError as e:
                 bad[key] = e.reason
-        if bad:
-            write_bytes(b"".join(keep), self.log)  # atomically: the good records only
+        if bad:  # atomically: the layouts still used, then the good records
+            write_bytes(b"".join(list(used.values()) + keep), self.log)
+            self._layouts = set(used)
+        else:
+            self._layouts = set(layouts)
         return good, bad
 
     def _open(self):
@@ -946,7 +1053,13 @@ class PartStore:
         return self._fd
 
     def write(self, p: int, ds, coords: dict | None = None) -> None:
-        self.write_bytes(p, part_bytes(ds, self.spec_sha256, p, coords or {}))
+        """Append point ``p`` (a Part or Dataset) as a format-2 record, with its layout record
+        first if the log has none for its layout yet (one write: both or, cut short, neither
+        usable)."""
+        data, lid = encode_part(ds, self.spec_sha256, p, coords or {}, self._layouts)
+        self.write_bytes(p, data)
+        if lid is not None:
+            self._layouts.add(lid)
 
     def write_bytes(self, p: int, data: bytes) -> None:
         """Append a part record made here or elsewhere (:func:`part_bytes` on a Dask worker)."""
@@ -984,16 +1097,25 @@ def _record_point(rec: bytes) -> int | None:
     return p if p >= 0 else None
 
 
+def _record_layout(rec: bytes) -> str | None:
+    """The layout ID a whole format-2 point record names (None for format 1)."""
+    (hlen,) = struct.unpack("<Q", rec[len(MAGIC) + 16:len(MAGIC) + 24])
+    h = json.loads(rec[len(MAGIC) + 24:len(MAGIC) + 24 + hlen])
+    return h.get("layout") if h.get("format", 1) == 2 else None
+
+
 def stored_points(out) -> list[int]:
-    """Point indices with a whole, checksummed record in ``OUT.parts/points.log``, in log order."""
+    """Point indices with a whole, checksummed, readable record in ``OUT.parts/points.log``
+    (its layout record too, for format 2), in log order."""
     log = parts_dir(out) / PartStore.LOG
     if not log.exists():
         return []
     pts = []
-    for _, rec, why in split_log(log.read_bytes()):
-        if not why:
+    layouts, records = read_log(log.read_bytes())
+    for _, rec, why in records:
+        if not why and not is_layout_record(rec):
             try:
-                pts.append(read_part(rec).point)
+                pts.append(read_part(rec, layouts=layouts).point)
             except PartError:
                 pass
     return pts
@@ -1001,4 +1123,4 @@ def stored_points(out) -> list[int]:
 
 __all__ = ["CONVENTIONS", "cf_attrs", "write_groups", "open_results", "write_results", "write_netcdf", "netcdf_bytes", "write_bytes", "dataset_from_bytes",
            "check_writable", "parts_dir", "tmp_path", "lock_path", "global_attrs", "PartStore", "Part",
-           "part_bytes", "read_part", "PartError", "OutputLock", "spec_hash", "stored_points", "split_log"]
+           "part_bytes", "encode_part", "read_part", "read_layout", "read_log", "is_layout_record", "PartError", "OutputLock", "spec_hash", "stored_points", "split_log"]

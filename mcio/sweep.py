@@ -605,16 +605,18 @@ def dim_attrs(spec: SweepSpec) -> dict[str, dict]:
 
 
 def run_point(spec: SweepSpec, p: int):
-    """Simulate point ``p`` of ``spec``: :func:`point_part` as a Dataset."""
-    return point_part(spec, p).to_dataset()
+    """Simulate point ``p`` of ``spec``: :func:`point_part` as a Dataset, with the point's
+    model as TOML (attribute ``model_toml``)."""
+    return point_part(spec, p, describe=True).to_dataset()
 
 
-def point_part(spec: SweepSpec, p: int):
+def point_part(spec: SweepSpec, p: int, describe: bool = False):
     """Simulate point ``p`` of ``spec``; the Part (plain arrays, :mod:`mcio.part`) carries the
     point's sweep coordinates as scalar coordinates (one entry per axis). An unstable point keeps
     ``unstable_reason`` (attr) and NaN for every figure that needs a steady state; a result that is
     not finite where it must be, or fewer I/Os measured than asked without the point being
-    flagged, is a bug: AssertionError."""
+    flagged, is a bug: AssertionError. ``describe``: keep the point's ``model_toml`` (a sweep's
+    file has the spec and base model instead)."""
     from .part import Part
     r = spec.run
     if r.get("precision") is not None:
@@ -623,12 +625,12 @@ def point_part(spec: SweepSpec, p: int):
         ds = simulate_to_precision(spec.point_model(p), r["precision"], r["precision_of"], ios=r["ios"],
                                    max_ios=r["max_ios"], replications=r["replications"], seed=r["seed"],
                                    point=spec.stream_index(p), warmup=r["warmup"], simulate=_simulate_ds,
-                                   allow_unstable=True)
+                                   allow_unstable=True, describe=describe)
         part = Part.from_dataset(ds)
         part = _checked(part, int(part.data("ios_used")), p)
     else:
         part = _simulate(spec.point_model(p), ios=r["ios"], replications=r["replications"], seed=r["seed"],
-                         warmup=r["warmup"], point=spec.stream_index(p), allow_unstable=True)
+                         warmup=r["warmup"], point=spec.stream_index(p), allow_unstable=True, describe=describe)
         if not isinstance(part, Part):   # (a substitute that returns a Dataset)
             part = Part.from_dataset(part)
         part = _checked(part, r["ios"], p)

@@ -13,7 +13,7 @@ import pytest
 import xarray as xr
 
 from mcio.errors import McioError
-from mcio.store import MAGIC, OutputLock, PartStore, open_results, parts_dir, stored_points
+from mcio.store import MAGIC, OutputLock, PartStore, is_layout_record, open_results, parts_dir, stored_points
 from mcio.store import tmp_path as final_tmp
 from mcio.sweep import McioWarning, sweep
 from sweep_specs import MM1_RATES, write
@@ -68,12 +68,13 @@ def _log(out) -> Path:
     return parts_dir(out) / "points.log"
 
 
-def _records(out) -> list[tuple[int, int]]:
-    """(offset, length) of each record in the log."""
+def _records(out, layouts: bool = False) -> list[tuple[int, int]]:
+    """(offset, length) of each point record in the log (``layouts``: of each layout record)."""
     data, o, out_ = _log(out).read_bytes(), 0, []
     while o < len(data):
         (n,) = struct.unpack("<Q", data[o + len(MAGIC):o + len(MAGIC) + 8])
-        out_.append((o, len(MAGIC) + 8 + n))
+        if is_layout_record(data[o:o + len(MAGIC) + 8 + n]) == layouts:
+            out_.append((o, len(MAGIC) + 8 + n))
         o += len(MAGIC) + 8 + n
     return out_
 
@@ -270,3 +271,43 @@ def test_fewer_ios_than_asked_without_a_flag_is_a_bug(tmp_path, monkeypatch):
     monkeypatch.setattr(sweep_mod, "_simulate", short)
     with pytest.raises(AssertionError, match="I/Os measured in a replication, 3000 asked"):
         sweep(SPEC)
+
+
+def test_the_log_holds_the_table_of_variables_once_and_each_point_names_it(tmp_path):
+    """One layout record (written with the first point), then compact format-2 point records."""
+    spec, out = _interrupted(tmp_path)
+    lays, pts = _records(out, layouts=True), _records(out)
+    assert len(lays) == 1 and lays[0][0] == 0 and len(pts) == 3
+    assert all(n < lays[0][1] / 2 for _, n in pts)        # the table is most of a record's bytes
+
+
+def test_a_damaged_layout_record_recomputes_the_points_that_use_it(tmp_path, monkeypatch, reference):
+    spec, out = _interrupted(tmp_path)
+    log = _log(out)
+    data = bytearray(log.read_bytes())
+    o, n = _records(out, layouts=True)[0]
+    data[o + n // 2] ^= 0xFF
+    log.write_bytes(bytes(data))
+    ds, computed, msg = _resume_counting(spec, out, monkeypatch)
+    assert computed == [0, 1, 2, 3], msg
+    assert "layout record" in msg and "point 0" in msg, msg
+    same_results(open_results(out), reference)
+    same_results(ds, reference)
+
+
+def test_self_contained_and_layout_records_mix_in_one_log(tmp_path, monkeypatch, reference):
+    """A Dask worker's record (format 1, its table inside) beside this process's (format 2)."""
+    from mcio import store
+    from mcio.sweep import load_spec, point_part
+    spec, out = _interrupted(tmp_path, after=2)
+    s = load_spec(spec)
+    part = point_part(s, 2)
+    with open(_log(out), "ab") as f:
+        f.write(store.part_bytes(part, store.spec_hash(s.text), 2, part.coords))
+    assert sorted(stored_points(out)) == [0, 1, 2]
+    computed = []
+    real = sweep_mod._simulate
+    monkeypatch.setattr(sweep_mod, "_simulate", lambda m, **kw: computed.append(kw["point"]) or real(m, **kw))
+    ds = sweep(spec, out=out, resume=True)
+    assert computed == [3]
+    same_results(ds, reference)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import functools
 import math
+from types import MappingProxyType
 
 import numpy as np
 from scipy import stats
@@ -33,21 +34,31 @@ def ci95_halfwidth(x: np.ndarray, axis: int = -1) -> np.ndarray:
 FLAG_MEANINGS = {"unstable": "stable unstable", "warmup_adequate": "warmup_too_short warmup_adequate"}
 
 
+@functools.lru_cache(maxsize=1024)
+def _attrs(units: str, long_name: str, meanings: str | None = None) -> MappingProxyType:
+    """A variable's attributes, one read-only mapping per distinct value: every point shares
+    them, so a part record's encoder knows them unchanged by identity (mcio.store._table)."""
+    a = {"units": units, "long_name": long_name}
+    if meanings is not None:   # a 0/1 flag as CF wants it
+        flags = np.array([0, 1], np.int8)
+        flags.flags.writeable = False
+        a.update(flag_values=flags, flag_meanings=meanings)
+    return MappingProxyType(a)
+
+
 def flag_var(value: bool, long_name: str, meanings: str):
     """A 0/1 flag as CF wants it: int8 with flag_values and flag_meanings; a Part entry
     (dims, array, attrs, is_coord)."""
-    return ((), np.asarray(np.int8(value)), {"units": "1", "long_name": long_name,
-                                             "flag_values": np.array([0, 1], np.int8),
-                                             "flag_meanings": meanings}, False)
+    return ((), np.asarray(np.int8(value)), _attrs("1", long_name, meanings), False)
 
 
 def _var(data, dims, units, long_name):
     """A data variable as a Part entry (dims, array, attrs, is_coord)."""
-    return (tuple(dims), np.asarray(data), {"units": units, "long_name": long_name}, False)
+    return (tuple(dims), np.asarray(data), _attrs(units, long_name), False)
 
 
 def _coord(values, units: str, long_name: str):
-    return (None, np.asarray(values), {"units": units, "long_name": long_name}, True)
+    return (None, np.asarray(values), _attrs(units, long_name), True)
 
 
 def _ci_name(var: str) -> str:

@@ -152,9 +152,12 @@ def simulate(model: Model, ios: int = 200_000, replications: int = 4, seed: int 
 
 def simulate_part(model: Model, ios: int = 200_000, replications: int = 4, seed: int = 0,
                   warmup: int | None = None, point: int = 0, allow_unstable: bool = False,
-                  per_device: bool = False, fast_path: str | bool = "auto") -> Part:
+                  per_device: bool = False, fast_path: str | bool = "auto", describe: bool = True) -> Part:
     """:func:`simulate`'s results as a :class:`mcio.part.Part` (plain arrays, the same variables,
-    attributes and order), for callers that need no Dataset per point (a sweep stacks them)."""
+    attributes and order), for callers that need no Dataset per point (a sweep stacks them).
+    ``describe=False`` leaves out the ``model_toml`` attribute (~0.3-0.7 ms a call, as much as a
+    small point's kernels): a sweep's file records its spec and base model instead, from which
+    every point's model follows."""
     if not isinstance(model, Model):
         raise McioError("model", type(model).__name__, "must be an mcio.Model")
     _check_run_args(ios, replications, warmup, seed, point)
@@ -202,7 +205,7 @@ def simulate_part(model: Model, ios: int = 200_000, replications: int = 4, seed:
         "engine": "fast-path G/G/c" if use_fast else "event",
         "device_busy_definition": "device_busy: RMF, (disconnect + connect) / interval; "
                                   "device_busy_zvm: z/VM, (pend + disconnect + connect) / interval",
-        "model_toml": model.to_toml(),
+        **({"model_toml": model.to_toml()} if describe else {}),
         **({"interrupted": 1} if cut else {}),  # cut short by a stop request: not a result
         "created": datetime.now(timezone.utc).isoformat(timespec="seconds"),
     })
