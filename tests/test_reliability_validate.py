@@ -136,6 +136,7 @@ def test_final_file_is_chunked_and_reads_lazily(tmp_path):
     with h5py.File(out, "r") as f:
         chunks = f["response_ms"].chunks
         assert chunks is not None and chunks[0] < P and chunks[1] == R
+        assert f["response_ms"].compression == "gzip"
     with xr.open_dataset(out, engine="h5netcdf", chunks={}) as lazy:
         r = lazy["response_ms"]
         assert r.chunks is not None and len(r.chunks[0]) > 1          # a dask array, by the file's chunks
