@@ -4,8 +4,9 @@ Outputs are labelled in RMF's vocabulary.
 """
 from __future__ import annotations
 
+import os
 import threading
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import ThreadPoolExecutor, wait
 from datetime import datetime, timezone
 
 import numba
@@ -66,12 +67,30 @@ def _check_run_args(ios, replications, warmup, seed, point):
         raise McioError("seed", seed, "must be an integer >= 0")
 
 
+_POOL: list = [None, 0, 0]      # (executor, threads, pid)
+_POOL_LOCK = threading.Lock()
+
+
+def kernel_pool(threads: int) -> ThreadPoolExecutor:
+    """The process's pool of ``threads`` kernel threads, kept between runs: a pool made per run
+    cost ~0.6 ms (starting and joining its threads), a tenth of a fast-path sweep point here.
+    Remade when the thread count changes or in a forked child (whose copy has no threads)."""
+    with _POOL_LOCK:
+        pool, n, pid = _POOL
+        if pool is None or n != threads or pid != os.getpid():
+            if pool is not None and pid == os.getpid():
+                pool.shutdown(wait=False)   # (its queued work, if any, still runs)
+            pool = ThreadPoolExecutor(max_workers=threads, thread_name_prefix="mcio")
+            _POOL[:] = [pool, threads, os.getpid()]
+        return pool
+
+
 def run_kernels(model: Model, ios: int, replications: int, seed: int, warmup: int, point: int,
                 fast_path: bool):
     """Run the replications on up to ``numba.get_num_threads()`` threads; return the raw
     accumulators (acc, chs, devs, hist, bat), stacked by replication.
 
-    The kernels release the GIL, so a plain thread pool runs them in parallel. Each replication
+    The kernels release the GIL, so a plain thread pool (:func:`kernel_pool`) runs them in parallel. Each replication
     writes its own, separately allocated arrays: rows of one shared array would put two
     threads' hot counters on one cache line. The result cannot depend on the thread count:
     replication r always uses stream r and its own outputs.
@@ -120,7 +139,8 @@ def run_kernels(model: Model, ios: int, replications: int, seed: int, warmup: in
                         pk.grp_ptr, pk.grp_ch, pk.chg_ptr, pk.chg, pk.trace, st, lanes, scal, *outs[r],
                         stop, done)
 
-    workers = max(1, min(R, numba.get_num_threads()))
+    threads = numba.get_num_threads()
+    workers = max(1, min(R, threads))
     with interrupt.polling():
         inline = False
         if workers == 1:  # in this thread (a worker thread costs a one-thread run ~4 %)
@@ -130,8 +150,12 @@ def run_kernels(model: Model, ios: int, replications: int, seed: int, warmup: in
                     for r in range(R):
                         one(r)
         if not inline:
-            with ThreadPoolExecutor(max_workers=workers, thread_name_prefix="mcio") as pool:
-                list(pool.map(one, range(R)))
+            futures = [kernel_pool(threads).submit(one, r) for r in range(R)]
+            try:
+                for f in futures:
+                    f.result()
+            finally:
+                wait(futures)   # every replication has returned (a stopped one within ms)
     return tuple(np.stack([o[i] for o in outs]) for i in range(5))
 
 
