@@ -30,3 +30,21 @@ def test_block_histogram_is_the_one_by_one_histogram():
     # every bucket the edges name is the scalar rule's
     assert [int(k) for k in keys[:edges.size]] == [hist_bucket(x) for x in edges]
     assert ref[0] >= 7 and ref[-1] >= 4                    # the under- and overflow buckets are hit
+
+
+def test_quantiles_of_many_histograms_at_once_are_those_of_each():
+    """hist_quantiles_rows (the engine's, all replications in one call) equals hist_quantiles row
+    by row, to the bit: empty rows (NaN), one full bucket, mass in the first bucket, spread."""
+    from mcio.kernels.histogram import HIST_BUCKETS, hist_quantiles, hist_quantiles_rows
+    rng = np.random.default_rng(11)
+    H = np.zeros((6, HIST_BUCKETS), np.int64)
+    H[1, 17] = 3
+    H[2, 0], H[2, 5] = 10, 1
+    np.add.at(H[3], rng.integers(0, HIST_BUCKETS, 4000), 1)
+    np.add.at(H[4], rng.integers(200, 260, 50), 1)
+    H[5, HIST_BUCKETS - 1] = 2
+    probs = (0.0, 0.5, 0.9, 0.95, 0.99, 1.0)
+    want = np.array([hist_quantiles(h, probs) for h in H])
+    got = hist_quantiles_rows(H, probs)
+    assert np.isnan(got[0]).all()
+    np.testing.assert_array_equal(got, want)

@@ -10,7 +10,7 @@ import numpy as np
 from scipy import stats
 
 from ..kernels import stats as S
-from ..kernels.histogram import hist_quantiles
+from ..kernels.histogram import hist_quantiles_rows
 from ..model import Model
 from ..part import Part
 
@@ -84,14 +84,16 @@ def assemble(model: Model, acc, chs, devs, hist, per_device: bool, extra: dict |
     src = {"acc": acc, "chs": chs, "devs": devs}
     dims = {"acc": ("replication",), "chs": ("replication", "channel"), "devs": ("replication", "device")}
     v = {}
+    ci_of = []
     for st in S.OUTPUTS:
         if st.per_device and not per_device:
             continue
         if st.norm in (S.QUANTILES, S.QUANTILES_REP, S.QUANTILES_CI):
-            if per_rep is None:
-                per_rep = np.array([hist_quantiles(h, QUANTILES) for h in hist])
+            if per_rep is None:   # each replication's, then the pooled histogram's: one call
+                rows = hist_quantiles_rows(np.vstack([hist, hist.sum(axis=0)]), QUANTILES)
+                per_rep, pooled = rows[:-1], rows[-1]
             if st.norm == S.QUANTILES:
-                v[st.var] = _var(hist_quantiles(hist.sum(axis=0), QUANTILES), ("quantile",), st.units, st.long_name)
+                v[st.var] = _var(pooled, ("quantile",), st.units, st.long_name)
             elif st.norm == S.QUANTILES_REP:
                 v[st.var] = _var(per_rep, ("replication", "quantile"), st.units, st.long_name)
             else:
@@ -123,7 +125,15 @@ def assemble(model: Model, acc, chs, devs, hist, per_device: bool, extra: dict |
             data = data / _field(model, st.per)
         v[st.var] = _var(data, dims[st.src], st.units, st.long_name)
         if st.ci is not None:
-            v[_ci_name(st.var)] = _var(ci95_halfwidth(data), (), st.units, st.ci)
+            if data.ndim == 1:   # (per replication: all such at once, below; the order is kept)
+                ci_of.append((_ci_name(st.var), data, st.units, st.ci))
+                v[ci_of[-1][0]] = None
+            else:
+                v[_ci_name(st.var)] = _var(ci95_halfwidth(data), (), st.units, st.ci)
+    if ci_of:
+        half = ci95_halfwidth(np.stack([c[1] for c in ci_of]))
+        for (name, _, units, long_name), h in zip(ci_of, half):
+            v[name] = _var(h, (), units, long_name)
     v.update(extra or {})
     coords = {"replication": _coord(np.arange(R), "1", "independent replication"),
               "channel": _coord(np.arange(C), "1", "channel (CHPID) index"),

@@ -95,6 +95,29 @@ def hist_add_sums(h, x_a, x_b, m0, m1, keys):
         h[np.uint64(kv[j])] += 1
 
 
+def hist_quantiles_rows(hs: np.ndarray, probs) -> np.ndarray:
+    """:func:`hist_quantiles` of each row of ``hs`` (histograms, [K, HIST_BUCKETS]) at once:
+    float64[K, len(probs)], the same values (the bucket found by counting cumulative counts
+    below the target, which is searchsorted's "left"; counts are exact in float64)."""
+    h = np.asarray(hs, dtype=np.float64)
+    cum = np.cumsum(h, axis=1)
+    n = cum[:, -1]
+    p = np.asarray(probs, dtype=np.float64)
+    target = p[None, :] * n[:, None]                                      # [K, P]
+    i = np.minimum((cum[:, None, :] < target[:, :, None]).sum(axis=2), h.shape[1] - 1)
+    rows = np.arange(h.shape[0])[:, None]
+    before = cum[rows, np.maximum(i - 1, 0)]
+    hi_count = h[rows, i]
+    with np.errstate(divide="ignore", invalid="ignore"):
+        frac = np.where(hi_count > 0, (target - before) / hi_count, 0.5)
+    frac = np.minimum(np.maximum(frac, 0.0), 1.0)
+    lo, hi = HIST_EDGES_MS[i], HIST_UPPER_MS[i]
+    out = lo + (hi - lo) * frac
+    out[i == 0] = HIST_LO_MS
+    out[n <= 0] = np.nan
+    return out
+
+
 def hist_quantiles(h: np.ndarray, probs) -> np.ndarray:
     """Quantiles (ms) of a histogram, interpolated linearly inside the bucket."""
     h = np.asarray(h, dtype=np.float64)
