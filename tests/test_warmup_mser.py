@@ -32,3 +32,29 @@ def test_cold_start_near_saturation_is_flagged_and_warm_start_is_not():
     warm = simulate(m, ios=20_000, replications=2, warmup=30_000)
     assert int(cold.warmup_adequate) == 0 and (cold.warmup_mser_ios.values > 0).all()
     assert int(warm.warmup_adequate) == 1
+
+
+def _mser_by_definition(means):
+    """The first d <= n // 2 minimising sum_{i >= d} (y_i - mean_d)^2 / (n - d)^2, one d at a time."""
+    n = len(means)
+    stats = [float(((means[d:] - means[d:].mean()) ** 2).sum()) / (n - d) ** 2 for d in range(n // 2 + 1)]
+    return int(np.argmin(stats))
+
+
+def test_every_replication_at_once_is_mser_by_its_definition():
+    """mser_warmup_ios (all replications that completed alike in one table) against MSER's
+    definition applied replication by replication, with some replications cut short."""
+    from mcio.warmup import MSER_BATCHES, mser_warmup_ios
+    rng = np.random.default_rng(5)
+    for t in range(300):
+        R, total = 4, int(rng.integers(1_000, 100_000))
+        done = np.full(R, total)
+        if t % 3 == 0:
+            done[rng.integers(0, R)] = int(rng.integers(0, total))
+        y = rng.standard_normal((R, MSER_BATCHES)) * 0.3 + 2 + 4 * np.exp(-np.arange(MSER_BATCHES) / rng.uniform(1, 15))
+        counts = np.array([batch_counts(total, int(d)) for d in done])
+        got = mser_warmup_ios(y * counts, total, done)
+        for r in range(R):
+            full = counts[r] > 0
+            want = -1 if full.sum() < 10 else int(counts[r][full][:_mser_by_definition(y[r, full])].sum())
+            assert got[r] == want, (t, r)
