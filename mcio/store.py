@@ -600,39 +600,38 @@ def _var_json(name, dims, a, attrs, is_coord) -> str:
 
 
 _DTYPE, _SHAPE = operator.attrgetter("dtype"), operator.attrgetter("shape")
-
-
-def _described_alike(v, d) -> bool:
-    """Whether a part's variable ``v`` (dims, array, attrs, is_coord) has the cached description
-    ``d`` (dims, attrs, is_coord)."""
-    return v[0] == d[0] and v[3] == d[2] and (v[2] is d[1] or _same_attrs(v[2], d[1]))
+_DIMS, _ARRAY, _ATTRS, _IS_COORD = (operator.itemgetter(i) for i in range(4))   # of a Part entry
 
 
 def _table(names, arrays, part_vars) -> str:
     """The ``"vars"`` table of a part header, one entry per variable (:func:`_var_json` with its
-    offset and size), and its layout ID (a hash of the table). Every point of a sweep has the same layout (names, dims, dtypes, shapes,
-    attributes), so the whole table is cached by it and checked by plain comparisons, attributes
-    by identity where the engine shares them (~15 us a point where building it cost ~200).
-    Raises McioError for a dtype a part cannot hold (a cached layout has passed that check)."""
-    layout = (tuple(names), tuple(map(_DTYPE, arrays)), tuple(map(_SHAPE, arrays)))
+    offset and size), and its layout ID (a hash of the table). Every point of a sweep has the
+    same layout (names, dtypes, shapes, dims, attributes), so the whole table is cached by it,
+    found by one tuple look-up, its attributes known unchanged by identity where the engine
+    shares them (read-only mappings) or else by comparing them; ~15 us a point where building it
+    cost ~200. Raises McioError for a dtype a part cannot hold (a cached layout has passed)."""
+    layout = (tuple(names), tuple(map(_DTYPE, arrays)), tuple(map(_SHAPE, arrays)),
+              tuple(map(tuple, map(_DIMS, part_vars))), tuple(map(_IS_COORD, part_vars)))
+    attrs = tuple(map(_ATTRS, part_vars))
     hit = _TABLES.get(layout)
-    if hit is not None and all(map(_described_alike, part_vars, hit[1])):
-        return hit[0], hit[2]
+    # (ids compare only with the mappings the cache keeps alive, so an equal id is the same object)
+    if hit is not None and (tuple(map(id, attrs)) == hit[2] or all(map(_same_attrs, attrs, hit[1]))):
+        return hit[0], hit[3]
     for name, a in zip(names, arrays):
         if a.dtype.kind not in "biufU":
             raise McioError("part", name, f"dtype {a.dtype} cannot be stored in a part")
     entries, offset = [], 0
-    for name, a, (dims, _, attrs, is_coord) in zip(names, arrays, part_vars):
+    for name, a, (dims, _, at, is_coord) in zip(names, arrays, part_vars):
         n = a.nbytes
-        entries.append(f'{_var_json(name, tuple(dims), a, attrs, is_coord)}, "offset": {offset}, "nbytes": {n}}}')
+        entries.append(f'{_var_json(name, tuple(dims), a, at, is_coord)}, "offset": {offset}, "nbytes": {n}}}')
         offset += n
     table = ", ".join(entries)
     lid = hashlib.sha256(table.encode()).hexdigest()[:32]
     if len(_TABLES) < 64:
-        # (read-only attributes, shared by every point the engine makes, are kept as they are:
-        # the next point's are the same object; any other mapping is copied)
-        _TABLES[layout] = (table, [(tuple(v[0]), v[2] if isinstance(v[2], MappingProxyType) else dict(v[2]), v[3])
-                                   for v in part_vars], lid)
+        # read-only attributes (the engine's, shared by every point) are kept as they are, so the
+        # next point's are the same objects; any other mapping is copied
+        kept = tuple(x if isinstance(x, MappingProxyType) else dict(x) for x in attrs)
+        _TABLES[layout] = (table, kept, tuple(map(id, kept)), lid)
     return table, lid
 
 
@@ -662,7 +661,7 @@ def _frame(point: int, header: bytes, arrays=()) -> bytes:
     """A record: MAGIC, its length, the point, the header's length, the header, the arrays'
     bytes, and the CRC-32 of everything after the record length."""
     # (tobytes is C order whatever the layout; ascontiguousarray would make 0-d 1-d)
-    body = b"".join([struct.pack("<qQ", int(point), len(header)), header] + [a.tobytes() for a in arrays])
+    body = b"".join([struct.pack("<qQ", int(point), len(header)), header, *map(np.ndarray.tobytes, arrays)])
     return MAGIC + struct.pack("<Q", len(body) + 4) + body + struct.pack("<I", zlib.crc32(body))
 
 
@@ -676,7 +675,7 @@ def encode_part(ds_or_part, spec_sha256: str, point: int, coords: dict,
     part = ds_or_part if isinstance(ds_or_part, Part) else Part.from_dataset(ds_or_part, point, coords)
     names = list(part.vars)
     part_vars = list(part.vars.values())
-    arrays = [np.asarray(v[1]) for v in part_vars]
+    arrays = list(map(np.asarray, map(_ARRAY, part_vars)))
     table, lid = _table(names, arrays, part_vars)
     head = json.dumps({"format": 1 if layouts is None else 2, "spec_sha256": spec_sha256, "point": int(point),
                        "coords": _json_dict(coords), "attrs": _json_dict(part.attrs)})
