@@ -980,9 +980,8 @@ class _PointCut(Exception):
 
 
 def _compute(spec: SweepSpec, points, dask=None, worker_threads=None, store=None):
-    """Yield ``(point, Part or Dataset, I/Os simulated)`` for ``points``, each stored in ``store``
-    (a PartStore) first if given: in point order in-process, in completion order on Dask."""
-    from .store import Part
+    """Yield ``(point, Part, I/Os simulated)`` for ``points``, each stored in ``store`` (a
+    PartStore) first if given: in point order in-process, in completion order on Dask."""
     if dask is None:
         for p in points:
             part = point_part(spec, p)
