@@ -54,14 +54,20 @@ def _export(ref: str, into: str) -> str:
     return out
 
 
-def _measure(tree: str, kind: str, n: int) -> float:
-    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
-    env["NUMBA_NUM_THREADS"] = "1"
-    r = subprocess.run([sys.executable, "-c", _CHILD, tree, kind, str(n)], capture_output=True,
-                       text=True, env=env, cwd=tree)
+def run_child(tree: str, code: str, *args: str, env: dict | None = None, stdin: str | None = None):
+    """Run ``code`` in a new interpreter in ``tree`` (argv[1] = tree, then ``args``; no
+    PYTHONPATH, plus ``env``); its last line of output, as JSON."""
+    e = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+    e.update(env or {})
+    r = subprocess.run([sys.executable, "-c", code, tree, *args], input=stdin, capture_output=True,
+                       text=True, env=e, cwd=tree)
     if r.returncode:
-        raise RuntimeError(f"{tree} {kind} failed:\n{r.stderr}")
+        raise RuntimeError(f"{tree} {' '.join(args)} failed:\n{r.stderr}")
     return json.loads(r.stdout.strip().splitlines()[-1])
+
+
+def _measure(tree: str, kind: str, n: int) -> dict:
+    return run_child(tree, _CHILD, kind, str(n), env={"NUMBA_NUM_THREADS": "1"})
 
 
 def main(argv=None) -> int:

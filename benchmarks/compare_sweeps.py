@@ -13,9 +13,7 @@ grid is ``benchmarks/saving.py``'s (M/M/1 over 400 rates, 4 x 40,000 I/Os a poin
 from __future__ import annotations
 
 import argparse
-import json
 import os
-import subprocess
 import sys
 import tempfile
 
@@ -23,7 +21,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 if HERE not in sys.path:
     sys.path.insert(0, HERE)
 
-from compare_refs import _export  # noqa: E402
+from compare_refs import _export, run_child  # noqa: E402
 
 GRID = """
 title = "saving benchmark: M/M/1 rate grid"
@@ -62,15 +60,6 @@ print(json.dumps(out))
 """
 
 
-def _measure(tree: str) -> dict:
-    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
-    r = subprocess.run([sys.executable, "-c", _CHILD, tree], input=GRID, capture_output=True, text=True,
-                       env=env, cwd=tree)
-    if r.returncode:
-        raise RuntimeError(f"{tree} failed:\n{r.stderr}")
-    return json.loads(r.stdout.strip().splitlines()[-1])
-
-
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("old")
@@ -82,7 +71,7 @@ def main(argv=None) -> int:
         best: dict = {}
         for i in range(a.repeat):
             for ref, tree in (trees.items() if i % 2 == 0 else reversed(trees.items())):
-                for k, v in _measure(tree).items():
+                for k, v in run_child(tree, _CHILD, stdin=GRID).items():
                     best[ref, k] = min(best.get((ref, k), float("inf")), v)
     print(f"best of {a.repeat} processes x 3 sweeps; load average at the end {os.getloadavg()[0]:.2f}")
     print(f"{'sweep':36s} {a.old:>10s} {a.new:>10s} {'old/new':>8s}")

@@ -696,10 +696,8 @@ def read_layout(data: bytes) -> tuple[str, list]:
     """(ID, table of variables) of a whole, checksummed layout record; PartError if it is not one."""
     if not data.startswith(MAGIC) or len(data) < len(MAGIC) + 20:
         raise PartError("not an mcio layout record")
-    body = data[len(MAGIC) + 8:-4]
-    (hlen,) = struct.unpack("<Q", body[8:16])
     try:
-        h = json.loads(body[16:16 + hlen])
+        h = _header(data)
         return str(h["layout"]), list(h["vars"])
     except (ValueError, KeyError, TypeError) as e:
         raise PartError(f"malformed layout record ({type(e).__name__}: {e})") from None
@@ -1124,10 +1122,16 @@ def _record_point(rec: bytes) -> int | None:
     return p if p >= 0 else None
 
 
+def _header(rec: bytes) -> dict:
+    """The JSON header of a whole record (after MAGIC, the record length, the point and the
+    header length)."""
+    (hlen,) = struct.unpack("<Q", rec[len(MAGIC) + 16:len(MAGIC) + 24])
+    return json.loads(rec[len(MAGIC) + 24:len(MAGIC) + 24 + hlen])
+
+
 def _record_layout(rec: bytes) -> str | None:
     """The layout ID a whole format-2 point record names (None for format 1)."""
-    (hlen,) = struct.unpack("<Q", rec[len(MAGIC) + 16:len(MAGIC) + 24])
-    h = json.loads(rec[len(MAGIC) + 24:len(MAGIC) + 24 + hlen])
+    h = _header(rec)
     return h.get("layout") if h.get("format", 1) == 2 else None
 
 
