@@ -599,29 +599,28 @@ def _var_json(name, dims, a, attrs, is_coord) -> str:
     return hit
 
 
-_DTYPE, _SHAPE = operator.attrgetter("dtype"), operator.attrgetter("shape")
-_DIMS, _ARRAY, _ATTRS, _IS_COORD = (operator.itemgetter(i) for i in range(4))   # of a Part entry
+_DTYPE_SHAPE = operator.attrgetter("dtype", "shape")
+_ARRAY = operator.itemgetter(1)        # of a Part entry
+_META = operator.itemgetter(0, 2, 3)   # (dims, attrs, is_coord) of a Part entry
 
 
 def _table(names, arrays, part_vars) -> str:
     """The ``"vars"`` table of a part header, one entry per variable (:func:`_var_json` with its
     offset and size), and its layout ID (a hash of the table). Every point of a sweep has the
-    same layout (names, dtypes, shapes, dims, attributes), so the whole table is cached by it,
-    found by one tuple look-up, its attributes known unchanged by identity where the engine
-    shares them (read-only mappings) or else by comparing them; ~15 us a point where building it
-    cost ~200. Raises McioError for a dtype a part cannot hold (a cached layout has passed)."""
-    layout = (tuple(names), tuple(map(_DTYPE, arrays)), tuple(map(_SHAPE, arrays)),
-              tuple(map(tuple, map(_DIMS, part_vars))), tuple(map(_IS_COORD, part_vars)))
-    attrs = tuple(map(_ATTRS, part_vars))
-    hit = _TABLES.get(layout)
-    # (ids compare only with the mappings the cache keeps alive, so an equal id is the same object)
-    if hit is not None and (tuple(map(id, attrs)) == hit[2] or all(map(_same_attrs, attrs, hit[1]))):
-        return hit[0], hit[3]
+    same layout (names, dtypes, shapes, dims, attributes), so the whole table is cached: found by
+    names, dtypes and shapes, then its (dims, attributes, is_coord) compared, the attributes by
+    identity where the engine shares them (read-only mappings, which the cache keeps alive) or
+    else by value. Raises McioError for a dtype a part cannot hold (a cached layout has passed)."""
+    key = (tuple(names), tuple(map(_DTYPE_SHAPE, arrays)))
+    meta = tuple(map(_META, part_vars))
+    hit = _TABLES.get(key)
+    if hit is not None and _same_meta(meta, hit[1]):
+        return hit[0], hit[2]
     for name, a in zip(names, arrays):
         if a.dtype.kind not in "biufU":
             raise McioError("part", name, f"dtype {a.dtype} cannot be stored in a part")
     entries, offset = [], 0
-    for name, a, (dims, _, at, is_coord) in zip(names, arrays, part_vars):
+    for name, a, (dims, at, is_coord) in zip(names, arrays, meta):
         n = a.nbytes
         entries.append(f'{_var_json(name, tuple(dims), a, at, is_coord)}, "offset": {offset}, "nbytes": {n}}}')
         offset += n
@@ -630,9 +629,21 @@ def _table(names, arrays, part_vars) -> str:
     if len(_TABLES) < 64:
         # read-only attributes (the engine's, shared by every point) are kept as they are, so the
         # next point's are the same objects; any other mapping is copied
-        kept = tuple(x if isinstance(x, MappingProxyType) else dict(x) for x in attrs)
-        _TABLES[layout] = (table, kept, tuple(map(id, kept)), lid)
+        kept = tuple((tuple(d), at if isinstance(at, MappingProxyType) else dict(at), bool(c)) for d, at, c in meta)
+        _TABLES[key] = (table, kept, lid)
     return table, lid
+
+
+def _same_meta(meta: tuple, kept: tuple) -> bool:
+    """Whether a part's (dims, attributes, is_coord) per variable encode as a cached layout's:
+    one tuple comparison where every attribute mapping is the cached one (identity) or equal."""
+    try:
+        if meta == kept:
+            return True
+    except (ValueError, TypeError):   # an array among attribute values: no plain truth value
+        pass
+    return all(tuple(d) == kd and bool(c) == kc and _same_attrs(at, kat)
+               for (d, at, c), (kd, kat, kc) in zip(meta, kept))
 
 
 def _same_attrs(a: dict, b: dict) -> bool:
@@ -660,8 +671,11 @@ LAYOUT_POINT = -1   # the point field of a layout record
 def _frame(point: int, header: bytes, arrays=()) -> bytes:
     """A record: MAGIC, its length, the point, the header's length, the header, the arrays'
     bytes, and the CRC-32 of everything after the record length."""
-    # (tobytes is C order whatever the layout; ascontiguousarray would make 0-d 1-d)
-    body = b"".join([struct.pack("<qQ", int(point), len(header)), header, *map(np.ndarray.tobytes, arrays)])
+    head = struct.pack("<qQ", int(point), len(header))
+    try:   # C-contiguous arrays' memory as it is (their buffers; one copy, the join's)
+        body = b"".join([head, header, *arrays])
+    except (TypeError, BufferError):   # another layout: tobytes is C order whatever the layout
+        body = b"".join([head, header, *map(np.ndarray.tobytes, arrays)])
     return MAGIC + struct.pack("<Q", len(body) + 4) + body + struct.pack("<I", zlib.crc32(body))
 
 
@@ -677,7 +691,7 @@ def encode_part(ds_or_part, spec_sha256: str, point: int, coords: dict,
     part_vars = list(part.vars.values())
     arrays = list(map(np.asarray, map(_ARRAY, part_vars)))
     table, lid = _table(names, arrays, part_vars)
-    head = (f'{{"format": {1 if layouts is None else 2}, "spec_sha256": {json.dumps(spec_sha256)}, '
+    head = (f'{{"format": {1 if layouts is None else 2}, "spec_sha256": {_json_text(spec_sha256)}, '
             f'"point": {int(point)}, "coords": {_json_object(coords)}, "attrs": {_json_object(part.attrs)}}}')
     if layouts is None:
         return _frame(point, (head[:-1] + ', "vars": [' + table + "]}").encode(), arrays), None
@@ -726,27 +740,46 @@ def read_log(data: bytes):
 
 _PLAIN = frozenset({str, int, float, bool, type(None)})
 _MEMBERS: dict = {}   # '"key": value' JSON text by (key, type, value): most attributes recur at every point
+_CACHED = frozenset({str, int, bool, type(None)})   # values whose equal ones have one text (not 0.0 and -0.0)
 
 
 def _json_object(d: dict) -> str:
     """``json.dumps(_json_dict(d))``, the same text, from cached members where keys are str and
-    values hashable (the same attributes recur at every point: ~55 of a record's ~190 us here)."""
+    values str / int / bool / None (the same attributes recur at every point); other values (a
+    float, a numpy scalar: equal values such as 0.0 and -0.0 print differently) are formatted."""
     out = []
     try:
         for k, v in d.items():
-            key = (k, type(v), v)
-            m = _MEMBERS.get(key)
+            t = type(v)
+            key = (k, t, v) if t in _CACHED else None
+            m = _MEMBERS.get(key) if key is not None else None
             if m is None:
                 if type(k) is not str:
                     return json.dumps(_json_dict(d))
-                m = f"{json.dumps(k)}: {json.dumps(_json_value(v))}"
-                if len(_MEMBERS) >= 4096:
-                    _MEMBERS.clear()   # (a value seen at one point only, e.g. the point's index)
-                _MEMBERS[key] = m
+                m = f"{_json_text(k)}: {_json_text(v)}"
+                if key is not None:
+                    if len(_MEMBERS) >= 4096:
+                        _MEMBERS.clear()   # (a value seen at one point only, e.g. the point's index)
+                    _MEMBERS[key] = m
             out.append(m)
     except TypeError:   # an unhashable value
         return json.dumps(_json_dict(d))
     return "{" + ", ".join(out) + "}"
+
+
+def _json_text(v) -> str:
+    """``json.dumps(_json_value(v))``, the same text, without the encoder's machinery for the
+    common members (a printable ASCII str, an int, a finite float): a point's new values (its
+    index, its coordinates, its time) cost two json.dumps calls each, ~10 us cold."""
+    t = type(v)
+    if t is str:
+        if v.isascii() and v.isprintable() and '"' not in v and "\\" not in v:
+            return f'"{v}"'
+    elif t is int:
+        return int.__repr__(v)
+    elif t is float and math.isfinite(v):
+        return float.__repr__(v)
+    return json.dumps(_json_value(v))
 
 
 def _json_dict(d: dict) -> dict:

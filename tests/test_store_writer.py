@@ -3,7 +3,10 @@ high-level API gave: the same objects in the same order, types, shapes, chunks, 
 values, attributes (names, values, types), dimension scales and netCDF dim ids; and its plan of a
 Dataset is what ``_for_writing`` + ``encoding_for`` make of it. Whatever the Dataset holds: string
 dimension coordinates, text variables, scalar and auxiliary coordinates, CF flags."""
+import json
+
 import h5py
+import hypothesis
 import numpy as np
 import pytest
 import xarray as xr
@@ -225,3 +228,28 @@ def test_disk_full_in_the_final_file_names_it_leaves_no_tmp_and_keeps_the_points
     monkeypatch.setattr(store._H5Types, "dataset", real)
     sweep(spec, out=out, resume=True)
     assert out.exists() and not parts_dir(out).exists()
+
+
+def test_a_part_record_holds_any_array_layout_in_c_order():
+    """A record takes C-contiguous arrays' memory as it is and copies any other layout (strided
+    views, Fortran order) to C order: each reads back equal, with its shape."""
+    base = np.arange(24.0).reshape(4, 6)
+    arrays = {"c": base, "strided": base[:, 1], "fortran": np.asfortranarray(base), "zero_d": np.float64(2.5),
+              "flag": np.int8(1), "text": np.array(["a", "bé"]),
+              **{k: np.zeros(2) for k in store.CORE_VARS}}
+    vars_ = {k: (tuple(f"d{k}{i}" for i in range(np.ndim(a))), a, {"units": "1"}, False) for k, a in arrays.items()}
+    back = store.read_part(store.part_bytes(store.Part(0, {}, {}, vars_), "h", 0, {}))
+    for k, a in arrays.items():
+        np.testing.assert_array_equal(back.vars[k][1], np.asarray(a))
+        assert back.vars[k][1].shape == np.shape(a)
+
+
+@hypothesis.given(hypothesis.strategies.one_of(
+    hypothesis.strategies.text(), hypothesis.strategies.integers(), hypothesis.strategies.floats(),
+    hypothesis.strategies.booleans(), hypothesis.strategies.none()))
+def test_a_record_header_member_is_the_text_json_gives(v):
+    """The header's members skip json's encoder for plain values (str, int, float) and give its text."""
+    assert store._json_text(v) == json.dumps(v)
+    assert store._json_object({"k": v, "ü\\": v}) == json.dumps({"k": v, "ü\\": v})
+    for other in (0.0, -0.0, np.float64(-0.0), 1, True):   # equal values, each its own text
+        assert store._json_object({"k": other}) == json.dumps({"k": store._json_value(other)})

@@ -113,7 +113,7 @@ def assemble(model: Model, acc, chs, devs, hist, per_device: bool, extra: dict |
         elif st.norm == S.PER_S:
             data = x / t * 1000.0
         elif st.norm == S.COUNT:
-            data = x
+            data = x.copy()   # contiguous, not a strided view of acc: a part record takes its buffer
         elif st.norm == S.INTERVAL_S:
             data = T / 1000.0
         elif st.norm == S.FLAG:
