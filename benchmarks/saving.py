@@ -8,7 +8,8 @@ Each case runs in memory and with the file alternately, ``--repeat`` times (defa
 order, so neither kind always goes first), after one warm-up run (compiling); the figure is the ratio of the fastest with-file run to the fastest
 in-memory one (minima: the machine is shared, and noise only ever adds time), and "paired", the
 median over rounds of each round's with-file / in-memory ratio (the two runs of a round are
-adjacent in time, so slow drift of a shared machine cancels). Target: <= 1.05.
+adjacent in time, so slow drift of a shared machine cancels), with its quartiles over the rounds
+(how far one round's ratio can be trusted here). Target: <= 1.05.
 "saving %": the time spent saving (the lock and the checkpoint directory, encoding + appending the
 point records, the final file, and the CPU time of any saving done in the background,
 mcio.store.Saver) timed inside with-file runs, as % of their wall time (median of ``--repeat``):
@@ -113,9 +114,9 @@ def first_run_share(main_thread: bool, repeat: int) -> float:
     return got[len(got) // 2]
 
 
-def time_case(spec, repeat: int) -> tuple[float, float, int, float, float]:
+def time_case(spec, repeat: int) -> tuple[float, float, int, float, float, tuple[float, float]]:
     """(best in-memory s, best with-file s, final file bytes, saving share % (median), median
-    ratio of the with-file to the in-memory run of each round)."""
+    ratio of the with-file to the in-memory run of each round, and that ratio's quartiles)."""
     spec = load_spec(spec)
     d = tempfile.mkdtemp(prefix="mcio-saving-")
     try:
@@ -137,7 +138,8 @@ def time_case(spec, repeat: int) -> tuple[float, float, int, float, float]:
         shares = sorted(saving_share(spec, out) for _ in range(repeat))
         # each with-file run against the in-memory run beside it in time (ABBA: the same round)
         pairs = sorted(f / m for f, m in zip(disk, mem))
-        return min(mem), min(disk), size, shares[len(shares) // 2], statistics.median(pairs)
+        q = statistics.quantiles(pairs, n=4) if len(pairs) > 1 else [pairs[0]] * 3
+        return min(mem), min(disk), size, shares[len(shares) // 2], statistics.median(pairs), (q[0], q[2])
     finally:
         shutil.rmtree(d, ignore_errors=True)
 
@@ -150,12 +152,14 @@ def main(argv=None) -> int:
     repeat = a.repeat or (1 if a.quick else 3)
     cases = [("main job (examples/ficon_knee.toml, 12 pt x 4 x 40k)", MAIN_JOB),
              (f"fast-path grid ({100 if a.quick else 400} pt x 4 x 40k)", grid_spec(100 if a.quick else 400))]
-    print(f"{'case':<52}{'memory s':>9}{'file s':>9}{'ratio':>8}{'paired':>8}{'saving %':>10}{'file kB':>9}")
+    print(f"{'case':<52}{'memory s':>9}{'file s':>9}{'ratio':>8}{'paired':>8}{'quartiles':>13}{'saving %':>10}"
+          f"{'file kB':>9}")
     worst, worst_paired, worst_share = 0.0, 0.0, 0.0
     for name, spec in cases:
-        m, f, size, share, paired = time_case(spec, repeat)
+        m, f, size, share, paired, (q1, q3) = time_case(spec, repeat)
         worst, worst_paired, worst_share = max(worst, f / m), max(worst_paired, paired), max(worst_share, share)
-        print(f"{name:<52}{m:>9.2f}{f:>9.2f}{f / m:>8.3f}{paired:>8.3f}{share:>10.2f}{size / 1024:>9.0f}", flush=True)
+        print(f"{name:<52}{m:>9.2f}{f:>9.2f}{f / m:>8.3f}{paired:>8.3f}{f'{q1:.3f}-{q3:.3f}':>13}{share:>10.2f}"
+              f"{size / 1024:>9.0f}", flush=True)
     print(f"worst ratio {worst:.3f} (best / best), {worst_paired:.3f} (median of the rounds' ratios); worst saving "
           f"share {worst_share:.2f} % (target <= 1.05, i.e. 5 %): ratio {'met' if worst <= 1.05 else 'NOT met'}, "
           f"paired {'met' if worst_paired <= 1.05 else 'NOT met'}, share {'met' if worst_share <= 5 else 'NOT met'}")
