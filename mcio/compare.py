@@ -14,8 +14,8 @@ import math
 
 import numpy as np
 import xarray as xr
-from scipy import stats
 
+from .engine.results import t975
 from .errors import McioError
 
 #: figure -> (long name, units, per-replication values from a simulate() Dataset)
@@ -41,12 +41,12 @@ def paired_ci95(a: np.ndarray, b: np.ndarray) -> tuple[float, float, float]:
     a, b = np.asarray(a, float), np.asarray(b, float)
     n = a.size
     d = b - a
-    paired = stats.t.ppf(0.975, n - 1) * d.std(ddof=1) / math.sqrt(n)
+    paired = t975(n - 1) * d.std(ddof=1) / math.sqrt(n)
     va, vb = a.var(ddof=1) / n, b.var(ddof=1) / n
     se = math.sqrt(va + vb)
     if se > 0:
         dof = (va + vb) ** 2 / (va**2 / (n - 1) + vb**2 / (n - 1)) if va + vb > 0 else n - 1
-        unpaired = stats.t.ppf(0.975, dof) * se
+        unpaired = t975(dof) * se
     else:
         unpaired = 0.0
     return float(d.mean()), float(paired), float(unpaired)

@@ -1045,6 +1045,7 @@ def assemble(spec: SweepSpec, parts: list):
     different sizes (e.g. a ``channels.count`` axis) align by label, the shorter padded with NaN."""
     import xarray as xr
     from . import store
+    from .part import variable
 
     if len(parts) != spec.n_points:
         raise McioError("parts", len(parts), f"need all {spec.n_points} points")
@@ -1080,25 +1081,25 @@ def assemble(spec: SweepSpec, parts: list):
             if name in q.vars:
                 a = q.vars[name][1]
                 arr[(i,) + tuple(slice(0, n) for n in a.shape)] = a
-        data_vars[name] = xr.Variable(spec.dims + tuple(dims), arr.reshape(shape + full), dict(attrs))
+        data_vars[name] = variable(spec.dims + tuple(dims), arr.reshape(shape + full), dict(attrs))
     reason = np.array([str(q.attrs.get("unstable_reason", "")) for q in parts], dtype=object)  # as read back (CF chars decode to str objects)
-    data_vars["unstable_reason"] = xr.Variable(spec.dims, reason.reshape(shape), {
+    data_vars["unstable_reason"] = variable(spec.dims, reason.reshape(shape), {
         "units": "1", "long_name": "why the point is unstable (its steady-state figures are NaN); empty if stable"})
     attrs_of = dim_attrs(spec)
     coords = {}
     if spec.variants:
-        coords[VARIANT_DIM] = xr.Variable((VARIANT_DIM,), np.asarray(spec.variant_names, dtype=object),
+        coords[VARIANT_DIM] = variable((VARIANT_DIM,), np.asarray(spec.variant_names, dtype=object),
                                           attrs_of[VARIANT_DIM])
-    coords.update({a.dim: xr.Variable((a.dim,), np.asarray(a.values), a.attrs) for a in spec.axes})
+    coords.update({a.dim: variable((a.dim,), np.asarray(a.values), a.attrs) for a in spec.axes})
     for name, lab in labels.items():
         if name in axis_dims:
             continue
         attrs = next(q.vars[name][2] for q in parts if name in q.vars)
-        coords[name] = xr.Variable((name,), np.asarray(lab), dict(attrs))
+        coords[name] = variable((name,), np.asarray(lab), dict(attrs))
     for name, (dims, a, attrs, is_coord) in first.vars.items():  # scalar coordinates equal in every point
         if is_coord and not dims and name not in axis_dims:
             if all(name in q.vars and np.array_equal(q.vars[name][1], a) for q in parts):
-                coords[name] = xr.Variable((), a, dict(attrs))
+                coords[name] = variable((), a, dict(attrs))
     ds = xr.Dataset(data_vars, coords=coords)
     ds.attrs = store.global_attrs(spec, first.attrs)
     return ds

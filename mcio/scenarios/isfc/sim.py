@@ -79,8 +79,8 @@ def _engine():
 
 
 def _t95(r: int) -> float:
-    from scipy.stats import t
-    return float(t.ppf(0.975, r - 1)) if r > 1 else float("nan")
+    from ...engine.results import t975
+    return float(t975(r - 1)) if r > 1 else float("nan")
 
 
 def ci95(a: np.ndarray, axis: int = 0) -> np.ndarray:
