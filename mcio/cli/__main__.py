@@ -1,4 +1,4 @@
 """``python -m mcio.cli``: the ``mcio`` command."""
-from . import main
+from . import console
 
-main()
+console()
