@@ -65,3 +65,23 @@ def test_nested_and_concurrent_scopes_unfreeze_once_the_last_ends():
             pass
         assert gc.get_freeze_count() > 0
     assert gc.get_freeze_count() == 0
+
+
+def test_the_mcio_command_skips_the_collectors_last_walk_at_exit(monkeypatch):
+    """``mcio`` (mcio.cli:console, the installed command) runs main and freezes the collector's
+    objects as the process exits; main alone (in tests, notebooks) leaves the process be."""
+    import atexit
+
+    import mcio.cli as cli
+    registered, ran = [], []
+    monkeypatch.setattr(atexit, "register", lambda fn, *a, **k: registered.append(fn))
+    monkeypatch.setattr(cli, "main", lambda: ran.append(True))
+    cli.console()
+    assert ran == [True] and registered == [gc.freeze]
+
+
+def test_the_installed_command_is_console():
+    import tomllib
+    from pathlib import Path
+    meta = tomllib.loads((Path(__file__).parents[1] / "pyproject.toml").read_text())
+    assert meta["project"]["scripts"]["mcio"] == "mcio.cli:console"
