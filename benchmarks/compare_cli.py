@@ -16,19 +16,17 @@ Optional packages change the figures: with dask installed, xarray imports part o
 """
 from __future__ import annotations
 
-import argparse
 import os
 import statistics
 import subprocess
 import sys
-import tempfile
 import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 if HERE not in sys.path:
     sys.path.insert(0, HERE)
 
-from compare_refs import _export  # noqa: E402
+from compare_refs import exported, two_refs  # noqa: E402
 
 
 def _env(tree: str) -> dict:
@@ -57,13 +55,8 @@ def _commands(tree: str, out: str) -> dict:
 
 
 def main(argv=None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("old")
-    ap.add_argument("new", nargs="?", default=".")
-    ap.add_argument("--repeat", type=int, default=4)
-    a = ap.parse_args(argv)
-    with tempfile.TemporaryDirectory(prefix="mcio-cli-") as tmp:
-        trees = {a.old: _export(a.old, tmp), a.new: _export(a.new, tmp)}
+    a = two_refs(__doc__, argv, repeat=4)
+    with exported(a, "mcio-cli-") as (trees, tmp):
         for ref, tree in trees.items():
             got = subprocess.run([sys.executable, "-c", "import mcio; print(mcio.__file__)"], cwd=tree,
                                  env=_env(tree), capture_output=True, text=True, check=True).stdout

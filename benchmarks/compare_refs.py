@@ -17,6 +17,7 @@ measures them (``benchmarks/common.rate``: the whole ``simulate`` call, warm-up 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
 import subprocess
@@ -54,6 +55,26 @@ def _export(ref: str, into: str) -> str:
     return out
 
 
+def two_refs(doc: str, argv=None, repeat: int = 3, more=()) -> argparse.Namespace:
+    """The command line of a two-version benchmark: OLD, NEW (default ``.``, the working tree),
+    ``--repeat``, and ``more`` (``(args, kwargs)`` pairs for ``add_argument``)."""
+    ap = argparse.ArgumentParser(description=doc.split("\n\n")[0])
+    ap.add_argument("old")
+    ap.add_argument("new", nargs="?", default=".")
+    ap.add_argument("--repeat", type=int, default=repeat)
+    for args, kwargs in more:
+        ap.add_argument(*args, **kwargs)
+    return ap.parse_args(argv)
+
+
+@contextlib.contextmanager
+def exported(a: argparse.Namespace, prefix: str = "mcio-refs-"):
+    """``({ref: its tree}, scratch dir)`` for ``a.old`` and ``a.new``, exported into a temporary
+    directory removed on leaving."""
+    with tempfile.TemporaryDirectory(prefix=prefix) as tmp:
+        yield {a.old: _export(a.old, tmp), a.new: _export(a.new, tmp)}, tmp
+
+
 def run_child(tree: str, code: str, *args: str, env: dict | None = None, stdin: str | None = None):
     """Run ``code`` in a new interpreter in ``tree`` (argv[1] = tree, then ``args``; no
     PYTHONPATH, plus ``env``); its last line of output, as JSON."""
@@ -71,14 +92,9 @@ def _measure(tree: str, kind: str, n: int) -> dict:
 
 
 def main(argv=None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("old")
-    ap.add_argument("new", nargs="?", default=".")
-    ap.add_argument("--ios", type=int, default=4_000_000, help="I/Os per FICON-path run (fast path: 10x)")
-    ap.add_argument("--repeat", type=int, default=3)
-    a = ap.parse_args(argv)
-    with tempfile.TemporaryDirectory(prefix="mcio-refs-") as tmp:
-        trees = {a.old: _export(a.old, tmp), a.new: _export(a.new, tmp)}
+    a = two_refs(__doc__, argv, more=[(("--ios",), dict(type=int, default=4_000_000,
+                                                       help="I/Os per FICON-path run (fast path: 10x)"))])
+    with exported(a) as (trees, _):
         best = {(ref, kind, m): 0.0 for ref in trees for kind in ("ficon", "fast") for m in ("mios", "cpu_mios")}
         for i in range(a.repeat):
             for kind, n in (("ficon", a.ios), ("fast", 10 * a.ios)):

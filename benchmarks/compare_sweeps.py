@@ -12,16 +12,14 @@ grid is ``benchmarks/saving.py``'s (M/M/1 over 400 rates, 4 x 40,000 I/Os a poin
 """
 from __future__ import annotations
 
-import argparse
 import os
 import sys
-import tempfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 if HERE not in sys.path:
     sys.path.insert(0, HERE)
 
-from compare_refs import _export, run_child  # noqa: E402
+from compare_refs import exported, run_child, two_refs  # noqa: E402
 
 GRID = """
 title = "saving benchmark: M/M/1 rate grid"
@@ -61,13 +59,8 @@ print(json.dumps(out))
 
 
 def main(argv=None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("old")
-    ap.add_argument("new", nargs="?", default=".")
-    ap.add_argument("--repeat", type=int, default=3)
-    a = ap.parse_args(argv)
-    with tempfile.TemporaryDirectory(prefix="mcio-refs-") as tmp:
-        trees = {a.old: _export(a.old, tmp), a.new: _export(a.new, tmp)}
+    a = two_refs(__doc__, argv)
+    with exported(a) as (trees, _):
         best: dict = {}
         for i in range(a.repeat):
             for ref, tree in (trees.items() if i % 2 == 0 else reversed(trees.items())):

@@ -4,16 +4,7 @@ import threading
 
 from mcio import gcscope
 from mcio.sweep import sweep
-
-SPEC = """
-scenario = "mm1-demo"
-[sweep]
-"workload.rate_iops" = [100, 400]
-[run]
-replications = 2
-ios = 2000
-warmup = 200
-"""
+from sweep_specs import FICON_GRID
 
 
 def test_a_sweep_freezes_older_objects_while_it_runs_and_unfreezes_them_after(monkeypatch):
@@ -27,7 +18,7 @@ def test_a_sweep_freezes_older_objects_while_it_runs_and_unfreezes_them_after(mo
 
     monkeypatch.setattr(sweep_mod, "point_part", spy)
     assert gc.get_freeze_count() == 0
-    sweep(SPEC)
+    sweep(FICON_GRID)
     assert seen and min(seen) > 0          # frozen while the points ran
     assert gc.get_freeze_count() == 0      # and given back
 

@@ -11,25 +11,19 @@ from scipy import special, stats
 
 from mcio.engine.results import t975
 from mcio.part import variable
+from sweep_specs import FICON_GRID
 
 CHILD = """
 import sys
 from mcio.sweep import sweep
-sweep('''
-scenario = "mm1-demo"
-[sweep]
-"workload.rate_iops" = [100, 400]
-[run]
-replications = 2
-ios = 2000
-warmup = 200
-''')
+sweep(sys.stdin.read())
 print(sorted(m for m in ("scipy.stats", "dask.array") if m in sys.modules))
 """
 
 
 def test_a_sweep_imports_neither_scipy_stats_nor_dask_array():
-    out = subprocess.run([sys.executable, "-c", CHILD], capture_output=True, text=True, check=True)
+    out = subprocess.run([sys.executable, "-c", CHILD], input=FICON_GRID, capture_output=True, text=True,
+                         check=True)
     assert out.stdout.split("\n")[-2] == "[]", out.stdout + out.stderr
 
 
