@@ -30,5 +30,6 @@ def console() -> None:
     atexit.register(gc.freeze)
     main()
 
+
 __all__ = ["main", "console", "McioGroup", "set_threads", "builtin_example", "report", "calibrate_cmd", "isfc_group",
            "EXIT_BAD_INPUT", "EXIT_BUG"]
