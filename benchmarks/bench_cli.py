@@ -1,0 +1,59 @@
+"""Time to an answer at the command line: the README main job's commands, each a new process
+(interpreter start, imports, Numba's start-up and kernel cache, the work, the exit), and what a
+sweep imports. ``benchmarks/compare_cli.py`` compares two versions of the same in one run."""
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+
+from .common import ROOT
+
+MAIN_JOB = os.path.join(ROOT, "examples", "ficon_knee.toml")
+
+
+def _env() -> dict:
+    e = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "PYTHONDONTWRITEBYTECODE")}
+    e["PYTHONPATH"] = ROOT   # (the working tree's mcio, with its bytecode written, as installed)
+    return e
+
+
+def _mcio(*args: str) -> None:
+    subprocess.run([sys.executable, "-m", "mcio.cli", *args], cwd=ROOT, env=_env(), check=True,
+                   capture_output=True)
+
+
+class Command:
+    timeout = 900
+    number = 1
+    repeat = 3
+    warmup_time = 0
+
+    def setup(self):
+        self.dir = tempfile.mkdtemp(prefix="mcio-bench-cli-")
+        self.out = os.path.join(self.dir, "knee.h5")
+        _mcio("sweep", MAIN_JOB, "-o", self.out, "-q")    # compile / load the kernels, write bytecode
+
+    def teardown(self):
+        shutil.rmtree(self.dir, ignore_errors=True)
+
+    def time_sweep_main_job(self):
+        """``mcio sweep examples/ficon_knee.toml -o knee.h5``, the whole process."""
+        if os.path.exists(self.out):
+            os.remove(self.out)
+        _mcio("sweep", MAIN_JOB, "-o", self.out, "-q")
+
+    def time_plot_main_job(self):
+        """``mcio plot knee.h5 -o knee.png``, the whole process."""
+        _mcio("plot", self.out, "-o", os.path.join(self.dir, "knee.png"))
+
+    def track_heavy_imports_of_a_sweep(self):
+        """How many of scipy.stats and dask.array a sweep imports (0: neither; each costs ~0.6-2 s
+        of a command's start)."""
+        code = ("import sys; from mcio.sweep import sweep; sweep(open(sys.argv[1]).read()); "
+                "print(sum(m in sys.modules for m in ('scipy.stats', 'dask.array')))")
+        r = subprocess.run([sys.executable, "-c", code, MAIN_JOB], cwd=ROOT, env=_env(), check=True,
+                           capture_output=True, text=True)
+        return int(r.stdout.split()[-1])
+
+    track_heavy_imports_of_a_sweep.unit = "modules"
