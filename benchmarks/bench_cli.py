@@ -8,18 +8,13 @@ import sys
 import tempfile
 
 from .common import ROOT
+from .compare_cli import installed_env
 
 MAIN_JOB = os.path.join(ROOT, "examples", "ficon_knee.toml")
 
 
-def _env() -> dict:
-    e = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "PYTHONDONTWRITEBYTECODE")}
-    e["PYTHONPATH"] = ROOT   # (the working tree's mcio, with its bytecode written, as installed)
-    return e
-
-
 def _mcio(*args: str) -> None:
-    subprocess.run([sys.executable, "-m", "mcio.cli", *args], cwd=ROOT, env=_env(), check=True,
+    subprocess.run([sys.executable, "-m", "mcio.cli", *args], cwd=ROOT, env=installed_env(ROOT), check=True,
                    capture_output=True)
 
 
@@ -52,7 +47,7 @@ class Command:
         of a command's start)."""
         code = ("import sys; from mcio.sweep import sweep; sweep(open(sys.argv[1]).read()); "
                 "print(sum(m in sys.modules for m in ('scipy.stats', 'dask.array')))")
-        r = subprocess.run([sys.executable, "-c", code, MAIN_JOB], cwd=ROOT, env=_env(), check=True,
+        r = subprocess.run([sys.executable, "-c", code, MAIN_JOB], cwd=ROOT, env=installed_env(ROOT), check=True,
                            capture_output=True, text=True)
         return int(r.stdout.split()[-1])
 

@@ -29,7 +29,9 @@ if HERE not in sys.path:
 from compare_refs import exported, two_refs  # noqa: E402
 
 
-def _env(tree: str) -> dict:
+def installed_env(tree: str) -> dict:
+    """The environment of a command run on ``tree``'s mcio as an installed one runs: the tree
+    first on PYTHONPATH, bytecode written."""
     e = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "PYTHONDONTWRITEBYTECODE")}
     e["PYTHONPATH"] = tree
     return e
@@ -38,7 +40,7 @@ def _env(tree: str) -> dict:
 def _run(tree: str, *args: str) -> float:
     """Wall seconds of ``python -m mcio.cli ARGS`` run in ``tree`` (its exit included)."""
     t = time.perf_counter()
-    r = subprocess.run([sys.executable, "-m", "mcio.cli", *args], cwd=tree, env=_env(tree),
+    r = subprocess.run([sys.executable, "-m", "mcio.cli", *args], cwd=tree, env=installed_env(tree),
                        capture_output=True, text=True)
     wall = time.perf_counter() - t
     if r.returncode:
@@ -59,7 +61,7 @@ def main(argv=None) -> int:
     with exported(a, "mcio-cli-") as (trees, tmp):
         for ref, tree in trees.items():
             got = subprocess.run([sys.executable, "-c", "import mcio; print(mcio.__file__)"], cwd=tree,
-                                 env=_env(tree), capture_output=True, text=True, check=True).stdout
+                                 env=installed_env(tree), capture_output=True, text=True, check=True).stdout
             if not got.startswith(os.path.realpath(tree)) and not got.startswith(tree):
                 raise RuntimeError(f"{ref}: imported {got.strip()}, not the tree's mcio")
             _commands(tree, os.path.join(tmp, "warm.h5"))     # compile / load kernels, write bytecode

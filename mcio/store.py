@@ -44,7 +44,7 @@ from typing import Callable
 import numpy as np
 
 from .errors import McioError
-from .part import Part
+from .part import Part, variable
 
 COMPRESSION = {"zlib": True, "complevel": 4}
 #: The one CF convention every mcio results file declares (sweeps, ISFC links, scripts' files).
@@ -182,19 +182,13 @@ def _local_locks():
     return dask.config.set(scheduler="synchronous")
 
 
-def xr_variable(dims, data, attrs):
-    import xarray as xr
-    return xr.Variable(dims, data, attrs)
-
-
 def _as_chars(v):
     """A string variable as a CF character array (netCDF NC_CHAR, one more dimension
     ``<n>_strlen``), which every netCDF reader and CF checker takes; netCDF-4's variable-length
     strings are not (cfchecker 4.1: "vlen types not supported"). ``_Encoding`` makes xarray
     read it back as strings."""
-    import xarray as xr
     chars = _chars(v.values)
-    return xr.Variable(v.dims + (f"strlen{chars.shape[-1]}",), chars, {**v.attrs, "_Encoding": "utf-8"})
+    return variable(v.dims + (f"strlen{chars.shape[-1]}",), chars, {**v.attrs, "_Encoding": "utf-8"})
 
 
 def _for_writing(ds):
@@ -208,7 +202,7 @@ def _for_writing(ds):
             # a string dimension coordinate (variant names, figure names): CF labels, an auxiliary
             # character variable over the dimension; open_results makes it the index again
             label = f"{name}_label"
-            ds = ds.drop_vars(name).assign_coords({label: _as_chars(xr_variable(v.dims, v.values,
+            ds = ds.drop_vars(name).assign_coords({label: _as_chars(variable(v.dims, v.values,
                                                                                  {**v.attrs, "mcio_labels_of": name}))})
     for name in list(ds.variables):
         if ds[name].dtype.kind in "OU":
