@@ -574,7 +574,8 @@ def _json_value(v):
 
 
 _FRAGMENTS: dict = {}  # JSON of a variable's fixed description, by (name, dims, dtype, shape, coord, attrs)
-_TABLES: dict = {}     # a whole part's table of variables, by its layout (see _table)
+_HEADS: dict = {}      # a part header's first members, by (format, spec hash): the same for a whole sweep
+_TABLES: dict = {}     # whole parts' tables of variables, by the variables' names (see _table)
 
 
 def _var_json(name, dims, a, attrs, is_coord) -> str:
@@ -598,18 +599,22 @@ _ARRAY = operator.itemgetter(1)        # of a Part entry
 _META = operator.itemgetter(0, 2, 3)   # (dims, attrs, is_coord) of a Part entry
 
 
-def _table(names, arrays, part_vars) -> str:
+def _table(names: tuple, arrays: tuple, part_vars: tuple) -> tuple[str, str]:
     """The ``"vars"`` table of a part header, one entry per variable (:func:`_var_json` with its
     offset and size), and its layout ID (a hash of the table). Every point of a sweep has the
-    same layout (names, dtypes, shapes, dims, attributes), so the whole table is cached: found by
-    names, dtypes and shapes, then its (dims, attributes, is_coord) compared, the attributes by
-    identity where the engine shares them (read-only mappings, which the cache keeps alive) or
-    else by value. Raises McioError for a dtype a part cannot hold (a cached layout has passed)."""
-    key = (tuple(names), tuple(map(_DTYPE_SHAPE, arrays)))
+    same layout (names, dtypes, shapes, dims, attributes), so whole tables are cached: found by
+    the names, then the dtypes and shapes, and the (dims, attributes, is_coord), each compared
+    in one tuple comparison (the attributes by identity where the engine shares them, read-only
+    mappings the cache keeps alive, or else by value). Raises McioError for a dtype a part
+    cannot hold (a cached layout has passed). ``names``, ``arrays`` and ``part_vars`` are tuples
+    (the Part's names, arrays and entries)."""
+    shapes = tuple(map(_DTYPE_SHAPE, arrays))
     meta = tuple(map(_META, part_vars))
-    hit = _TABLES.get(key)
-    if hit is not None and _same_meta(meta, hit[1]):
-        return hit[0], hit[2]
+    hits = _TABLES.get(names)
+    if hits is not None:
+        for kept_shapes, kept, table, lid in hits:
+            if shapes == kept_shapes and _same_meta(meta, kept):
+                return table, lid
     for name, a in zip(names, arrays):
         if a.dtype.kind not in "biufU":
             raise McioError("part", name, f"dtype {a.dtype} cannot be stored in a part")
@@ -620,11 +625,13 @@ def _table(names, arrays, part_vars) -> str:
         offset += n
     table = ", ".join(entries)
     lid = hashlib.sha256(table.encode()).hexdigest()[:32]
-    if len(_TABLES) < 64:
-        # read-only attributes (the engine's, shared by every point) are kept as they are, so the
-        # next point's are the same objects; any other mapping is copied
-        kept = tuple((tuple(d), at if isinstance(at, MappingProxyType) else dict(at), bool(c)) for d, at, c in meta)
-        _TABLES[key] = (table, kept, lid)
+    if hits is None and len(_TABLES) >= 64:
+        return table, lid
+    # read-only attributes (the engine's, shared by every point) are kept as they are, so the
+    # next point's are the same objects; any other mapping is copied
+    kept = tuple((tuple(d), at if isinstance(at, MappingProxyType) else dict(at), bool(c)) for d, at, c in meta)
+    # the newest first (a sweep's every point), at most 8 layouts of the same names
+    _TABLES[names] = [(shapes, kept, table, lid), *(hits or ())][:8]
     return table, lid
 
 
@@ -670,7 +677,7 @@ def _frame(point: int, header: bytes, arrays=()) -> bytes:
         body = b"".join([head, header, *arrays])
     except (TypeError, BufferError):   # another layout: tobytes is C order whatever the layout
         body = b"".join([head, header, *map(np.ndarray.tobytes, arrays)])
-    return MAGIC + struct.pack("<Q", len(body) + 4) + body + struct.pack("<I", zlib.crc32(body))
+    return b"".join((MAGIC, struct.pack("<Q", len(body) + 4), body, struct.pack("<I", zlib.crc32(body))))
 
 
 def encode_part(ds_or_part, spec_sha256: str, point: int, coords: dict,
@@ -681,12 +688,17 @@ def encode_part(ds_or_part, spec_sha256: str, point: int, coords: dict,
     table by ID (format 2), preceded by that table's layout record when the ID is not among
     them; the new ID is returned (the caller adds it once the bytes are written), else None."""
     part = ds_or_part if isinstance(ds_or_part, Part) else Part.from_dataset(ds_or_part, point, coords)
-    names = list(part.vars)
-    part_vars = list(part.vars.values())
-    arrays = list(map(np.asarray, map(_ARRAY, part_vars)))
+    names = tuple(part.vars)
+    part_vars = tuple(part.vars.values())
+    arrays = tuple(map(np.asarray, map(_ARRAY, part_vars)))
     table, lid = _table(names, arrays, part_vars)
-    head = (f'{{"format": {1 if layouts is None else 2}, "spec_sha256": {_json_text(spec_sha256)}, '
-            f'"point": {int(point)}, "coords": {_json_object(coords)}, "attrs": {_json_object(part.attrs)}}}')
+    fmt = 1 if layouts is None else 2
+    start = _HEADS.get((fmt, spec_sha256))
+    if start is None:
+        if len(_HEADS) >= 64:
+            _HEADS.clear()
+        start = _HEADS[fmt, spec_sha256] = f'{{"format": {fmt}, "spec_sha256": {_json_text(spec_sha256)}, '
+    head = f'{start}"point": {int(point)}, "coords": {_json_object(coords)}, "attrs": {_json_object(part.attrs)}}}'
     if layouts is None:
         return _frame(point, (head[:-1] + ', "vars": [' + table + "]}").encode(), arrays), None
     rec = _frame(point, (head[:-1] + f', "layout": "{lid}"}}').encode(), arrays)

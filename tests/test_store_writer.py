@@ -200,6 +200,27 @@ def test_a_part_record_holds_its_own_attributes_whatever_the_cached_layout():
         np.testing.assert_array_equal(back.vars["response_ms"][1], np.arange(3.0) + p)
 
 
+def test_parts_of_the_same_names_but_other_shapes_or_dtypes_each_get_their_own_table():
+    """The cached tables are found by the variables' names and then told apart by dtypes and
+    shapes: points alternating between layouts of the same names (two sweeps in one process,
+    spec hashes alike or not) each read back with their own shapes, dtypes and spec hash."""
+    def part(n, dtype):
+        vars_ = {k: (("replication",), np.arange(n, dtype=dtype), {"units": "1"}, False) for k in store.CORE_VARS}
+        vars_["replication"] = (("replication",), np.arange(n), {}, True)
+        return store.Part(0, {}, {}, vars_)
+
+    for i, (n, dtype, sha) in enumerate([(3, "f8", "a"), (5, "f8", "a"), (3, "i8", "b"), (3, "f8", "b"),
+                                         (5, "f8", "a"), (3, "f4", "a"), (3, "i8", "a")] * 2):
+        rec = store.part_bytes(part(n, dtype), sha, i, {})
+        back = store.read_part(rec, sha, i)
+        for k in store.CORE_VARS:
+            a = back.vars[k][1]
+            assert a.shape == (n,) and a.dtype == np.dtype(dtype)
+            np.testing.assert_array_equal(a, np.arange(n))
+        with pytest.raises(store.PartError):
+            store.read_part(rec, sha + "x", i)
+
+
 def test_disk_full_in_the_final_file_names_it_leaves_no_tmp_and_keeps_the_points(tmp_path, monkeypatch):
     import errno
 
