@@ -208,3 +208,22 @@ def test_short_warmup_and_unstable_points_are_noted_on_the_figure(grid):
         assert not any("warm-up" in t.get_text() for t in fig.texts)
     finally:
         plt.close(fig)
+
+
+def test_the_plots_means_are_xarrays_nan_skipping_means():
+    """The plot takes means with numpy (mcio.plot._mean: xarray's reductions import dask.array):
+    the same values and remaining dims as xarray's mean, NaN skipped, an all-NaN slice NaN."""
+    import xarray as xr
+
+    from mcio.plot import _mean
+    rng = np.random.default_rng(3)
+    a = rng.random((3, 4, 5))
+    a[0, 1, :] = np.nan
+    a[1, 2, 3] = np.nan
+    da = xr.DataArray(a, dims=("p", "replication", "channel"))
+    for dims in ("replication", ["replication", "channel"], ("p",)):
+        values, kept = _mean(da, dims)
+        want = da.mean(dims)
+        assert kept == want.dims
+        np.testing.assert_allclose(values, want.values, rtol=1e-14, equal_nan=True)
+    assert np.isnan(_mean(da, "channel")[0][0, 1])

@@ -1,4 +1,4 @@
-"""What a sweep imports: nothing heavy it does not use. scipy.stats (~1-2 s to import here) is
+"""What a sweep and a plot import: nothing heavy they do not use. scipy.stats (~1-2 s to import here) is
 not needed for a t quantile (scipy.special.stdtrit, the same values), and xarray's checks for
 dask arrays would import dask.array (~0.6 s where dask is installed) for data that never is one."""
 import subprocess
@@ -25,6 +25,26 @@ def test_a_sweep_imports_neither_scipy_stats_nor_dask_array():
     out = subprocess.run([sys.executable, "-c", CHILD], input=FICON_GRID, capture_output=True, text=True,
                          check=True)
     assert out.stdout.split("\n")[-2] == "[]", out.stdout + out.stderr
+
+
+PLOT_CHILD = """
+import sys
+from mcio.cli import main
+try:
+    main(["plot", sys.argv[1], "-o", sys.argv[2]])
+except SystemExit as e:
+    assert not e.code, e.code
+print(sorted(m for m in ("scipy.stats", "dask.array") if m in sys.modules))
+"""
+
+
+def test_a_plot_of_a_results_file_imports_neither_scipy_stats_nor_dask_array(tmp_path):
+    from mcio.sweep import sweep
+    sweep(FICON_GRID, out=tmp_path / "grid.h5")   # two sweep dims: a line per hue value
+    out = subprocess.run([sys.executable, "-c", PLOT_CHILD, str(tmp_path / "grid.h5"), str(tmp_path / "grid.png")],
+                         capture_output=True, text=True, check=True)
+    assert out.stdout.split("\n")[-2] == "[]", out.stdout + out.stderr
+    assert (tmp_path / "grid.png").stat().st_size > 10_000
 
 
 @pytest.mark.parametrize("dof", [1, 2, 3, 7, 63, 1000, 2.5, 1e6])
