@@ -1,6 +1,6 @@
 """Time to an answer at the command line: the README main job's commands, each a new process
 (interpreter start, imports, Numba's start-up and kernel cache, the work, the exit), and what a
-sweep imports. ``benchmarks/compare_cli.py`` compares two versions of the same in one run."""
+sweep and a plot import. ``benchmarks/compare_cli.py`` compares two versions of the same in one run."""
 import os
 import shutil
 import subprocess
@@ -45,10 +45,23 @@ class Command:
     def track_heavy_imports_of_a_sweep(self):
         """How many of scipy.stats and dask.array a sweep imports (0: neither; each costs ~0.6-2 s
         of a command's start)."""
-        code = ("import sys; from mcio.sweep import sweep; sweep(open(sys.argv[1]).read()); "
-                "print(sum(m in sys.modules for m in ('scipy.stats', 'dask.array')))")
-        r = subprocess.run([sys.executable, "-c", code, MAIN_JOB], cwd=ROOT, env=installed_env(ROOT), check=True,
-                           capture_output=True, text=True)
-        return int(r.stdout.split()[-1])
+        return _heavy_imports("from mcio.sweep import sweep; sweep(open(sys.argv[1]).read())", MAIN_JOB)
 
     track_heavy_imports_of_a_sweep.unit = "modules"
+
+    def track_heavy_imports_of_a_plot(self):
+        """The same for ``mcio plot knee.h5`` (0 since session 8: the plot's means are numpy's)."""
+        return _heavy_imports("from mcio.cli import main\ntry:\n    main(['plot', sys.argv[1], '-o', sys.argv[2]])\n"
+                              "except SystemExit as e:\n    assert not e.code", self.out,
+                              os.path.join(self.dir, "imports.png"))
+
+    track_heavy_imports_of_a_plot.unit = "modules"
+
+
+def _heavy_imports(code: str, *args: str) -> int:
+    """How many of scipy.stats and dask.array a new interpreter has imported after ``code``
+    (``sys`` imported; ``args`` in sys.argv[1:])."""
+    code = f"import sys\n{code}\nprint(sum(m in sys.modules for m in ('scipy.stats', 'dask.array')))"
+    r = subprocess.run([sys.executable, "-c", code, *args], cwd=ROOT, env=installed_env(ROOT), check=True,
+                       capture_output=True, text=True)
+    return int(r.stdout.split()[-1])
