@@ -48,3 +48,32 @@ def test_quantiles_of_many_histograms_at_once_are_those_of_each():
     got = hist_quantiles_rows(H, probs)
     assert np.isnan(got[0]).all()
     np.testing.assert_array_equal(got, want)
+
+
+def test_the_engines_quantile_kernel_gives_the_numpy_quantiles_to_the_bit():
+    """hist_quantiles_into (the engine's: every replication and their sum, in one kernel call)
+    gives hist_quantiles_rows' values of the rows and of their sum, bit for bit (NaN of empty
+    histograms included), and those are hist_quantiles' row by row: empty, under- and overflow
+    only, one bucket, spread, counts near a million, one to six replications."""
+    from mcio.kernels.histogram import HIST_BUCKETS, hist_quantiles, hist_quantiles_into, hist_quantiles_rows
+    rng = np.random.default_rng(5)
+    probs = np.array((0.5, 0.9, 0.95, 0.99, 0.0, 1.0, 0.3))
+    for trial in range(60):
+        R = int(rng.integers(1, 7))
+        H = np.zeros((R, HIST_BUCKETS), np.int64)
+        for r in range(R):
+            kind = (trial + r) % 5
+            if kind == 0:
+                np.add.at(H[r], rng.integers(0, HIST_BUCKETS, 50), rng.integers(0, 5, 50))
+            elif kind == 1:
+                np.add.at(H[r], rng.integers(1000, 1100, 500), 1)
+            elif kind == 3:
+                H[r, 0], H[r, -1] = rng.integers(0, 3), rng.integers(0, 3)
+            elif kind == 4:
+                H[r, rng.integers(0, HIST_BUCKETS, 3)] = rng.integers(1, 10**6, 3)
+        rep, pooled = np.empty((R, probs.size)), np.empty(probs.size)
+        hist_quantiles_into(H, probs, rep, pooled)
+        both = np.vstack([H, H.sum(axis=0)])
+        want = hist_quantiles_rows(both, probs)
+        assert np.vstack([rep, pooled]).tobytes() == want.tobytes(), trial
+        np.testing.assert_array_equal(want, [hist_quantiles(h, probs) for h in both])

@@ -16,7 +16,7 @@ from llvmlite import ir
 from numba import types
 from numba.extending import intrinsic
 
-from .options import JIT_LEAF, JIT_VEC
+from .options import JIT, JIT_LEAF, JIT_VEC
 
 HIST_SUB_BITS = 7                      # 128 linear buckets per octave
 HIST_LO_MS = 2.0 ** -14                # ~0.061 us: below any I/O component worth reporting
@@ -97,17 +97,28 @@ def hist_add_sums(h, x_a, x_b, m0, m1, keys):
 
 def hist_quantiles_rows(hs: np.ndarray, probs) -> np.ndarray:
     """:func:`hist_quantiles` of each row of ``hs`` (histograms, [K, HIST_BUCKETS]) at once:
-    float64[K, len(probs)], the same values (the bucket found by counting cumulative counts
-    below the target, which is searchsorted's "left"; counts are exact in float64)."""
-    h = np.asarray(hs, dtype=np.float64)
-    cum = np.cumsum(h, axis=1)
+    float64[K, len(probs)], the same values (the bucket found by searchsorted "left" in each
+    row's cumulative counts, which are exact in float64 and non-decreasing: the count of those
+    below the target, found in log2(buckets) steps, where counting them all compared K x P x
+    HIST_BUCKETS values, ~60 % of a point's results here). Integer counts are summed as
+    integers (~6x faster than in float64 here; the same sums, exact below 2**53)."""
+    hs = np.asarray(hs)
+    if hs.dtype.kind in "iu":
+        h = hs
+        cum = np.cumsum(hs, axis=1).astype(np.float64)
+    else:
+        h = np.asarray(hs, dtype=np.float64)
+        cum = np.cumsum(h, axis=1)
     n = cum[:, -1]
     p = np.asarray(probs, dtype=np.float64)
     target = p[None, :] * n[:, None]                                      # [K, P]
-    i = np.minimum((cum[:, None, :] < target[:, :, None]).sum(axis=2), h.shape[1] - 1)
+    i = np.empty(target.shape, dtype=np.intp)
+    for k in range(h.shape[0]):
+        i[k] = np.searchsorted(cum[k], target[k], side="left")
+    i = np.minimum(i, h.shape[1] - 1)
     rows = np.arange(h.shape[0])[:, None]
     before = cum[rows, np.maximum(i - 1, 0)]
-    hi_count = h[rows, i]
+    hi_count = h[rows, i].astype(np.float64)
     with np.errstate(divide="ignore", invalid="ignore"):
         frac = np.where(hi_count > 0, (target - before) / hi_count, 0.5)
     frac = np.minimum(np.maximum(frac, 0.0), 1.0)
@@ -116,6 +127,62 @@ def hist_quantiles_rows(hs: np.ndarray, probs) -> np.ndarray:
     out[i == 0] = HIST_LO_MS
     out[n <= 0] = np.nan
     return out
+
+
+@nb.njit(**JIT)
+def _row_quantiles(h, n, probs, cum, out):
+    """hist_quantiles_rows of one histogram (int64[B] counts, n their total as float64), into
+    ``out`` float64[P]; ``cum`` float64[B] scratch."""
+    B = h.shape[0]
+    c = 0
+    for b in range(B):
+        c += h[b]
+        cum[b] = c
+    for j in range(probs.shape[0]):
+        target = probs[j] * n
+        lo_b, hi_b = 0, B   # searchsorted "left": the first b with cum[b] >= target
+        while lo_b < hi_b:
+            mid = (lo_b + hi_b) // 2
+            if cum[mid] < target:
+                lo_b = mid + 1
+            else:
+                hi_b = mid
+        i = min(lo_b, B - 1)
+        before = cum[max(i - 1, 0)]
+        hi_count = float(h[i])
+        frac = (target - before) / hi_count if hi_count > 0 else 0.5
+        if frac < 0.0:   # (NumPy's maximum, then minimum: NaN and -0.0 stay)
+            frac = 0.0
+        elif frac > 1.0:
+            frac = 1.0
+        lo = HIST_EDGES_MS[i]
+        y = lo + (HIST_UPPER_MS[i] - lo) * frac
+        if i == 0:
+            y = HIST_LO_MS
+        if not n > 0:
+            y = np.nan
+        out[j] = y
+
+
+@nb.njit(**JIT)
+def hist_quantiles_into(hist, probs, out_rep, out_pooled):
+    """:func:`hist_quantiles_rows` of each replication's histogram and of their sum, the same
+    values to the bit, into preallocated outputs: ``hist`` int64[R, HIST_BUCKETS], ``probs``
+    float64[P], ``out_rep`` float64[R, P], ``out_pooled`` float64[P]. ~40x faster here than
+    the NumPy of hist_quantiles_rows (which stays, the reference the tests hold it to)."""
+    R, B = hist.shape
+    cum = np.empty(B, np.float64)
+    pooled = np.zeros(B, np.int64)
+    for r in range(R):
+        total = 0
+        for b in range(B):
+            total += hist[r, b]
+            pooled[b] += hist[r, b]
+        _row_quantiles(hist[r], float(total), probs, cum, out_rep[r])
+    total = 0
+    for b in range(B):
+        total += pooled[b]
+    _row_quantiles(pooled, float(total), probs, cum, out_pooled)
 
 
 def hist_quantiles(h: np.ndarray, probs) -> np.ndarray:
