@@ -3,18 +3,62 @@ stores and a sweep stacks. Building an xarray Dataset per point cost a fast-path
 than its kernels (~6 ms of ~11 ms here); a Dataset is made only where one is asked for."""
 from __future__ import annotations
 
+import operator
+
 import numpy as np
+
+
+class Layout:
+    """Where the variables of a point lie in one buffer (:attr:`Part.packed`): one object shared by
+    every point of the same structure, so that an encoder which has seen it knows the variables'
+    names, dims, attributes, dtypes and shapes by identity, with no look at each variable.
+
+    ``names`` in the variables' order, and per variable ``metas`` (dims, attrs, is_coord),
+    ``dtypes``, ``shapes`` and ``offsets`` (bytes into the buffer; the buffer's order may differ
+    from the variables', e.g. 8-byte types first so every view is aligned); ``nbytes`` the
+    buffer's size. Read-only by convention; ``cache`` is its encoders' (mcio.store keeps a
+    record's table of variables there)."""
+
+    __slots__ = ("names", "metas", "dtypes", "shapes", "offsets", "nbytes", "cache")
+
+    def __init__(self, names, metas, dtypes, shapes, offsets, nbytes: int):
+        self.names, self.metas, self.dtypes = tuple(names), tuple(metas), tuple(dtypes)
+        self.shapes, self.offsets, self.nbytes = tuple(shapes), tuple(offsets), int(nbytes)
+        self.cache: dict = {}
 
 
 class Part:
     """One point: ``vars`` maps name -> (dims, array, attrs, is_coord), data variables first, in
     the order a Dataset lists them; ``attrs`` the global attributes; ``coords`` the point's sweep
-    coordinates (empty outside a sweep)."""
+    coordinates (empty outside a sweep).
 
-    __slots__ = ("point", "coords", "attrs", "vars")
+    ``packed``, if not None, is ``(layout, buffer, entries)``: the Part's first ``len(entries)``
+    variables were made as views of ``buffer`` (a bytearray of ``layout.nbytes``) by ``layout``,
+    and ``entries`` are those variables' entries as made. It holds while ``vars`` starts with
+    those very entries under those names (:meth:`packed_prefix` checks it): a variable replaced,
+    renamed or removed makes it void; one added after them (a sweep's coordinates) is not in it;
+    an array changed in place is changed in the buffer too."""
 
-    def __init__(self, point: int, coords: dict, attrs: dict, vars: dict):
+    __slots__ = ("point", "coords", "attrs", "vars", "packed")
+
+    def __init__(self, point: int, coords: dict, attrs: dict, vars: dict, packed: tuple | None = None):
         self.point, self.coords, self.attrs, self.vars = point, coords, attrs, vars
+        self.packed = packed
+
+    def packed_prefix(self):
+        """``(layout, buffer, names, entries)`` with the names and entries of every variable
+        (``vars``' own order) where :attr:`packed` holds, else None: the first
+        ``len(layout.names)`` variables are then exactly the buffer's."""
+        p = self.packed
+        if p is None:
+            return None
+        layout, buf, made = p
+        n = len(made)
+        names, entries = tuple(self.vars), tuple(self.vars.values())
+        # identity, not equality: an entry holds arrays (and equal ones could be other objects)
+        if len(entries) >= n and names[:n] == layout.names and all(map(operator.is_, entries, made)):
+            return layout, buf, names, entries
+        return None
 
     @classmethod
     def from_dataset(cls, ds, point: int | None = None, coords: dict | None = None) -> "Part":

@@ -11,6 +11,8 @@ points take to simulate): ``MAGIC``, the record length (uint64 LE), the point in
 record cut short still says whose it was) and the header length (uint64), a JSON
 header (spec hash, point index and coordinates, attributes, and per variable its dims, dtype,
 shape, offset and attributes), the arrays' bytes, and a CRC-32 of everything after the lengths.
+The bytes lie where the offsets say: an engine point's first variables are its one buffer as it
+is (:class:`mcio.part.Layout`, in the buffer's order), the variables added after it follow.
 A sweep's own log holds that table of variables (the same at every point, ~90 % of a record's
 bytes) once: a *layout record* (point -1, header ``{"format": 2, "layout": ID, "vars": [...]}``,
 no arrays) written in the same os.write as the first point that uses it, and format-2 point
@@ -578,16 +580,16 @@ _HEADS: dict = {}      # a part header's first members, by (format, spec hash): 
 _TABLES: dict = {}     # whole parts' tables of variables, by the variables' names (see _table)
 
 
-def _var_json(name, dims, a, attrs, is_coord) -> str:
+def _var_json(name, dims, dtype, shape, attrs, is_coord) -> str:
     """A variable's entry in a part header without offset and size, from a cache: the same 40
     variables recur at every point, and encoding their attributes was half a part's cost."""
     try:
-        key = (name, dims, a.dtype.str, a.shape, is_coord, tuple(attrs.items()))
+        key = (name, dims, dtype.str, shape, is_coord, tuple(attrs.items()))
         hit = _FRAGMENTS.get(key)
     except TypeError:  # an unhashable attribute value
         key, hit = None, None
     if hit is None:
-        hit = json.dumps({"name": name, "dims": list(dims), "dtype": a.dtype.str, "shape": list(a.shape),
+        hit = json.dumps({"name": name, "dims": list(dims), "dtype": dtype.str, "shape": list(shape),
                           "coord": bool(is_coord), "attrs": {k: _json_value(x) for k, x in attrs.items()}})[:-1]
         if key is not None and len(_FRAGMENTS) < 4096:
             _FRAGMENTS[key] = hit
@@ -599,39 +601,56 @@ _ARRAY = operator.itemgetter(1)        # of a Part entry
 _META = operator.itemgetter(0, 2, 3)   # (dims, attrs, is_coord) of a Part entry
 
 
-def _table(names: tuple, arrays: tuple, part_vars: tuple) -> tuple[str, str]:
+def _table(names: tuple, arrays: tuple, part_vars: tuple, layout=None) -> tuple[str, str]:
     """The ``"vars"`` table of a part header, one entry per variable (:func:`_var_json` with its
     offset and size), and its layout ID (a hash of the table). Every point of a sweep has the
     same layout (names, dtypes, shapes, dims, attributes), so whole tables are cached: found by
     the names, then the dtypes and shapes, and the (dims, attributes, is_coord), each compared
     in one tuple comparison (the attributes by identity where the engine shares them, read-only
     mappings the cache keeps alive, or else by value). Raises McioError for a dtype a part
-    cannot hold (a cached layout has passed). ``names``, ``arrays`` and ``part_vars`` are tuples
-    (the Part's names, arrays and entries)."""
+    cannot hold (a cached layout has passed). ``names`` are the Part's names; ``arrays`` and
+    ``part_vars`` its arrays and entries, or with ``layout`` (a :class:`mcio.part.Layout` whose
+    buffer holds the first variables: :meth:`Part.packed_prefix`) those of the variables after
+    them, whose bytes follow the buffer's; that table is cached in the layout."""
     shapes = tuple(map(_DTYPE_SHAPE, arrays))
     meta = tuple(map(_META, part_vars))
-    hits = _TABLES.get(names)
+    if layout is None:
+        cache, key, first = _TABLES, names, 0
+    else:
+        cache, first = layout.cache, len(layout.names)
+        key = names[first:]
+    hits = cache.get(key)
     if hits is not None:
         for kept_shapes, kept, table, lid in hits:
             if shapes == kept_shapes and _same_meta(meta, kept):
                 return table, lid
-    for name, a in zip(names, arrays):
+    entries, offset = [], 0
+    if layout is not None:   # the buffer's variables, as the layout says, then the others
+        for name, dt in zip(layout.names, layout.dtypes):
+            if dt.kind not in "biufU":
+                raise McioError("part", name, f"dtype {dt} cannot be stored in a part")
+        for name, (dims, at, is_coord), dt, shape, off in zip(layout.names, layout.metas, layout.dtypes,
+                                                               layout.shapes, layout.offsets):
+            entries.append(f'{_var_json(name, tuple(dims), dt, shape, at, is_coord)}, "offset": {off}, '
+                           f'"nbytes": {dt.itemsize * math.prod(shape)}}}')
+        offset = layout.nbytes
+    for name, a in zip(names[first:], arrays):
         if a.dtype.kind not in "biufU":
             raise McioError("part", name, f"dtype {a.dtype} cannot be stored in a part")
-    entries, offset = [], 0
-    for name, a, (dims, at, is_coord) in zip(names, arrays, meta):
+    for name, a, (dims, at, is_coord) in zip(names[first:], arrays, meta):
         n = a.nbytes
-        entries.append(f'{_var_json(name, tuple(dims), a, at, is_coord)}, "offset": {offset}, "nbytes": {n}}}')
+        entries.append(f'{_var_json(name, tuple(dims), a.dtype, a.shape, at, is_coord)}, "offset": {offset}, '
+                       f'"nbytes": {n}}}')
         offset += n
     table = ", ".join(entries)
     lid = hashlib.sha256(table.encode()).hexdigest()[:32]
-    if hits is None and len(_TABLES) >= 64:
+    if hits is None and len(cache) >= 64:
         return table, lid
     # read-only attributes (the engine's, shared by every point) are kept as they are, so the
     # next point's are the same objects; any other mapping is copied
     kept = tuple((tuple(d), at if isinstance(at, MappingProxyType) else dict(at), bool(c)) for d, at, c in meta)
     # the newest first (a sweep's every point), at most 8 layouts of the same names
-    _TABLES[names] = [(shapes, kept, table, lid), *(hits or ())][:8]
+    cache[key] = [(shapes, kept, table, lid), *(hits or ())][:8]
     return table, lid
 
 
@@ -688,10 +707,18 @@ def encode_part(ds_or_part, spec_sha256: str, point: int, coords: dict,
     table by ID (format 2), preceded by that table's layout record when the ID is not among
     them; the new ID is returned (the caller adds it once the bytes are written), else None."""
     part = ds_or_part if isinstance(ds_or_part, Part) else Part.from_dataset(ds_or_part, point, coords)
-    names = tuple(part.vars)
-    part_vars = tuple(part.vars.values())
-    arrays = tuple(map(np.asarray, map(_ARRAY, part_vars)))
-    table, lid = _table(names, arrays, part_vars)
+    packed = part.packed_prefix()
+    if packed is not None:   # the engine's variables in one buffer, known by their layout
+        layout, buf, names, part_vars = packed
+        part_vars = part_vars[len(layout.names):]
+        arrays = tuple(map(np.asarray, map(_ARRAY, part_vars)))
+        table, lid = _table(names, arrays, part_vars, layout)
+        arrays = (buf, *arrays)
+    else:
+        names = tuple(part.vars)
+        part_vars = tuple(part.vars.values())
+        arrays = tuple(map(np.asarray, map(_ARRAY, part_vars)))
+        table, lid = _table(names, arrays, part_vars)
     fmt = 1 if layouts is None else 2
     start = _HEADS.get((fmt, spec_sha256))
     if start is None:

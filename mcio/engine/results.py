@@ -9,12 +9,14 @@ from types import MappingProxyType
 import numpy as np
 from scipy import special
 
+from ..kernels import normalise as NZ
 from ..kernels import stats as S
-from ..kernels.histogram import hist_quantiles_rows
+from ..kernels.histogram import hist_quantiles_into
 from ..model import Model
-from ..part import Part
+from ..part import Layout, Part
 
 QUANTILES = (0.5, 0.9, 0.95, 0.99)
+_QUANTILES = np.array(QUANTILES)
 
 
 @functools.lru_cache(maxsize=64)
@@ -30,6 +32,22 @@ def ci95_halfwidth(x: np.ndarray, axis: int = -1) -> np.ndarray:
     """Student-t 95 % half-width of the mean of ``x`` along ``axis`` (replications)."""
     n = x.shape[axis]
     return t975(n - 1) * np.std(x, axis=axis, ddof=1) / math.sqrt(n)
+
+
+def _ci95_fast(x: np.ndarray, axis: int = -1) -> np.ndarray:
+    """:func:`ci95_halfwidth` of float64 ``x`` with at least 2 replications along ``axis``, the
+    same values to the bit: NumPy's ``std(ddof=1)`` step by step (its ``_var``: the sum, divided
+    by the count; the deviations, squared; their sum, divided by count - 1; the square root)
+    without its Python layer, ~20 us a call here, two calls a point."""
+    n = x.shape[axis]
+    mean = np.add.reduce(x, axis, None, None, True)
+    np.true_divide(mean, n, out=mean)
+    d = np.subtract(x, mean)
+    np.square(d, out=d)
+    var = np.add.reduce(d, axis)
+    np.true_divide(var, n - 1, out=var)
+    np.sqrt(var, out=var)
+    return t975(n - 1) * var / math.sqrt(n)
 
 
 #: CF flag_meanings of the flag variables (value 0 first, then 1)
@@ -59,10 +77,6 @@ def _var(data, dims, units, long_name):
     return (tuple(dims), np.asarray(data), _attrs(units, long_name), False)
 
 
-def _coord(values, units: str, long_name: str):
-    return (None, np.asarray(values), _attrs(units, long_name), True)
-
-
 def _ci_name(var: str) -> str:
     """``response_ms`` -> ``response_ci95_ms``: the CI goes before the unit suffix."""
     stem, unit = var.rsplit("_", 1)
@@ -74,74 +88,220 @@ def _field(model: Model, dotted: str):
     return getattr(model, section)[key]
 
 
+#: The normalisations of per-replication figures, as kernels/normalise.py numbers them.
+_NORM_CODES = {S.PER_IO: NZ.N_PER_IO, S.STD_PER_IO: NZ.N_STD_PER_IO, S.PER_MS: NZ.N_PER_MS,
+               S.PER_S: NZ.N_PER_S, S.COUNT: NZ.N_COUNT, S.INTERVAL_S: NZ.N_INTERVAL_S}
+_ROW_NORMS = tuple(_NORM_CODES)
+_F8 = np.dtype(np.float64)
+_I8 = np.dtype(np.int64)
+
+
+class _Plan:
+    """How :func:`assemble` fills the results of one structure (replications R, channels C,
+    devices D, per-device or not, the extras' names, dtypes, shapes and attributes): the
+    :class:`mcio.part.Layout` of its one buffer, the buffer's constant bytes (the coordinates),
+    and the computing steps, each writing a block of rows.
+
+    Buffer order: the float64 blocks (per replication from ``acc``; the scalar CIs; the three
+    quantile variables; per channel; per device), then the other variables by alignment (8-byte
+    types first), so every view is aligned. Variables keep the Dataset's order (the
+    ``OUTPUTS`` table's, each CI right after its variable, then the extras, then the coordinates)."""
+
+    def __init__(self, R: int, C: int, D: int, per_device: bool, extra: dict):
+        groups = []            # (dtype, shape) of each block, in buffer order
+        where = {}             # variable -> (block, index into the block; None: the block itself)
+        meta = {}              # variable -> (dims, attrs, is_coord)
+        order = []             # the variables' order
+        rows = {"acc": [], "chs": [], "devs": []}
+        ci, flags, quantiles = [], [], {}
+        dims = {"acc": ("replication",), "chs": ("replication", "channel"), "devs": ("replication", "device")}
+        for st in S.OUTPUTS:
+            if st.per_device and not per_device:
+                continue
+            order.append(st.var)
+            if st.norm in (S.QUANTILES, S.QUANTILES_REP, S.QUANTILES_CI):
+                quantiles[st.norm] = st.var
+                meta[st.var] = (("replication", "quantile") if st.norm == S.QUANTILES_REP else ("quantile",),
+                                _attrs(st.units, st.long_name), False)
+            elif st.norm == S.FLAG:
+                flags.append(st)
+                meta[st.var] = ((), _attrs("1", st.long_name, FLAG_MEANINGS.get(st.var, "no yes")), False)
+            elif st.norm in _ROW_NORMS:
+                rows[st.src].append(st)
+                meta[st.var] = (dims[st.src], _attrs(st.units, st.long_name), False)
+                if st.ci is not None:
+                    if st.src != "acc":   # (a CI over replications of a per-channel figure: none yet)
+                        raise ValueError(f"{st.var}: a CI is made for per-replication figures only")
+                    order.append(_ci_name(st.var))
+                    ci.append(st.var)
+                    meta[order[-1]] = ((), _attrs(st.units, st.ci), False)
+            else:
+                raise ValueError(f"{st.var}: unknown normalisation {st.norm!r}")
+        size = {"acc": (R,), "chs": (R, C), "devs": (R, D)}
+        #: per source: (its name, block, slots, norms, ofs, divisors (1.0: none), [(row, model field)])
+        self.steps = []
+        for src in ("acc", "chs", "devs"):
+            stats = rows[src]
+            if not stats:
+                continue
+            g = len(groups)
+            groups.append((_F8, (len(stats),) + size[src]))
+            for i, st in enumerate(stats):
+                where[st.var] = (g, i)
+            self.steps.append((src, g, np.array([st.slot for st in stats], np.int64),
+                               np.array([_NORM_CODES[st.norm] for st in stats], np.int64),
+                               np.array([-1 if st.of is None else st.of for st in stats], np.int64),
+                               np.ones(len(stats)), [(i, st.per) for i, st in enumerate(stats) if st.per is not None]))
+        self.ci_rows = [where[v][1] for v in ci]
+        self.ci_block = None
+        if ci:
+            self.ci_block = len(groups)
+            groups.append((_F8, (len(ci),)))
+            for i, v in enumerate(ci):
+                where[_ci_name(v)] = (self.ci_block, (i, Ellipsis))   # (a 0-d view)
+        if quantiles and len(quantiles) != 3:   # (computed together: the contract has all three)
+            raise ValueError(f"quantile variables {sorted(quantiles.values())}: all three or none")
+        P = len(QUANTILES)
+        self.q_blocks = {}
+        for norm, shape in ((S.QUANTILES, (P,)), (S.QUANTILES_REP, (R, P)), (S.QUANTILES_CI, (P,))):
+            if norm in quantiles:
+                self.q_blocks[norm] = len(groups)
+                where[quantiles[norm]] = (len(groups), None)
+                groups.append((_F8, shape))
+        # the rest, one block each: the extras, the flags, the coordinates (constant)
+        rest = {}
+        for name, (d, a, at, is_coord) in extra.items():
+            a = np.asarray(a)
+            order.append(name)
+            meta[name] = (tuple(d), at if isinstance(at, MappingProxyType) else MappingProxyType(dict(at)),
+                          bool(is_coord))
+            rest[name] = (a.dtype, a.shape)
+        for st in flags:
+            rest[st.var] = (np.dtype(np.int8), ())
+        coords = {"replication": (np.arange(R), "independent replication"),
+                  "channel": (np.arange(C), "channel (CHPID) index"),
+                  "quantile": (np.array(QUANTILES), "probability of the response-time quantile")}
+        if per_device:
+            coords["device"] = (np.arange(D), "device index")
+        for name, (values, long_name) in coords.items():
+            order.append(name)
+            meta[name] = ((name,), _attrs("1", long_name), True)
+            rest[name] = (values.dtype, values.shape)
+        self.extras = [name for name in extra]
+        self.flags = [(st.var, st.src, st.slot) for st in flags]
+        self.ci_block_of = where[ci[0]][0] if ci else None   # (the block of the rows they are of)
+        for name in sorted(rest, key=lambda k: -rest[k][0].alignment):   # (stable: ties keep their order)
+            where[name] = (len(groups), None)
+            groups.append(rest[name])
+        offsets, off = [], 0
+        for dt, shape in groups:
+            offsets.append(off)
+            off += dt.itemsize * math.prod(shape)
+        template = bytearray(off)
+        for name, (values, _) in coords.items():
+            g = where[name][0]
+            np.ndarray(values.shape, values.dtype, template, offsets[g])[...] = values
+        self.groups = [(dt, shape, o) for (dt, shape), o in zip(groups, offsets)]
+        self.template = bytes(template)
+        self.where = [where[name] for name in order]
+        self.blocks = {name: where[name][0] for name in self.extras + [f[0] for f in self.flags]}
+        g_off = {g: o for g, (_, _, o) in enumerate(self.groups)}
+        self.layout = Layout(order, [meta[n] for n in order],
+                             [groups[where[n][0]][0] for n in order],
+                             [_view_shape(groups[where[n][0]][1], where[n][1]) for n in order],
+                             [g_off[where[n][0]] + _view_offset(groups[where[n][0]], where[n][1]) for n in order],
+                             off)
+
+
+def _view_shape(shape: tuple, index) -> tuple:
+    if index is None:
+        return shape
+    return shape[1:]   # (a row, or a 0-d element, of a block)
+
+
+def _view_offset(group: tuple, index) -> int:
+    if index is None:
+        return 0
+    dt, shape = group
+    i = index[0] if isinstance(index, tuple) else index
+    return i * dt.itemsize * math.prod(shape[1:])
+
+
+_PLANS: dict = {}   # _Plan by structure (see _plan_key)
+
+
+def _plan_key(acc, chs, devs, hist, per_device: bool, extra: dict):
+    """What a plan depends on: the accumulators' shapes and dtypes, per-device or not, and per
+    extra its name, dims, dtype, shape, is_coord and attributes (a read-only mapping by
+    identity: the plan keeps it alive, so its id is not reused; any other by value). None if
+    an attribute value cannot be hashed (then the plan is made for that call alone)."""
+    sig = []
+    try:
+        for name, (d, a, at, is_coord) in extra.items():
+            a = np.asarray(a)
+            at_key = ("id", id(at)) if isinstance(at, MappingProxyType) else ("items", tuple(at.items()))
+            sig.append((name, tuple(d), a.dtype, a.shape, bool(is_coord), at_key))
+        key = (acc.shape, chs.shape, devs.shape, hist.shape, acc.dtype, chs.dtype, devs.dtype, hist.dtype,
+               bool(per_device), tuple(sig))
+        hash(key)
+    except TypeError:
+        return None
+    return key
+
+
+def _plan(acc, chs, devs, hist, per_device: bool, extra: dict) -> _Plan:
+    key = _plan_key(acc, chs, devs, hist, per_device, extra)
+    plan = _PLANS.get(key) if key is not None else None
+    if plan is None:
+        for a, what, dt in ((acc, "acc", _F8), (chs, "chs", _F8), (devs, "devs", _F8), (hist, "hist", _I8)):
+            if a.dtype != dt:   # (what the kernels make: a bug otherwise)
+                raise AssertionError(f"{what}: {dt} accumulators expected, got {a.dtype}")
+        plan = _Plan(chs.shape[0], chs.shape[1], devs.shape[1], per_device, extra)
+        if key is not None:
+            if len(_PLANS) >= 64:
+                _PLANS.clear()
+            _PLANS[key] = plan
+    return plan
+
+
 def assemble(model: Model, acc, chs, devs, hist, per_device: bool, extra: dict | None = None) -> Part:
-    """Turn raw accumulators (acc[R, N_ACC], chs[R, C, N_CH], devs[R, D, N_DEV],
+    """Turn raw accumulators (acc[R, N_ACC], chs[R, C, N_CH], devs[R, D, N_DEV], float64;
     hist[R, HIST_BUCKETS]) into the labelled results, by the one output contract
     (``mcio.kernels.stats.OUTPUTS``: variable, units, long name, normalisation), in its order,
-    then ``extra`` (Part entries), then the coordinates. Returns a Part without attributes."""
-    R, C = chs.shape[0], chs.shape[1]
+    then ``extra`` (Part entries, copied in), then the coordinates. Returns a Part without
+    attributes, every array a view of one buffer (``Part.packed``), computed a block of rows at a
+    time: the same values, operation for operation, as one variable at a time."""
+    extra = extra or {}
+    plan = _plan(acc, chs, devs, hist, per_device, extra)
+    buf = bytearray(plan.template)
+    blocks = [np.ndarray(shape, dt, buf, off) for dt, shape, off in plan.groups]
     n = np.maximum(acc[:, S.A_N], 1.0)
     T = np.maximum(acc[:, S.A_TIME_MS], 1e-300)
-    per_rep = None
     src = {"acc": acc, "chs": chs, "devs": devs}
-    dims = {"acc": ("replication",), "chs": ("replication", "channel"), "devs": ("replication", "device")}
-    v = {}
-    ci_of = []
-    for st in S.OUTPUTS:
-        if st.per_device and not per_device:
-            continue
-        if st.norm in (S.QUANTILES, S.QUANTILES_REP, S.QUANTILES_CI):
-            if per_rep is None:   # each replication's, then the pooled histogram's: one call
-                rows = hist_quantiles_rows(np.vstack([hist, hist.sum(axis=0)]), QUANTILES)
-                per_rep, pooled = rows[:-1], rows[-1]
-            if st.norm == S.QUANTILES:
-                v[st.var] = _var(pooled, ("quantile",), st.units, st.long_name)
-            elif st.norm == S.QUANTILES_REP:
-                v[st.var] = _var(per_rep, ("replication", "quantile"), st.units, st.long_name)
-            else:
-                v[st.var] = _var(ci95_halfwidth(per_rep, axis=0), ("quantile",), st.units, st.long_name)
-            continue
-        a = src[st.src]
-        x = a[..., st.slot]
-        # the interval per replication, broadcast over channels or devices
-        t = T if a.ndim == 2 else T[:, None]
-        if st.norm == S.PER_IO:
-            data = x / n
-        elif st.norm == S.STD_PER_IO:
-            sq = x / n - (a[..., st.of] / n) ** 2
-            data = np.sqrt(np.maximum(sq, 0.0))
-        elif st.norm == S.PER_MS:
-            data = x / t
-        elif st.norm == S.PER_S:
-            data = x / t * 1000.0
-        elif st.norm == S.COUNT:
-            data = x.copy()   # contiguous, not a strided view of acc: a part record takes its buffer
-        elif st.norm == S.INTERVAL_S:
-            data = T / 1000.0
-        elif st.norm == S.FLAG:
-            v[st.var] = flag_var(bool(x.any()), st.long_name, FLAG_MEANINGS.get(st.var, "no yes"))
-            continue
+    for name, g, slots, norms, ofs, div, per in plan.steps:
+        a = src[name]
+        out = blocks[g]
+        if per:
+            div = div.copy()
+            for i, field in per:
+                div[i] = _field(model, field)
+        if a.ndim == 2:   # (one column: R x 1 x N in, K x R x 1 out)
+            NZ.normalise_rows(a.reshape(a.shape[0], 1, a.shape[1]), n, T, slots, norms, ofs, div,
+                              out.reshape(out.shape + (1,)))
         else:
-            raise ValueError(f"{st.var}: unknown normalisation {st.norm!r}")
-        if st.per is not None:
-            data = data / _field(model, st.per)
-        v[st.var] = _var(data, dims[st.src], st.units, st.long_name)
-        if st.ci is not None:
-            if data.ndim == 1:   # (per replication: all such at once, below; the order is kept)
-                ci_of.append((_ci_name(st.var), data, st.units, st.ci))
-                v[ci_of[-1][0]] = None
-            else:
-                v[_ci_name(st.var)] = _var(ci95_halfwidth(data), (), st.units, st.ci)
-    if ci_of:
-        half = ci95_halfwidth(np.stack([c[1] for c in ci_of]))
-        for (name, _, units, long_name), h in zip(ci_of, half):
-            v[name] = _var(h, (), units, long_name)
-    v.update(extra or {})
-    coords = {"replication": _coord(np.arange(R), "1", "independent replication"),
-              "channel": _coord(np.arange(C), "1", "channel (CHPID) index"),
-              "quantile": _coord(np.array(QUANTILES), "1", "probability of the response-time quantile")}
-    if per_device:
-        coords["device"] = _coord(np.arange(model.devices["count"]), "1", "device index")
-    for name, (_, a, attrs, is_coord) in coords.items():
-        v[name] = ((name,), a, attrs, is_coord)
-    return Part(0, {}, {}, v)
+            NZ.normalise_rows(a, n, T, slots, norms, ofs, div, out)
+    if plan.ci_block is not None:
+        blocks[plan.ci_block][...] = _ci95_fast(blocks[plan.ci_block_of][plan.ci_rows])
+    if plan.q_blocks:
+        q = plan.q_blocks   # (the engine's outputs have all three)
+        rep, pooled = blocks[q[S.QUANTILES_REP]], blocks[q[S.QUANTILES]]
+        hist_quantiles_into(hist, _QUANTILES, rep, pooled)
+        blocks[q[S.QUANTILES_CI]][...] = _ci95_fast(rep, axis=0)
+    for name, of, slot in plan.flags:
+        blocks[plan.blocks[name]][...] = bool(src[of][..., slot].any())
+    for name in plan.extras:
+        blocks[plan.blocks[name]][...] = extra[name][1]
+    layout = plan.layout
+    views = [blocks[g] if i is None else blocks[g][i] for g, i in plan.where]
+    v = {name: (m[0], a, m[1], m[2]) for name, m, a in zip(layout.names, layout.metas, views)}
+    return Part(0, {}, {}, v, packed=(layout, buf, tuple(v.values())))
