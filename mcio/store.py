@@ -772,32 +772,38 @@ def read_log(data: bytes):
 
 
 _PLAIN = frozenset({str, int, float, bool, type(None)})
-_MEMBERS: dict = {}   # '"key": value' JSON text by (key, type, value): most attributes recur at every point
 _CACHED = frozenset({str, int, bool, type(None)})   # values whose equal ones have one text (not 0.0 and -0.0)
+_LAST: dict = {}   # by a dict's keys: (its values, their '"key": value' texts) the last time
 
 
 def _json_object(d: dict) -> str:
-    """``json.dumps(_json_dict(d))``, the same text, from cached members where keys are str and
-    values str / int / bool / None (the same attributes recur at every point); other values (a
-    float, a numpy scalar: equal values such as 0.0 and -0.0 print differently) are formatted."""
-    out = []
+    """``json.dumps(_json_dict(d))``, the same text, reusing the member texts of the last dict
+    with the same keys where a value is the same str / int / float / bool / None object, or an
+    equal str / int / bool / None (a sweep's points have the same attributes, most unchanged:
+    only those that changed are formatted; an equal float is, as 0.0 and -0.0 print differently;
+    a mutable value, a list or an array, always is)."""
+    keys = tuple(d)
+    vals = tuple(d.values())
+    last = _LAST.get(keys)
+    texts = []
     try:
-        for k, v in d.items():
-            t = type(v)
-            key = (k, t, v) if t in _CACHED else None
-            m = _MEMBERS.get(key) if key is not None else None
-            if m is None:
+        if last is None:
+            for k, v in zip(keys, vals):
                 if type(k) is not str:
                     return json.dumps(_json_dict(d))
-                m = f"{_json_text(k)}: {_json_text(v)}"
-                if key is not None:
-                    if len(_MEMBERS) >= 4096:
-                        _MEMBERS.clear()   # (a value seen at one point only, e.g. the point's index)
-                    _MEMBERS[key] = m
-            out.append(m)
-    except TypeError:   # an unhashable value
+                texts.append(f"{_json_text(k)}: {_json_text(v)}")
+        else:
+            for k, v, old, m in zip(keys, vals, *last):
+                t = type(v)
+                if not (t is type(old) and t in _PLAIN and (v is old or (t in _CACHED and v == old))):
+                    m = f"{_json_text(k)}: {_json_text(v)}"
+                texts.append(m)
+    except TypeError:   # (a value json cannot take as it is)
         return json.dumps(_json_dict(d))
-    return "{" + ", ".join(out) + "}"
+    if last is None and len(_LAST) >= 64:
+        _LAST.clear()
+    _LAST[keys] = (vals, texts)
+    return "{" + ", ".join(texts) + "}"
 
 
 def _json_text(v) -> str:

@@ -274,3 +274,14 @@ def test_a_record_header_member_is_the_text_json_gives(v):
     assert store._json_object({"k": v, "ü\\": v}) == json.dumps({"k": v, "ü\\": v})
     for other in (0.0, -0.0, np.float64(-0.0), 1, True):   # equal values, each its own text
         assert store._json_object({"k": other}) == json.dumps({"k": store._json_value(other)})
+
+
+def test_a_header_reuses_only_the_texts_of_unchanged_immutable_members():
+    """Attributes of the same keys as the last record's: a member whose value is the same
+    immutable object or an equal str / int / bool / None keeps its text; a list changed in place,
+    an equal float of the other sign, a value of another type are formatted again."""
+    seq = [1, 2]
+    for d in ({"a": 1, "b": seq, "c": 0.0, "d": "x"}, {"a": 1, "b": seq, "c": 0.0, "d": "x"},
+              {"a": True, "b": seq, "c": -0.0, "d": "x"}, {"a": 1, "b": seq + [3], "c": 0.0, "d": "y"}):
+        assert store._json_object(d) == json.dumps({k: store._json_value(v) for k, v in d.items()})
+        seq.append(len(seq))   # (in place: the next dict holds the same list object, changed)
