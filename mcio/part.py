@@ -45,6 +45,14 @@ class Part:
         self.point, self.coords, self.attrs, self.vars = point, coords, attrs, vars
         self.packed = packed
 
+    def __getstate__(self):
+        # a copy (pickle, copy.deepcopy) has no buffer: its arrays are copies, not views of one
+        return self.point, self.coords, self.attrs, self.vars
+
+    def __setstate__(self, state):
+        self.point, self.coords, self.attrs, self.vars = state
+        self.packed = None
+
     def packed_prefix(self):
         """``(layout, buffer, names, entries)`` with the names and entries of every variable
         (``vars``' own order) where :attr:`packed` holds, else None: the first

@@ -246,3 +246,16 @@ def test_a_packed_point_changed_after_assembly_is_recorded_as_changed(change):
     assert list(q.vars) == list(part.vars)
     for k, (d, a, at, c) in part.vars.items():
         assert q.vars[k][1].tobytes() == np.asarray(a).tobytes(), k
+
+
+def test_a_copied_point_has_no_buffer_and_records_its_own_arrays():
+    """copy.copy (the Part's own state, packed left out): the copy is encoded from its variables."""
+    import copy
+    rng = np.random.default_rng(8)
+    spec = store.spec_hash("test")
+    part = _point(rng)
+    other = copy.copy(part)
+    assert other.packed is None and other.packed_prefix() is None and part.packed_prefix() is not None
+    other.vars["response_ms"] = (("replication",), np.full(4, 7.0), other.vars["response_ms"][2], False)
+    q = store.read_part(store.encode_part(other, spec, 0, {}, None)[0], spec, 0)
+    assert (q.data("response_ms") == 7.0).all() and list(q.vars) == list(part.vars)
