@@ -619,6 +619,7 @@ def point_part(spec: SweepSpec, p: int, describe: bool = False):
     file has the spec and base model instead)."""
     from .part import Part
     r = spec.run
+    c, attrs_of = spec.coords(p), dim_attrs(spec)
     if r.get("precision") is not None:
         # rounds until the target CI is met or max_ios spent (mcio/precision.py)
         from .precision import simulate_to_precision
@@ -630,13 +631,14 @@ def point_part(spec: SweepSpec, p: int, describe: bool = False):
         part = _checked(part, int(part.data("ios_used")), p)
     else:
         part = _simulate(spec.point_model(p), ios=r["ios"], replications=r["replications"], seed=r["seed"],
-                         warmup=r["warmup"], point=spec.stream_index(p), allow_unstable=True, describe=describe)
+                         warmup=r["warmup"], point=spec.stream_index(p), allow_unstable=True, describe=describe,
+                         coords={dim: (c[dim], attrs) for dim, attrs in attrs_of.items()})
         if not isinstance(part, Part):   # (a substitute that returns a Dataset)
             part = Part.from_dataset(part)
         part = _checked(part, r["ios"], p)
-    c = spec.coords(p)
-    for dim, attrs in dim_attrs(spec).items():
-        part.vars[dim] = ((), np.asarray(c[dim]), dict(attrs), True)
+    for dim, attrs in attrs_of.items():
+        if dim not in part.vars:   # (the engine's own Part has them, in its buffer)
+            part.vars[dim] = ((), np.asarray(c[dim]), dict(attrs), True)
     part.attrs["point"] = p
     part.point = p
     part.coords = dict(c)

@@ -259,3 +259,23 @@ def test_a_copied_point_has_no_buffer_and_records_its_own_arrays():
     other.vars["response_ms"] = (("replication",), np.full(4, 7.0), other.vars["response_ms"][2], False)
     q = store.read_part(store.encode_part(other, spec, 0, {}, None)[0], spec, 0)
     assert (q.data("response_ms") == 7.0).all() and list(q.vars) == list(part.vars)
+
+
+def test_a_sweep_points_coordinates_lie_in_its_buffer_and_its_record_takes_it_whole():
+    """point_part hands the engine the point's coordinates (the variant's name, a text, and the
+    axes' values): they are the Part's last variables, in its one buffer, so its record is the
+    buffer and nothing after; its decoded record is the plain Part's."""
+    from sweep_specs import VARIANT_GRID
+    from mcio.sweep import dim_attrs, load_spec, point_part
+    spec = load_spec(VARIANT_GRID.replace("ios = ", "ios = 200 #").replace("warmup = ", "warmup = 50 #"))
+    sha = store.spec_hash("t")
+    for p in (0, spec.n_points - 1):
+        part = point_part(spec, p)
+        dims = list(dim_attrs(spec))
+        assert list(part.vars)[-len(dims):] == dims
+        layout, buf, names, entries = part.packed_prefix()
+        assert layout.names == names, "every variable in the buffer"
+        for d in dims:
+            assert part.data(d).tobytes() == np.asarray(spec.coords(p)[d]).tobytes()
+            assert dict(part.vars[d][2]) == dim_attrs(spec)[d] and part.vars[d][3] is True
+        _same_records(part, sha, p)

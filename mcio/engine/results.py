@@ -107,7 +107,7 @@ class _Plan:
     types first), so every view is aligned. Variables keep the Dataset's order (the
     ``OUTPUTS`` table's, each CI right after its variable, then the extras, then the coordinates)."""
 
-    def __init__(self, R: int, C: int, D: int, per_device: bool, extra: dict):
+    def __init__(self, R: int, C: int, D: int, per_device: bool, extra: dict, scalars: dict):
         groups = []            # (dtype, shape) of each block, in buffer order
         where = {}             # variable -> (block, index into the block; None: the block itself)
         meta = {}              # variable -> (dims, attrs, is_coord)
@@ -173,8 +173,7 @@ class _Plan:
         for name, (d, a, at, is_coord) in extra.items():
             a = np.asarray(a)
             order.append(name)
-            meta[name] = (tuple(d), at if isinstance(at, MappingProxyType) else MappingProxyType(dict(at)),
-                          bool(is_coord))
+            meta[name] = (tuple(d), _read_only(at), bool(is_coord))
             rest[name] = (a.dtype, a.shape)
         for st in flags:
             rest[st.var] = (np.dtype(np.int8), ())
@@ -187,7 +186,12 @@ class _Plan:
             order.append(name)
             meta[name] = ((name,), _attrs("1", long_name), True)
             rest[name] = (values.dtype, values.shape)
+        for name, (value, at) in scalars.items():   # (a sweep point's coordinates: last)
+            order.append(name)
+            meta[name] = ((), _read_only(at), True)
+            rest[name] = (np.asarray(value).dtype, ())
         self.extras = [name for name in extra]
+        self.scalars = [name for name in scalars]
         self.flags = [(st.var, st.src, st.slot) for st in flags]
         self.ci_block_of = where[ci[0]][0] if ci else None   # (the block of the rows they are of)
         for name in sorted(rest, key=lambda k: -rest[k][0].alignment):   # (stable: ties keep their order)
@@ -204,13 +208,24 @@ class _Plan:
         self.groups = [(dt, shape, o) for (dt, shape), o in zip(groups, offsets)]
         self.template = bytes(template)
         self.where = [where[name] for name in order]
-        self.blocks = {name: where[name][0] for name in self.extras + [f[0] for f in self.flags]}
+        self.blocks = {name: where[name][0] for name in self.extras + self.scalars + [f[0] for f in self.flags]}
         g_off = {g: o for g, (_, _, o) in enumerate(self.groups)}
         self.layout = Layout(order, [meta[n] for n in order],
                              [groups[where[n][0]][0] for n in order],
                              [_view_shape(groups[where[n][0]][1], where[n][1]) for n in order],
                              [g_off[where[n][0]] + _view_offset(groups[where[n][0]], where[n][1]) for n in order],
                              off)
+
+
+def _read_only(attrs):
+    """``attrs`` as a read-only mapping: the one given, or a copy."""
+    return attrs if isinstance(attrs, MappingProxyType) else MappingProxyType(dict(attrs))
+
+
+def _attrs_key(at):
+    """A plan key's part for a variable's attributes: a read-only mapping by identity (the plan
+    keeps it alive, so its id is not reused), any other by value (TypeError if unhashable)."""
+    return ("id", id(at)) if isinstance(at, MappingProxyType) else ("items", tuple(at.items()))
 
 
 def _view_shape(shape: tuple, index) -> tuple:
@@ -230,33 +245,31 @@ def _view_offset(group: tuple, index) -> int:
 _PLANS: dict = {}   # _Plan by structure (see _plan_key)
 
 
-def _plan_key(acc, chs, devs, hist, per_device: bool, extra: dict):
-    """What a plan depends on: the accumulators' shapes and dtypes, per-device or not, and per
-    extra its name, dims, dtype, shape, is_coord and attributes (a read-only mapping by
-    identity: the plan keeps it alive, so its id is not reused; any other by value). None if
-    an attribute value cannot be hashed (then the plan is made for that call alone)."""
-    sig = []
+def _plan_key(acc, chs, devs, hist, per_device: bool, extra: dict, scalars: dict):
+    """What a plan depends on: the accumulators' shapes and dtypes, per-device or not, per extra
+    its name, dims, dtype, shape, is_coord and attributes, and per scalar coordinate its name,
+    dtype and attributes (:func:`_attrs_key`). None if an attribute value cannot be hashed (then
+    the plan is made for that call alone)."""
     try:
-        for name, (d, a, at, is_coord) in extra.items():
-            a = np.asarray(a)
-            at_key = ("id", id(at)) if isinstance(at, MappingProxyType) else ("items", tuple(at.items()))
-            sig.append((name, tuple(d), a.dtype, a.shape, bool(is_coord), at_key))
+        sig = tuple((name, tuple(d), np.asarray(a).dtype, np.shape(a), bool(c), _attrs_key(at))
+                    for name, (d, a, at, c) in extra.items())
+        sc = tuple((name, np.asarray(v).dtype, _attrs_key(at)) for name, (v, at) in scalars.items())
         key = (acc.shape, chs.shape, devs.shape, hist.shape, acc.dtype, chs.dtype, devs.dtype, hist.dtype,
-               bool(per_device), tuple(sig))
+               bool(per_device), sig, sc)
         hash(key)
     except TypeError:
         return None
     return key
 
 
-def _plan(acc, chs, devs, hist, per_device: bool, extra: dict) -> _Plan:
-    key = _plan_key(acc, chs, devs, hist, per_device, extra)
+def _plan(acc, chs, devs, hist, per_device: bool, extra: dict, scalars: dict) -> _Plan:
+    key = _plan_key(acc, chs, devs, hist, per_device, extra, scalars)
     plan = _PLANS.get(key) if key is not None else None
     if plan is None:
         for a, what, dt in ((acc, "acc", _F8), (chs, "chs", _F8), (devs, "devs", _F8), (hist, "hist", _I8)):
             if a.dtype != dt:   # (what the kernels make: a bug otherwise)
                 raise AssertionError(f"{what}: {dt} accumulators expected, got {a.dtype}")
-        plan = _Plan(chs.shape[0], chs.shape[1], devs.shape[1], per_device, extra)
+        plan = _Plan(chs.shape[0], chs.shape[1], devs.shape[1], per_device, extra, scalars)
         if key is not None:
             if len(_PLANS) >= 64:
                 _PLANS.clear()
@@ -264,15 +277,18 @@ def _plan(acc, chs, devs, hist, per_device: bool, extra: dict) -> _Plan:
     return plan
 
 
-def assemble(model: Model, acc, chs, devs, hist, per_device: bool, extra: dict | None = None) -> Part:
+def assemble(model: Model, acc, chs, devs, hist, per_device: bool, extra: dict | None = None,
+             coords: dict | None = None) -> Part:
     """Turn raw accumulators (acc[R, N_ACC], chs[R, C, N_CH], devs[R, D, N_DEV], float64;
     hist[R, HIST_BUCKETS]) into the labelled results, by the one output contract
     (``mcio.kernels.stats.OUTPUTS``: variable, units, long name, normalisation), in its order,
-    then ``extra`` (Part entries, copied in), then the coordinates. Returns a Part without
+    then ``extra`` (Part entries, copied in), then the coordinates, then ``coords`` (a sweep
+    point's: name -> (value, attrs), 0-d coordinate variables). Returns a Part without
     attributes, every array a view of one buffer (``Part.packed``), computed a block of rows at a
     time: the same values, operation for operation, as one variable at a time."""
     extra = extra or {}
-    plan = _plan(acc, chs, devs, hist, per_device, extra)
+    coords = coords or {}
+    plan = _plan(acc, chs, devs, hist, per_device, extra, coords)
     buf = bytearray(plan.template)
     blocks = [np.ndarray(shape, dt, buf, off) for dt, shape, off in plan.groups]
     n = np.maximum(acc[:, S.A_N], 1.0)
@@ -301,6 +317,8 @@ def assemble(model: Model, acc, chs, devs, hist, per_device: bool, extra: dict |
         blocks[plan.blocks[name]][...] = bool(src[of][..., slot].any())
     for name in plan.extras:
         blocks[plan.blocks[name]][...] = extra[name][1]
+    for name in plan.scalars:
+        blocks[plan.blocks[name]][...] = coords[name][0]
     layout = plan.layout
     views = [blocks[g] if i is None else blocks[g][i] for g, i in plan.where]
     v = {name: (m[0], a, m[1], m[2]) for name, m, a in zip(layout.names, layout.metas, views)}

@@ -176,12 +176,15 @@ def simulate(model: Model, ios: int = 200_000, replications: int = 4, seed: int 
 
 def simulate_part(model: Model, ios: int = 200_000, replications: int = 4, seed: int = 0,
                   warmup: int | None = None, point: int = 0, allow_unstable: bool = False,
-                  per_device: bool = False, fast_path: str | bool = "auto", describe: bool = True) -> Part:
+                  per_device: bool = False, fast_path: str | bool = "auto", describe: bool = True,
+                  coords: dict | None = None) -> Part:
     """:func:`simulate`'s results as a :class:`mcio.part.Part` (plain arrays, the same variables,
     attributes and order), for callers that need no Dataset per point (a sweep stacks them).
     ``describe=False`` leaves out the ``model_toml`` attribute (~0.3-0.7 ms a call, as much as a
     small point's kernels): a sweep's file records its spec and base model instead, from which
-    every point's model follows."""
+    every point's model follows. ``coords``: a sweep point's coordinates, name -> (value, attrs),
+    0-d coordinate variables after the engine's own (in the Part's one buffer, so that a part
+    record takes it whole)."""
     if not isinstance(model, Model):
         raise McioError("model", type(model).__name__, "must be an mcio.Model")
     _check_run_args(ios, replications, warmup, seed, point)
@@ -217,7 +220,8 @@ def simulate_part(model: Model, ios: int = 200_000, replications: int = 4, seed:
         "warmup_mser_ios": _var(mser, ("replication",), "1",
                                 "warm-up MSER recommends (I/Os, on 64 batch means; -1: too short)"),
         "warmup_adequate": flag_var(adequate, "1 if the fixed warm-up covers what MSER recommends in every "
-                                              "replication", FLAG_MEANINGS["warmup_adequate"])})
+                                              "replication", FLAG_MEANINGS["warmup_adequate"])},
+                    coords=coords)
     part.attrs.update({
         "unstable_reason": (f"open load over capacity: {station} utilisation {util:.3f} >= 1" if over_capacity
                             else "queue outgrew the model's I/O pool" if int(part.data("unstable")) else ""),
