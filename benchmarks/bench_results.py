@@ -1,8 +1,8 @@
 """One point's results, warm: the engine's assembly of a fast-path grid point's accumulators
-(``mcio.engine.results.assemble``: 4 replications, ~45 variables into one buffer) and the encoding
-of its part record for a sweep's log (``mcio.store.encode_part``). Session 9 (issue 16): assemble
-~415 -> ~160 us, encode ~50 -> ~35 us here; inside a sweep, after each point's kernels, both cost
-2-3x more (cold caches)."""
+(``mcio.engine.results.assemble``: 4 replications, 41 variables into one buffer) and the encoding
+of its part record for a sweep's log (``mcio.store.encode_part``). Session 9 (issue 16), warm, here:
+assemble ~415 -> ~140-160 us, encode ~35-43 -> ~15 us; inside a sweep, right after each point's
+kernels, both cost 3-6x more (caches cold)."""
 from .common import mmc_model
 
 
@@ -25,12 +25,11 @@ class PointResults:
         run.assemble = grab
         try:
             part = run.simulate_part(mmc_model(1), ios=40_000, replications=4, seed=7, warmup=4_000,
-                                     describe=False)
+                                     describe=False, coords={"rate_iops": (900.0, {"units": "s-1"})})
         finally:
             run.assemble = real
         self.assemble = results.assemble
         self.args, self.kwargs = got["args"]
-        part.vars["rate_iops"] = ((), part.data("throughput_iops").mean(), {"units": "s-1"}, True)
         part.attrs["point"] = 17
         self.part, self.spec, self.store = part, store.spec_hash("bench"), store
         _, lid = store.encode_part(part, self.spec, 17, {"rate_iops": 1.0}, set())
