@@ -711,9 +711,16 @@ def encode_part(ds_or_part, spec_sha256: str, point: int, coords: dict,
     if packed is not None:   # the engine's variables in one buffer, known by their layout
         layout, buf, names, part_vars = packed
         part_vars = part_vars[len(layout.names):]
-        arrays = tuple(map(np.asarray, map(_ARRAY, part_vars)))
-        table, lid = _table(names, arrays, part_vars, layout)
-        arrays = (buf, *arrays)
+        if part_vars:   # variables added after the buffer's
+            arrays = tuple(map(np.asarray, map(_ARRAY, part_vars)))
+            table, lid = _table(names, arrays, part_vars, layout)
+            arrays = (buf, *arrays)
+        else:   # (a sweep's point: every variable in the buffer)
+            got = layout.cache.get(None)
+            if got is None:
+                got = layout.cache[None] = _table(names, (), (), layout)
+            table, lid = got
+            arrays = (buf,)
     else:
         names = tuple(part.vars)
         part_vars = tuple(part.vars.values())
