@@ -1068,7 +1068,13 @@ def assemble(spec: SweepSpec, parts: list):
     P = spec.n_points
     data_vars = {}
     names = list(dict.fromkeys(n for q in parts for n, v in q.vars.items() if not v[3]))
+    stacked = _stacked_buffers(parts)
     for name in names:
+        if stacked is not None and name in stacked:
+            dims, attrs = first.vars[name][0], first.vars[name][2]
+            arr = stacked[name]
+            data_vars[name] = variable(spec.dims + tuple(dims), arr.reshape(shape + arr.shape[1:]), dict(attrs))
+            continue
         held = [q.vars[name] for q in parts if name in q.vars]
         dims, a0, attrs = held[0][0], held[0][1], held[0][2]
         full = tuple(len(labels[d]) if d in labels else a0.shape[i] for i, d in enumerate(dims))
@@ -1105,6 +1111,44 @@ def assemble(spec: SweepSpec, parts: list):
     ds = xr.Dataset(data_vars, coords=coords)
     ds.attrs = store.global_attrs(spec, first.attrs)
     return ds
+
+
+def _stacked_buffers(parts: list) -> dict | None:
+    """Every data variable of ``parts`` stacked over the points, {name: array[P, ...]}, from the
+    engine's buffers (:class:`mcio.part.Layout`): one copy of all the buffers, then one per
+    variable, where stacking variable by variable cost a 400-point grid ~70 ms (40 variables x
+    400 assignments). Only where every part was made by one layout and holds its variables
+    under its names, shapes and dtypes: a part whose entries were replaced since (an unstable
+    point's blanked figures) gets its own arrays copied into its row. None otherwise (the
+    caller stacks variable by variable)."""
+    p0 = parts[0].packed
+    if p0 is None:
+        return None
+    layout = p0[0]
+    stale = []
+    for i, q in enumerate(parts):
+        if q.packed is None or q.packed[0] is not layout:
+            return None
+        if q.packed_prefix() is None:
+            names = tuple(q.vars)[:len(layout.names)]
+            if names != layout.names or any(
+                    np.asarray(q.vars[n][1]).dtype != dt or np.shape(q.vars[n][1]) != sh
+                    for n, dt, sh in zip(layout.names, layout.dtypes, layout.shapes)):
+                return None
+            stale.append(i)
+    P, nbytes = len(parts), layout.nbytes
+    everything = np.frombuffer(b"".join([q.packed[1] for q in parts]), np.uint8).reshape(P, nbytes)
+    out = {}
+    for name, (_, _, is_coord), dt, sh, off in zip(layout.names, layout.metas, layout.dtypes, layout.shapes,
+                                                    layout.offsets):
+        if is_coord:
+            continue
+        n = dt.itemsize * math.prod(sh)
+        a = np.ascontiguousarray(everything[:, off:off + n]).view(dt).reshape((P,) + sh)
+        for i in stale:   # (their own arrays, not the buffer's: replaced after assembly)
+            a[i] = parts[i].vars[name][1]
+        out[name] = a
+    return out
 
 
 def open_results(path):

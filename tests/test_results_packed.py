@@ -279,3 +279,36 @@ def test_a_sweep_points_coordinates_lie_in_its_buffer_and_its_record_takes_it_wh
             assert part.data(d).tobytes() == np.asarray(spec.coords(p)[d]).tobytes()
             assert dict(part.vars[d][2]) == dim_attrs(spec)[d] and part.vars[d][3] is True
         _same_records(part, sha, p)
+
+
+def test_a_sweeps_dataset_stacked_from_the_buffers_is_the_one_stacked_variable_by_variable(monkeypatch):
+    """sweep.assemble stacks the points' buffers (one copy, then one per variable): the same
+    Dataset as variable by variable, also with points whose figures were replaced after assembly
+    (an unstable point's, blanked) and, falling back, with a point whose variables were renamed."""
+    from sweep_specs import VARIANT_GRID
+    from mcio import sweep as S
+    spec = S.load_spec("""
+scenario = "mm1-demo"
+[sweep]
+"workload.rate_iops" = {start = 100, stop = 800, num = 6}
+[run]
+replications = 3
+ios = 400
+warmup = 50
+seed = 3
+""")
+    parts = [S.point_part(spec, p) for p in range(spec.n_points)]
+    assert S._stacked_buffers(parts) is not None
+    variants = S.load_spec(VARIANT_GRID.replace("ios = ", "ios = 200 #").replace("warmup = ", "warmup = 50 #"))
+    assert S._stacked_buffers([S.point_part(variants, p) for p in range(variants.n_points)]) is None, \
+        "points of several layouts (channel counts, variant names) are stacked variable by variable"
+    d, a, at, c = parts[1].vars["response_ms"]
+    parts[1].vars["response_ms"] = (d, np.full(a.shape, np.nan), at, c)   # (as _checked blanks)
+    fast = S.assemble(spec, parts)
+    real = S._stacked_buffers
+    monkeypatch.setattr(S, "_stacked_buffers", lambda parts: None)
+    plain = S.assemble(spec, parts)
+    assert fast.identical(plain) and np.isnan(fast.response_ms.values.reshape(spec.n_points, -1)[1]).all()
+    parts[2].vars["resp_ms"] = parts[2].vars.pop("connect_ms")
+    monkeypatch.setattr(S, "_stacked_buffers", real)
+    assert S._stacked_buffers(parts) is None
