@@ -1144,7 +1144,7 @@ def _stacked_buffers(parts: list) -> dict | None:
         if is_coord:
             continue
         n = dt.itemsize * math.prod(sh)
-        a = np.ascontiguousarray(everything[:, off:off + n]).view(dt).reshape((P,) + sh)
+        a = everything[:, off:off + n].copy().view(dt).reshape((P,) + sh)   # (its own, writeable, even for one point)
         for i in stale:   # (their own arrays, not the buffer's: replaced after assembly)
             a[i] = parts[i].vars[name][1]
         out[name] = a

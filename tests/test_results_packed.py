@@ -309,6 +309,14 @@ seed = 3
     monkeypatch.setattr(S, "_stacked_buffers", lambda parts: None)
     plain = S.assemble(spec, parts)
     assert fast.identical(plain) and np.isnan(fast.response_ms.values.reshape(spec.n_points, -1)[1]).all()
+    one = S.load_spec(spec.text.replace("num = 6", "num = 1"))   # one point: one row, still a copy
+    q = [S.point_part(one, 0)]
+    d, a, at, c = q[0].vars["pend_ms"]
+    q[0].vars["pend_ms"] = (d, np.full(a.shape, 2.5), at, c)
+    got = real(q)
+    buf = np.frombuffer(q[0].packed[1], np.uint8)
+    assert all(v.flags.writeable and not np.shares_memory(v, buf) for v in got.values())
+    assert (got["pend_ms"] == 2.5).all()
     parts[2].vars["resp_ms"] = parts[2].vars.pop("connect_ms")
     monkeypatch.setattr(S, "_stacked_buffers", real)
     assert S._stacked_buffers(parts) is None
