@@ -91,7 +91,6 @@ def _field(model: Model, dotted: str):
 #: The normalisations of per-replication figures, as kernels/normalise.py numbers them.
 _NORM_CODES = {S.PER_IO: NZ.N_PER_IO, S.STD_PER_IO: NZ.N_STD_PER_IO, S.PER_MS: NZ.N_PER_MS,
                S.PER_S: NZ.N_PER_S, S.COUNT: NZ.N_COUNT, S.INTERVAL_S: NZ.N_INTERVAL_S}
-_ROW_NORMS = tuple(_NORM_CODES)
 _F8 = np.dtype(np.float64)
 _I8 = np.dtype(np.int64)
 
@@ -126,7 +125,7 @@ class _Plan:
             elif st.norm == S.FLAG:
                 flags.append(st)
                 meta[st.var] = ((), _attrs("1", st.long_name, FLAG_MEANINGS.get(st.var, "no yes")), False)
-            elif st.norm in _ROW_NORMS:
+            elif st.norm in _NORM_CODES:
                 rows[st.src].append(st)
                 meta[st.var] = (dims[st.src], _attrs(st.units, st.long_name), False)
                 if st.ci is not None:
