@@ -27,6 +27,7 @@ import contextlib
 import datetime as _dt
 import hashlib
 import io
+import itertools
 import json
 import math
 import operator
@@ -691,12 +692,37 @@ LAYOUT_POINT = -1   # the point field of a layout record
 def _frame(point: int, header: bytes, arrays=()) -> bytes:
     """A record: MAGIC, its length, the point, the header's length, the header, the arrays'
     bytes, and the CRC-32 of everything after the record length."""
-    head = struct.pack("<qQ", int(point), len(header))
+    head = _POINT_HEAD.pack(int(point), len(header))
     try:   # C-contiguous arrays' memory as it is (their buffers; one copy, the join's)
         body = b"".join([head, header, *arrays])
     except (TypeError, BufferError):   # another layout: tobytes is C order whatever the layout
         body = b"".join([head, header, *map(np.ndarray.tobytes, arrays)])
-    return b"".join((MAGIC, struct.pack("<Q", len(body) + 4), body, struct.pack("<I", zlib.crc32(body))))
+    return b"".join((MAGIC, _U64.pack(len(body) + 4), body, _U32.pack(zlib.crc32(body))))
+
+
+def _frame_buffer(point: int, header: bytes, buf: bytearray) -> bytes:
+    """:func:`_frame` of one bytes-like ``buf`` (a packed Part's buffer), the same bytes with one
+    join: the CRC chained over the pieces instead of taken over a joined body (a sweep's point
+    is framed right after its kernels, where every statement costs several us)."""
+    head = _POINT_HEAD.pack(point, len(header))
+    crc = zlib.crc32(buf, zlib.crc32(header, zlib.crc32(head)))
+    return b"".join((MAGIC, _U64.pack(20 + len(header) + len(buf)), head, header, buf, _U32.pack(crc)))
+
+
+_POINT_HEAD = struct.Struct("<qQ")   # a record's point and its header's length
+_U64 = struct.Struct("<Q")
+_U32 = struct.Struct("<I")
+
+
+def _record_head(spec_sha256: str, point: int, coords: dict, fmt: int) -> str:
+    """The text a format-``fmt`` header of point ``point`` starts with, up to its attributes'
+    value (spec hash, point, coordinates)."""
+    start = _HEADS.get((fmt, spec_sha256))
+    if start is None:
+        if len(_HEADS) >= 64:
+            _HEADS.clear()
+        start = _HEADS[fmt, spec_sha256] = f'{{"format": {fmt}, "spec_sha256": {_json_text(spec_sha256)}, '
+    return f'{start}"point": {int(point)}, "coords": {_json_object(coords)}, "attrs": '
 
 
 def encode_part(ds_or_part, spec_sha256: str, point: int, coords: dict,
@@ -727,15 +753,12 @@ def encode_part(ds_or_part, spec_sha256: str, point: int, coords: dict,
         arrays = tuple(map(np.asarray, map(_ARRAY, part_vars)))
         table, lid = _table(names, arrays, part_vars)
     fmt = 1 if layouts is None else 2
-    start = _HEADS.get((fmt, spec_sha256))
-    if start is None:
-        if len(_HEADS) >= 64:
-            _HEADS.clear()
-        start = _HEADS[fmt, spec_sha256] = f'{{"format": {fmt}, "spec_sha256": {_json_text(spec_sha256)}, '
-    head = f'{start}"point": {int(point)}, "coords": {_json_object(coords)}, "attrs": {_json_object(part.attrs)}}}'
+    head = _record_head(spec_sha256, point, coords, fmt) + _json_object(part.attrs)
     if layouts is None:
-        return _frame(point, (head[:-1] + ', "vars": [' + table + "]}").encode(), arrays), None
-    rec = _frame(point, (head[:-1] + f', "layout": "{lid}"}}').encode(), arrays)
+        return _frame(point, (head + ', "vars": [' + table + "]}").encode(), arrays), None
+    header = (head + f', "layout": "{lid}"}}').encode()
+    rec = _frame_buffer(point, header, arrays[0]) if len(arrays) == 1 and type(arrays[0]) is bytearray \
+        else _frame(point, header, arrays)
     if lid in layouts:
         return rec, None
     return _frame(LAYOUT_POINT, f'{{"format": 2, "layout": "{lid}", "vars": [{table}]}}'.encode()) + rec, lid
@@ -780,36 +803,40 @@ def read_log(data: bytes):
 
 _PLAIN = frozenset({str, int, float, bool, type(None)})
 _CACHED = frozenset({str, int, bool, type(None)})   # values whose equal ones have one text (not 0.0 and -0.0)
-_LAST: dict = {}   # by a dict's keys: (its values, their '"key": value' texts) the last time
+_LAST: dict = {}   # by a dict's keys: (its values, _NEVER for a mutable one; their '"key": value' texts)
+_NEVER = object()  # in _LAST, a value that is formatted again whatever comes (a list, an array)
 
 
 def _json_object(d: dict) -> str:
     """``json.dumps(_json_dict(d))``, the same text, reusing the member texts of the last dict
     with the same keys where a value is the same str / int / float / bool / None object, or an
     equal str / int / bool / None (a sweep's points have the same attributes, most unchanged:
-    only those that changed are formatted; an equal float is, as 0.0 and -0.0 print differently;
-    a mutable value, a list or an array, always is)."""
+    only those that changed are formatted, found by one identity pass in C; an equal float is
+    formatted again, as 0.0 and -0.0 print differently; a mutable value, a list or an array,
+    always is)."""
     keys = tuple(d)
     vals = tuple(d.values())
     last = _LAST.get(keys)
-    texts = []
     try:
         if last is None:
+            texts = []
             for k, v in zip(keys, vals):
                 if type(k) is not str:
                     return json.dumps(_json_dict(d))
                 texts.append(f"{_json_text(k)}: {_json_text(v)}")
-        else:
-            for k, v, old, m in zip(keys, vals, *last):
+            if len(_LAST) >= 64:
+                _LAST.clear()
+            _LAST[keys] = ([v if type(v) in _PLAIN else _NEVER for v in vals], texts)
+        else:   # (updated in place, a member at a time: its text always that of its kept value)
+            kept, texts = last
+            for i in itertools.compress(range(len(vals)), map(operator.is_not, vals, kept)):
+                v, old = vals[i], kept[i]
                 t = type(v)
-                if not (t is type(old) and t in _PLAIN and (v is old or (t in _CACHED and v == old))):
-                    m = f"{_json_text(k)}: {_json_text(v)}"
-                texts.append(m)
+                if not (t is type(old) and t in _CACHED and v == old):
+                    texts[i] = f"{_json_text(keys[i])}: {_json_text(v)}"
+                kept[i] = v if t in _PLAIN else _NEVER
     except TypeError:   # (a value json cannot take as it is)
         return json.dumps(_json_dict(d))
-    if last is None and len(_LAST) >= 64:
-        _LAST.clear()
-    _LAST[keys] = (vals, texts)
     return "{" + ", ".join(texts) + "}"
 
 

@@ -276,12 +276,26 @@ def test_a_record_header_member_is_the_text_json_gives(v):
         assert store._json_object({"k": other}) == json.dumps({"k": store._json_value(other)})
 
 
+def test_a_buffers_record_is_framed_to_the_same_bytes_as_any_other():
+    """A packed Part's buffer is framed in one join with a chained CRC: the same record, byte for
+    byte, as the general framing of the same header and bytes, for empty and odd-sized ones."""
+    rng = np.random.default_rng(3)
+    for n in (0, 1, 7, 1862, 65537):
+        buf = bytearray(rng.integers(0, 256, n, dtype=np.uint8).tobytes())
+        header = b'{"format": 2, "point": 5}'
+        assert store._frame_buffer(5, header, buf) == store._frame(5, header, (buf,))
+        assert [why for _, _, why in store.split_log(store._frame_buffer(5, header, buf))] == [""]   # whole, CRC right
+
+
 def test_a_header_reuses_only_the_texts_of_unchanged_immutable_members():
     """Attributes of the same keys as the last record's: a member whose value is the same
     immutable object or an equal str / int / bool / None keeps its text; a list changed in place,
     an equal float of the other sign, a value of another type are formatted again."""
     seq = [1, 2]
-    for d in ({"a": 1, "b": seq, "c": 0.0, "d": "x"}, {"a": 1, "b": seq, "c": 0.0, "d": "x"},
-              {"a": True, "b": seq, "c": -0.0, "d": "x"}, {"a": 1, "b": seq + [3], "c": 0.0, "d": "y"}):
+    half = np.float64(0.5)
+    for d in ({"a": 1, "b": seq, "c": 0.0, "d": "x", "e": half}, {"a": 1, "b": seq, "c": 0.0, "d": "x", "e": half},
+              {"a": True, "b": seq, "c": -0.0, "d": "x", "e": None},
+              {"a": 1, "b": seq + [3], "c": 0.0, "d": "y", "e": np.float64(0.25)},
+              {"a": 1, "b": seq, "c": 0.0, "d": "y", "e": np.float64(0.25)}):
         assert store._json_object(d) == json.dumps({k: store._json_value(v) for k, v in d.items()})
         seq.append(len(seq))   # (in place: the next dict holds the same list object, changed)
