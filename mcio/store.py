@@ -726,12 +726,14 @@ def _record_head(spec_sha256: str, point: int, coords: dict, fmt: int) -> str:
 
 
 def encode_part(ds_or_part, spec_sha256: str, point: int, coords: dict,
-                layouts: set | None = None) -> tuple[bytes, str | None]:
+                layouts: set | None = None, head: str | None = None) -> tuple[bytes, str | None]:
     """A part record for point ``point`` (see the module docstring for the layout) and the layout
     ID it introduces. ``layouts=None``: a self-contained record (format 1), no ID. Else
     ``layouts`` holds the IDs of the layout records the log already has: the record names its
     table by ID (format 2), preceded by that table's layout record when the ID is not among
-    them; the new ID is returned (the caller adds it once the bytes are written), else None."""
+    them; the new ID is returned (the caller adds it once the bytes are written), else None.
+    ``head``: the header's start for these spec hash, point, coordinates and format
+    (``_record_head``, :meth:`PartStore.heads`), if made already."""
     part = ds_or_part if isinstance(ds_or_part, Part) else Part.from_dataset(ds_or_part, point, coords)
     packed = part.packed_prefix()
     if packed is not None:   # the engine's variables in one buffer, known by their layout
@@ -753,7 +755,9 @@ def encode_part(ds_or_part, spec_sha256: str, point: int, coords: dict,
         arrays = tuple(map(np.asarray, map(_ARRAY, part_vars)))
         table, lid = _table(names, arrays, part_vars)
     fmt = 1 if layouts is None else 2
-    head = _record_head(spec_sha256, point, coords, fmt) + _json_object(part.attrs)
+    if head is None:
+        head = _record_head(spec_sha256, point, coords, fmt)
+    head += _json_object(part.attrs)
     if layouts is None:
         return _frame(point, (head + ', "vars": [' + table + "]}").encode(), arrays), None
     header = (head + f', "layout": "{lid}"}}').encode()
@@ -1183,11 +1187,19 @@ class PartStore:
                 raise McioError("output", str(self.out), f"cannot write {str(self.log)!r} ({e.strerror or e})") from None
         return self._fd
 
-    def write(self, p: int, ds, coords: dict | None = None) -> None:
+    def heads(self, points, coords) -> list[str]:
+        """The start of each point's record header (spec hash, point, coordinates: all known
+        before it runs; ``coords`` a dict per point), for :meth:`write`'s ``head``. Formatted a
+        batch of points at a time, in one loop that stays in the caches (~5 us a point here),
+        not right after each point's kernels (~25 us there: the first statements after them
+        find nothing cached)."""
+        return [_record_head(self.spec_sha256, p, c, 2) for p, c in zip(points, coords)]
+
+    def write(self, p: int, ds, coords: dict | None = None, head: str | None = None) -> None:
         """Append point ``p`` (a Part or Dataset) as a format-2 record, with its layout record
         first if the log has none for its layout yet (one write: both or, cut short, neither
-        usable)."""
-        data, lid = encode_part(ds, self.spec_sha256, p, coords or {}, self._layouts)
+        usable). ``head``: :meth:`heads`' entry for this ``p`` and ``coords``, if made already."""
+        data, lid = encode_part(ds, self.spec_sha256, p, coords or {}, self._layouts, head)
         self.write_bytes(p, data)
         if lid is not None:
             self._layouts.add(lid)

@@ -36,6 +36,7 @@ their differences are sharper than their CIs). Points run in this process, or wi
 from __future__ import annotations
 
 import functools
+import itertools
 import math
 import os
 import sys
@@ -610,16 +611,16 @@ def run_point(spec: SweepSpec, p: int):
     return point_part(spec, p, describe=True).to_dataset()
 
 
-def point_part(spec: SweepSpec, p: int, describe: bool = False):
+def point_part(spec: SweepSpec, p: int, describe: bool = False, coords: dict | None = None):
     """Simulate point ``p`` of ``spec``; the Part (plain arrays, :mod:`mcio.part`) carries the
     point's sweep coordinates as scalar coordinates (one entry per axis). An unstable point keeps
     ``unstable_reason`` (attr) and NaN for every figure that needs a steady state; a result that is
     not finite where it must be, or fewer I/Os measured than asked without the point being
     flagged, is a bug: AssertionError. ``describe``: keep the point's ``model_toml`` (a sweep's
-    file has the spec and base model instead)."""
+    file has the spec and base model instead). ``coords``: ``spec.coords(p)``, if made already."""
     from .part import Part
     r = spec.run
-    c, attrs_of = spec.coords(p), dim_attrs(spec)
+    c, attrs_of = spec.coords(p) if coords is None else coords, dim_attrs(spec)
     if r.get("precision") is not None:
         # rounds until the target CI is met or max_ios spent (mcio/precision.py)
         from .precision import simulate_to_precision
@@ -982,15 +983,24 @@ class _PointCut(Exception):
     """A point the kernels stopped short on request (Ctrl-C): not a result, not saved."""
 
 
+#: Points whose coordinates and record headers' starts are made together, ahead of their runs
+#: (:meth:`mcio.store.PartStore.heads`).
+HEADS_AHEAD = 256
+
+
 def _compute(spec: SweepSpec, points, dask=None, worker_threads=None, store=None):
     """Yield ``(point, Part, I/Os simulated)`` for ``points``, each stored in ``store`` (a
     PartStore) first if given: in point order in-process, in completion order on Dask."""
     if dask is None:
-        for p in points:
-            part = point_part(spec, p)
-            if store is not None:
-                store.write(p, part, part.coords)
-            yield p, part, _ios_simulated(part)
+        points = iter(points)
+        while batch := list(itertools.islice(points, HEADS_AHEAD)):
+            coords = [spec.coords(p) for p in batch]
+            heads = store.heads(batch, coords) if store is not None else coords
+            for p, c, head in zip(batch, coords, heads):
+                part = point_part(spec, p, coords=c)
+                if store is not None:
+                    store.write(p, part, part.coords, head)
+                yield p, part, _ios_simulated(part)
         return
     from .distributed import Cluster
     from .store import read_part
