@@ -807,7 +807,7 @@ def read_log(data: bytes):
 
 _PLAIN = frozenset({str, int, float, bool, type(None)})
 _CACHED = frozenset({str, int, bool, type(None)})   # values whose equal ones have one text (not 0.0 and -0.0)
-_LAST: dict = {}   # by a dict's keys: (its values, _NEVER for a mutable one; their '"key": value' texts)
+_LAST: dict = {}   # by a dict's keys: (its values, _NEVER for a mutable one; their '"key": value' texts), never changed in place
 _NEVER = object()  # in _LAST, a value that is formatted again whatever comes (a list, an array)
 
 
@@ -831,14 +831,15 @@ def _json_object(d: dict) -> str:
             if len(_LAST) >= 64:
                 _LAST.clear()
             _LAST[keys] = ([v if type(v) in _PLAIN else _NEVER for v in vals], texts)
-        else:   # (updated in place, a member at a time: its text always that of its kept value)
-            kept, texts = last
+        else:   # (copies, replaced whole: threads encoding side by side each see one consistent pair)
+            kept, texts = list(last[0]), list(last[1])
             for i in itertools.compress(range(len(vals)), map(operator.is_not, vals, kept)):
                 v, old = vals[i], kept[i]
                 t = type(v)
                 if not (t is type(old) and t in _CACHED and v == old):
                     texts[i] = f"{_json_text(keys[i])}: {_json_text(v)}"
                 kept[i] = v if t in _PLAIN else _NEVER
+            _LAST[keys] = (kept, texts)
     except TypeError:   # (a value json cannot take as it is)
         return json.dumps(_json_dict(d))
     return "{" + ", ".join(texts) + "}"

@@ -995,7 +995,7 @@ def _compute(spec: SweepSpec, points, dask=None, worker_threads=None, store=None
         points = iter(points)
         while batch := list(itertools.islice(points, HEADS_AHEAD)):
             coords = [spec.coords(p) for p in batch]
-            heads = store.heads(batch, coords) if store is not None else coords
+            heads = store.heads(batch, coords) if store is not None else [None] * len(batch)
             for p, c, head in zip(batch, coords, heads):
                 part = point_part(spec, p, coords=c)
                 if store is not None:

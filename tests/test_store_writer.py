@@ -299,3 +299,30 @@ def test_a_header_reuses_only_the_texts_of_unchanged_immutable_members():
               {"a": 1, "b": seq, "c": 0.0, "d": "y", "e": np.float64(0.25)}):
         assert store._json_object(d) == json.dumps({k: store._json_value(v) for k, v in d.items()})
         seq.append(len(seq))   # (in place: the next dict holds the same list object, changed)
+
+
+def test_header_members_are_right_when_threads_format_the_same_keys_at_once():
+    """Dask's threads encode records side by side: each thread's text is its own dict's, however
+    their formatting interleaves (the reused texts are never updated in place)."""
+    import sys
+    import threading
+    errors = []
+
+    def work(k):
+        for i in range(3000):
+            d = {"point": k * 100000 + i, "title": "t", "x": float(i % 7), "when": f"w{i % 3}"}
+            if store._json_object(d) != json.dumps(d):
+                errors.append(d)
+                return
+
+    old = sys.getswitchinterval()
+    sys.setswitchinterval(1e-6)
+    try:
+        threads = [threading.Thread(target=work, args=(k,)) for k in range(4)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+    finally:
+        sys.setswitchinterval(old)
+    assert not errors, errors[:3]
