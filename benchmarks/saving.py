@@ -122,7 +122,7 @@ def first_run_share(main_thread: bool, repeat: int) -> float:
     return got[len(got) // 2]
 
 
-def time_case(spec, repeat: int) -> tuple[float, float, int, float, float, tuple[float, float]]:
+def time_case(spec, repeat: int) -> tuple[float, float, int, float, float, float, tuple[float, float], float]:
     """(best in-memory s, best with-file s, final file bytes, saving share % (median) and that
     run's time spent saving (s), median ratio of the with-file to the in-memory run of each round,
     that ratio's quartiles, and the median of the rounds' ratios of the process's CPU time)."""
