@@ -691,22 +691,18 @@ LAYOUT_POINT = -1   # the point field of a layout record
 
 def _frame(point: int, header: bytes, arrays=()) -> bytes:
     """A record: MAGIC, its length, the point, the header's length, the header, the arrays'
-    bytes, and the CRC-32 of everything after the record length."""
+    bytes, and the CRC-32 of everything after the record length (chained over the pieces: one
+    join; a sweep's point is framed right after its kernels, where every statement costs us)."""
+    if len(arrays) == 1 and type(arrays[0]) is bytearray:
+        body = arrays[0]   # (a packed Part's buffer, as it is)
+    else:
+        try:   # C-contiguous arrays' memory as it is (their buffers)
+            body = b"".join(arrays)
+        except (TypeError, BufferError):   # another layout: tobytes is C order whatever the layout
+            body = b"".join(map(np.ndarray.tobytes, arrays))
     head = _POINT_HEAD.pack(int(point), len(header))
-    try:   # C-contiguous arrays' memory as it is (their buffers; one copy, the join's)
-        body = b"".join([head, header, *arrays])
-    except (TypeError, BufferError):   # another layout: tobytes is C order whatever the layout
-        body = b"".join([head, header, *map(np.ndarray.tobytes, arrays)])
-    return b"".join((MAGIC, _U64.pack(len(body) + 4), body, _U32.pack(zlib.crc32(body))))
-
-
-def _frame_buffer(point: int, header: bytes, buf: bytearray) -> bytes:
-    """:func:`_frame` of one bytes-like ``buf`` (a packed Part's buffer), the same bytes with one
-    join: the CRC chained over the pieces instead of taken over a joined body (a sweep's point
-    is framed right after its kernels, where every statement costs several us)."""
-    head = _POINT_HEAD.pack(point, len(header))
-    crc = zlib.crc32(buf, zlib.crc32(header, zlib.crc32(head)))
-    return b"".join((MAGIC, _U64.pack(20 + len(header) + len(buf)), head, header, buf, _U32.pack(crc)))
+    crc = zlib.crc32(body, zlib.crc32(header, zlib.crc32(head)))
+    return b"".join((MAGIC, _U64.pack(20 + len(header) + len(body)), head, header, body, _U32.pack(crc)))
 
 
 _POINT_HEAD = struct.Struct("<qQ")   # a record's point and its header's length
@@ -761,8 +757,7 @@ def encode_part(ds_or_part, spec_sha256: str, point: int, coords: dict,
     if layouts is None:
         return _frame(point, (head + ', "vars": [' + table + "]}").encode(), arrays), None
     header = (head + f', "layout": "{lid}"}}').encode()
-    rec = _frame_buffer(point, header, arrays[0]) if len(arrays) == 1 and type(arrays[0]) is bytearray \
-        else _frame(point, header, arrays)
+    rec = _frame(point, header, arrays)
     if lid in layouts:
         return rec, None
     return _frame(LAYOUT_POINT, f'{{"format": 2, "layout": "{lid}", "vars": [{table}]}}'.encode()) + rec, lid
