@@ -76,6 +76,15 @@ CASES: dict[str, tuple[dict, dict]] = {
     "unstable_open_fast": (_mm1(1400.0), {"allow_unstable": True, "fast_path": True}),
     "empirical_backend": (_base(control_unit={"backend_service_ms": {"dist": "empirical", "values": [0.5, 1.0, 4.0],
                                                                      "weights": [5, 3, 1]}}), {}),
+    # positional DASD (3390 seek + rotation + media transfer), both miss policies, sequential runs
+    "dasd_3390_read_through": (_base(devices={"count": 4, "geometry": "3390", "p_sequential": 0.3,
+                                              "span_cylinders": 1200},
+                                     control_unit={"miss_policy": "read_through"},
+                                     workload={"type": "open", "rate_iops": 150.0}), {"per_device": True}),
+    "dasd_3380_staging": (_base(devices={"count": 2, "geometry": "3380"},
+                                io=[{"kb": 16.0, "miss_ratio": 0.8}],
+                                control_unit={"miss_policy": "staging"},
+                                workload={"type": "closed", "population": 3}), {}),
     # the calibrated values of the first golden run, pinned: a re-calibration must not move this case
     "ficon_channel": ("ficon-channel", {"_params": {"population": 26, "mp_us_per_io": 80.80, "mp_scv": 8.932,
                                                     "ha_service_us": 752.5, "backend_service_ms": 1.376,
