@@ -185,3 +185,25 @@ def test_the_numba_check_sees_a_kernel_outside_kernels(tmp_path):
     g.write_text("from numba.typed import List\n")
     assert numba_uses({"mcio.planted": (f, False), "mcio.typed": (g, False)}) == {
         "mcio.planted": {"njit", "set_num_threads"}, "mcio.typed": {"numba.typed.List"}}
+
+
+def test_each_module_imports_alone_in_a_fresh_interpreter():
+    """One fresh interpreter; before each module's import every mcio module is dropped from
+    sys.modules (third-party packages stay loaded: that keeps this cheap)."""
+    names = sorted(n for n in modules() if not n.endswith("__main__"))
+    code = ("import importlib, sys, traceback\n"
+            f"names = {names!r}\n"
+            "bad = []\n"
+            "for n in names:\n"
+            "    for m in [m for m in sys.modules if m == 'mcio' or m.startswith('mcio.')]:\n"
+            "        del sys.modules[m]\n"
+            "    try:\n"
+            "        importlib.import_module(n)\n"
+            "    except Exception as e:\n"
+            "        bad.append((n, repr(e)))\n"
+            "print(len(names), bad)\n"
+            "sys.exit(1 if bad else 0)\n")
+    p = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=600,
+                       cwd=ROOT, env={**os.environ, "PYTHONPATH": str(ROOT)})
+    assert p.returncode == 0, p.stdout + p.stderr
+    assert int(p.stdout.split()[0]) == len(names)

@@ -46,6 +46,9 @@ class Axis:
 
 
 def _axis_values(key: str, v, base_value) -> tuple:
+    """The values of axis ``key`` from its ``[sweep]`` entry ``v``: a list, one value, or a range
+    ``{start, stop, num[, log]}`` (rounded and deduplicated on an integer field, whose current
+    value is ``base_value``)."""
     name = f"sweep.{key}"
     if isinstance(v, dict):
         for k in v:
@@ -98,6 +101,7 @@ def _axis_values(key: str, v, base_value) -> tuple:
 
 
 def parse_axes(sweep, model: Model) -> tuple[Axis, ...]:
+    """The ``[sweep]`` table -> its axes, in the spec's order, each with its dimension name."""
     if not isinstance(sweep, dict):
         raise McioError("sweep", sweep, "must be a table of \"dotted.model.key\" = values")
     keys = flatten_keys(sweep)
@@ -147,6 +151,7 @@ def flatten_keys(sweep: dict, prefix: str = "") -> list[tuple[str, Any]]:
 
 
 def apply_coords(model: Model, axes, coords: dict) -> Model:
+    """``model`` with the field of each of ``axes`` set to its value in ``coords`` (by dim name)."""
     for a in axes:
         model = set_field(model, a.key, coords[a.dim], f"sweep.{a.key}")
     return model

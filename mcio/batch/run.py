@@ -2,8 +2,8 @@
 or on a Dask cluster, one task each, :mod:`mcio.batch.cluster`), stored in the points log as it
 completes (:class:`mcio.store.PartStore`), reported to a progress callback, then assembled and
 written as the final file. Points are assembled by index, never by completion order, so the
-results are the same in-process or on any cluster. Ctrl-C ends in :class:`SweepInterrupted` with
-every finished point saved.
+results are the same in-process or on any cluster. Ctrl-C ends in
+:class:`mcio.interrupt.SweepInterrupted` with every finished point saved.
 """
 from __future__ import annotations
 

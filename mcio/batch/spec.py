@@ -1,5 +1,5 @@
-"""Batch sweeps: a TOML spec expands into a grid of model points, each simulated, assembled into one
-labelled :class:`xarray.Dataset` (sweep axes as dimensions) and, if asked, stored as HDF5.
+"""The sweep spec: its TOML (a path, a string or a dict) parsed and validated into a
+:class:`SweepSpec`, which maps each point of the grid to its coordinates, model and random stream.
 
 A spec holds a model (``[model.workload]``, ``[[model.io]]``, ... exactly like a model file) or a
 named scenario (``scenario = "mm1-demo"`` plus ``[scenario_params]``), the sweep axes and the run::
