@@ -88,10 +88,10 @@ def _stacked_buffers(parts: list) -> dict | None:
     """Every data variable of ``parts`` stacked over the points, {name: array[P, ...]}, from the
     engine's buffers (:class:`mcio.part.Layout`): one copy of all the buffers, then one per
     variable, not one assignment per variable and point (what that saves: benchmarks/README.md,
-    "batch: figures behind the estimates"). Only where every part was made by one layout and holds its variables
-    under its names, shapes and dtypes: a part whose entries were replaced since (an unstable
-    point's blanked figures) gets its own arrays copied into its row. None otherwise (the
-    caller stacks variable by variable)."""
+    "batch: figures behind the estimates"). Only where every part was made by one layout and
+    holds its variables under its names, shapes and dtypes: a part whose entries were replaced
+    since (an unstable point's blanked figures) gets its own arrays copied into its row. None
+    otherwise (the caller stacks variable by variable)."""
     p0 = parts[0].packed
     if p0 is None:
         return None
