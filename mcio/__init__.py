@@ -10,7 +10,7 @@ from ._version import __version__
 from .errors import McioError, McioWarning
 from .model import Dist, Model
 
-_LAZY = {"simulate": ("mcio.engine", "simulate"), "open_results": ("mcio.sweep", "open_results"),
+_LAZY = {"simulate": ("mcio.engine", "simulate"), "open_results": ("mcio.batch", "open_results"),
          "sweep": ("mcio.sweep", None)}
 
 

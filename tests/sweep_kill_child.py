@@ -8,8 +8,8 @@ import sys
 import time
 
 block_at = int(sys.argv.pop(1))
-sweep_mod = importlib.import_module("mcio.sweep")
-real = sweep_mod._simulate
+points_mod = importlib.import_module("mcio.batch.points")  # where the engine call _simulate lives
+real = points_mod._simulate
 
 
 def simulate_until_blocked(model, **kw):
@@ -19,7 +19,7 @@ def simulate_until_blocked(model, **kw):
     return real(model, **kw)
 
 
-sweep_mod._simulate = simulate_until_blocked
+points_mod._simulate = simulate_until_blocked
 
 from mcio.cli import main  # noqa: E402
 

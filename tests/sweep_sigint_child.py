@@ -10,7 +10,8 @@ import time
 
 sleep_s, spec, out = float(sys.argv[1]), sys.argv[2], sys.argv[3]
 sweep_mod = importlib.import_module("mcio.sweep")
-real = sweep_mod._simulate
+points_mod = importlib.import_module("mcio.batch.points")
+real = points_mod._simulate
 
 
 def slow(model, **kw):
@@ -31,7 +32,7 @@ def progress(done, total, ios):
         print(f"point {printed[0]} done", file=sys.stderr, flush=True)
 
 
-sweep_mod._simulate = slow
+points_mod._simulate = slow
 try:
     sweep_mod.sweep(spec, out=out, progress=progress)
 except sweep_mod.SweepInterrupted as e:   # what the CLI does: one line, exit 130

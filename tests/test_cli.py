@@ -10,7 +10,7 @@ from mcio.cli import main
 from mcio.store import open_results
 from sweep_specs import CLI, FICON_GRID, MM1_RATES, cli_env, write
 
-sweep_mod = importlib.import_module("mcio.sweep")  # the module even where mcio.sweep names the function
+points_mod = importlib.import_module("mcio.batch.points")  # where the engine call _simulate lives (tests substitute it)
 
 
 def invoke(*args, cwd=None):
@@ -56,7 +56,7 @@ def test_unknown_scenario(tmp_path):
 
 
 def test_unwritable_output(tmp_path, monkeypatch):
-    monkeypatch.setattr(sweep_mod, "_simulate", lambda *a, **k: pytest.fail("simulated before the check"))
+    monkeypatch.setattr(points_mod, "_simulate", lambda *a, **k: pytest.fail("simulated before the check"))
     spec = write(tmp_path, FICON_GRID)
     assert_one_line_error(invoke("sweep", spec, "-o", tmp_path / "missing-dir" / "o.h5"), "missing-dir",
                           "cannot be written")

@@ -116,7 +116,7 @@ def test_scenarios_name_shows_parameters_with_provenance():
 
 def test_a_misspelt_local_dask_address_fails_at_once():
     from mcio import McioError
-    from mcio.distributed import parse_address
+    from mcio.batch.cluster import parse_address
     with pytest.raises(McioError, match="did you mean 'local'"):
         parse_address("lokal:2")
     with pytest.raises(McioError, match="does not resolve"):

@@ -18,7 +18,9 @@ from mcio.sweep import sweep
 from sweep_specs import FICON_GRID, write
 
 sweep_mod = importlib.import_module("mcio.sweep")
-dist_mod = importlib.import_module("mcio.distributed")
+points_mod = importlib.import_module("mcio.batch.points")
+run_mod = importlib.import_module("mcio.batch.run")
+dist_mod = importlib.import_module("mcio.batch.cluster")
 
 # 4 points (population x channel count, so the channel padding of assemble is exercised too)
 SPEC = FICON_GRID.replace('"workload.population" = [2, 8, 32]', '"workload.population" = [2, 8]') \
@@ -52,7 +54,7 @@ def test_without_distributed_dask_is_one_error_line(tmp_path, monkeypatch):
     monkeypatch.setitem(sys.modules, "distributed", None)  # `import distributed` raises ImportError
     spec = write(tmp_path, SPEC)
     out = tmp_path / "x.h5"
-    monkeypatch.setattr(sweep_mod, "_simulate", lambda *a, **k: pytest.fail("simulated"))
+    monkeypatch.setattr(points_mod, "_simulate", lambda *a, **k: pytest.fail("simulated"))
     r = CliRunner().invoke(main, ["sweep", str(spec), "-o", str(out), "--dask", "local:2"])
     assert r.exit_code == 2
     assert r.stderr.splitlines() == ["mcio: error: --dask = 'local:2': needs the missing package 'distributed': "
@@ -146,7 +148,7 @@ def test_partial_dask_run_resumes_without_recomputing_finished_points(reference,
 
     monkeypatch.setattr(dist_mod.Cluster, "run", run_spy)
     monkeypatch.setattr(PartStore, "write_bytes", write_spy)
-    monkeypatch.setattr(sweep_mod, "_simulate", lambda *a, **k: pytest.fail("simulated in-process"))
+    monkeypatch.setattr(points_mod, "_simulate", lambda *a, **k: pytest.fail("simulated in-process"))
     with pytest.raises(McioError, match="--resume"):
         sweep(spec, out=out, dask=client)  # leftovers are not silently thrown away
     sweep(spec, out=out, resume=True, dask=client)
@@ -192,7 +194,7 @@ def test_results_do_not_depend_on_completion_order(reference, monkeypatch):
                 store.write_bytes(p, data)
             yield p, dataset_from_bytes(data), 0
 
-    monkeypatch.setattr(sweep_mod, "_compute", reversed_compute)
+    monkeypatch.setattr(run_mod, "_compute", reversed_compute)
     ds = sweep(spec)
     assert_same_results(ds.assign_attrs(date_created="x", history="x"), ref.assign_attrs(date_created="y", history="y"))
     assert np.isfinite(ds["response_ms"]).all()

@@ -8,15 +8,15 @@ from sweep_specs import FICON_GRID
 
 
 def test_a_sweep_freezes_older_objects_while_it_runs_and_unfreezes_them_after(monkeypatch):
-    import mcio.sweep as sweep_mod
+    import mcio.batch.run as run_mod   # where the run loop looks point_part up
     seen = []
-    real = sweep_mod.point_part
+    real = run_mod.point_part
 
     def spy(spec, p, **kw):
         seen.append(gc.get_freeze_count())
         return real(spec, p, **kw)
 
-    monkeypatch.setattr(sweep_mod, "point_part", spy)
+    monkeypatch.setattr(run_mod, "point_part", spy)
     assert gc.get_freeze_count() == 0
     sweep(FICON_GRID)
     assert seen and min(seen) > 0          # frozen while the points ran

@@ -110,7 +110,81 @@ def test_no_module_imports_upward_from_the_package_init():
 def test_the_former_cycles_are_gone():
     g = import_graph()
     assert "mcio.cli" not in g["mcio.calibrate"] and "mcio.cli.app" not in g["mcio.calibrate"]
-    assert "mcio.sweep" not in g["mcio.distributed"]
+    # the Dask hand-off is given the point task: it imports nothing of the batch package
+    assert not {t for t in g["mcio.batch.cluster"] if t == "mcio.sweep" or t.startswith("mcio.batch")}
+
+
+def test_batch_imports_no_cli_and_nothing_inside_mcio_imports_the_sweep_alias():
+    """mcio.batch is below the CLI (the CLI calls it, never the reverse); ``mcio.sweep`` is the
+    batch API's older name, kept for users: inside mcio, modules import mcio.batch."""
+    g = import_graph()
+    batch = {n: t for n, t in g.items() if n == "mcio.batch" or n.startswith("mcio.batch.")}
+    assert len(batch) >= 8, sorted(batch)
+    up = {(n, t) for n, ts in batch.items() for t in ts if t == "mcio.cli" or t.startswith("mcio.cli.")}
+    assert not up, up
+    alias = {n for n, ts in g.items() if "mcio.sweep" in ts}
+    assert not alias, alias
+
+
+# Numba's runtime (thread count, its configuration, its version for a file's attributes) may be used
+# anywhere; Numba code (a jit decorator, a Numba type, a compile or extension API) only in mcio/kernels/.
+NUMBA_RUNTIME = {"set_num_threads", "get_num_threads", "config", "__version__"}
+# mcio/dasd/walk.py holds a Numba kernel outside kernels/: it is moving into mcio/kernels/ (issue 27,
+# "one home per formula"); this known exception goes when it has moved.
+KNOWN_NUMBA_OUTSIDE_KERNELS = {"mcio.dasd.walk"}
+
+
+def numba_uses(mods=None) -> dict[str, set[str]]:
+    """module outside mcio/kernels/ -> what of Numba it uses: the attributes read from an
+    ``import numba`` (``numba.set_num_threads`` -> "set_num_threads"), the names of a
+    ``from numba... import``, "<bare>" where the module itself is passed around."""
+    out = {}
+    for name, (f, _) in (modules() if mods is None else mods).items():
+        if name == "mcio.kernels" or name.startswith("mcio.kernels."):
+            continue
+        tree = ast.parse(f.read_text(), str(f))
+        aliases, used = set(), set()
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Import):
+                for a in node.names:
+                    if a.name.split(".")[0] == "numba":
+                        aliases.add(a.asname or "numba")
+                        if "." in a.name and not a.asname:
+                            used.add(a.name.split(".", 1)[1])
+                        elif "." in a.name:
+                            used.add(a.name)
+            elif isinstance(node, ast.ImportFrom) and (node.module or "").split(".")[0] == "numba":
+                used |= {f"{node.module}.{a.name}" for a in node.names}
+        if not aliases and not used:
+            continue
+        attrs = {id(n.value) for n in ast.walk(tree) if isinstance(n, ast.Attribute)
+                 and isinstance(n.value, ast.Name) and n.value.id in aliases}
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id in aliases:
+                used.add(node.attr)
+            elif isinstance(node, ast.Name) and node.id in aliases and id(node) not in attrs \
+                    and isinstance(node.ctx, ast.Load):
+                used.add("<bare>")
+        out[name] = used
+    return out
+
+
+def test_numba_code_lives_only_in_the_kernels():
+    uses = numba_uses()
+    assert "mcio.batch.run" in uses   # (the check sees a use: a worker's thread count)
+    code = {n: u - NUMBA_RUNTIME for n, u in uses.items() if u - NUMBA_RUNTIME}
+    assert set(code) <= KNOWN_NUMBA_OUTSIDE_KERNELS, {n: u for n, u in code.items()
+                                                      if n not in KNOWN_NUMBA_OUTSIDE_KERNELS}
+
+
+def test_the_numba_check_sees_a_kernel_outside_kernels(tmp_path):
+    # the check itself can fail: a jit decorator planted outside kernels/ is found, a thread count not
+    f = tmp_path / "planted.py"
+    f.write_text("import numba as nb\n\n@nb.njit(cache=True)\ndef k(x):\n    nb.set_num_threads(1)\n    return x\n")
+    g = tmp_path / "typed.py"
+    g.write_text("from numba.typed import List\n")
+    assert numba_uses({"mcio.planted": (f, False), "mcio.typed": (g, False)}) == {
+        "mcio.planted": {"njit", "set_num_threads"}, "mcio.typed": {"numba.typed.List"}}
 
 
 def test_each_module_imports_alone_in_a_fresh_interpreter():

@@ -1,4 +1,4 @@
-"""Precision targets (mcio/precision.py): the sequential rule reaches its target, spends I/Os
+"""Precision targets (mcio/batch/precision.py): the sequential rule reaches its target, spends I/Os
 where the variance is, and keeps its confidence intervals honest (coverage near 95 % against the
 M/M/1 closed form, not shrunk by stopping when the CI happens to look small)."""
 import numpy as np
@@ -6,7 +6,7 @@ import pytest
 from scipy import stats
 
 from mcio import McioError
-from mcio.precision import relative_halfwidth, simulate_to_precision
+from mcio.batch.precision import relative_halfwidth, simulate_to_precision
 from mcio.scenarios import build_scenario
 
 

@@ -7,7 +7,7 @@ from mcio import store
 from mcio.sweep import load_spec, point_part, sweep
 from sweep_specs import MM1_RATES
 
-sweep_mod = importlib.import_module("mcio.sweep")
+run_mod = importlib.import_module("mcio.batch.run")
 
 SPEC = MM1_RATES.replace('[200.0, 500.0, 700.0]', '[100.0, 200.0, 300.0, 400.0, 500.0]') \
     .replace("ios = 40000", "ios = 2000").replace("warmup = 4000", "warmup = 200")
@@ -33,7 +33,7 @@ def test_a_record_with_its_head_made_ahead_is_the_same_bytes(tmp_path):
 def test_every_points_record_names_its_own_point_and_coordinates_across_batches(tmp_path, monkeypatch):
     """Batches of 2 over 5 points (3 batches, the last of one point): each record decodes as its
     point with its coordinates (read_part checks both), and the file equals the sweep in memory."""
-    monkeypatch.setattr(sweep_mod, "HEADS_AHEAD", 2)
+    monkeypatch.setattr(run_mod, "HEADS_AHEAD", 2)
     monkeypatch.setattr(store.PartStore, "remove", lambda self: self.close())   # keep the log to read
     spec = load_spec(SPEC)
     out = tmp_path / "o.h5"

@@ -17,7 +17,8 @@ from mcio.sweep import SweepInterrupted, sweep
 from sweep_specs import MM1_RATES, cli_env, write
 
 HERE = Path(__file__).parent
-sweep_mod = importlib.import_module("mcio.sweep")
+points_mod = importlib.import_module("mcio.batch.points")  # where the engine call _simulate lives (tests substitute it)
+run_mod = importlib.import_module("mcio.batch.run")
 
 SPEC = MM1_RATES.replace('[200.0, 500.0, 700.0]', '{start = 100, stop = 800, num = 8}') \
                 .replace("ios = 40000", "ios = 2000").replace("warmup = 4000", "warmup = 300")
@@ -65,13 +66,13 @@ def test_sigint_keeps_finished_points_says_so_and_exits_130(tmp_path, monkeypatc
     assert not out.exists()
 
     computed = []
-    real = sweep_mod._simulate
+    real = points_mod._simulate
 
     def spy(model, **kw):
         computed.append(kw["point"])
         return real(model, **kw)
 
-    monkeypatch.setattr(sweep_mod, "_simulate", spy)
+    monkeypatch.setattr(points_mod, "_simulate", spy)
     ds = sweep(spec, out=out, resume=True)
     assert sorted(computed) == sorted(set(range(8)) - set(saved))
     assert out.exists() and not parts_dir(out).exists()
@@ -97,14 +98,14 @@ def test_no_ctrl_c_is_swallowed_among_many_short_points(tmp_path, attempt):
 
 def test_request_from_python_stops_the_running_point_and_keeps_the_finished(tmp_path, monkeypatch):
     out = tmp_path / "r.h5"
-    real = sweep_mod._simulate
+    real = points_mod._simulate
 
     def ask_in_point_1(model, **kw):
         if kw["point"] == 1:
             interrupt.request()            # as the SIGINT handler does: the kernels stop at once
         return real(model, **kw)
 
-    monkeypatch.setattr(sweep_mod, "_simulate", ask_in_point_1)
+    monkeypatch.setattr(points_mod, "_simulate", ask_in_point_1)
     with pytest.raises(SweepInterrupted) as e:
         sweep(SPEC, out=out)
     assert str(e.value) == "interrupted: 1 of 8 points saved; resume with --resume"
@@ -118,7 +119,7 @@ def test_request_from_python_stops_the_running_point_and_keeps_the_finished(tmp_
 def test_a_point_the_kernels_cut_short_is_not_saved(tmp_path, monkeypatch):
     """When the kernels honour the flag mid-point they return fewer I/Os than asked: discarded."""
     out = tmp_path / "c.h5"
-    real = sweep_mod._simulate
+    real = points_mod._simulate
 
     def cut_in_point_2(model, **kw):
         ds = real(model, **kw).to_dataset()   # (the sweep takes a Dataset from a substitute)
@@ -127,7 +128,7 @@ def test_a_point_the_kernels_cut_short_is_not_saved(tmp_path, monkeypatch):
             ds["ios_measured"] = ds["ios_measured"] // 2
         return ds
 
-    monkeypatch.setattr(sweep_mod, "_simulate", cut_in_point_2)
+    monkeypatch.setattr(points_mod, "_simulate", cut_in_point_2)
     with pytest.raises(SweepInterrupted, match="interrupted: 2 of 8 points saved"):
         sweep(SPEC, out=out)
     assert stored_points(out) == [0, 1]
@@ -149,15 +150,15 @@ def test_progress_within_a_point_from_the_shared_counter(monkeypatch):
     """The kernels add completed I/Os to interrupt.counter(); the sweep reports them between
     per-point calls, and a point's own call then reports only the rest."""
     calls = []
-    real = sweep_mod._simulate
-    monkeypatch.setattr(sweep_mod._Progress, "TICK_S", 0.02)
+    real = points_mod._simulate
+    monkeypatch.setattr(run_mod._Progress, "TICK_S", 0.02)
 
     def counting(model, **kw):
         ds = real(model, **kw)
         time.sleep(0.1)                     # the ticker reads the kernels' counts before the point ends
         return ds
 
-    monkeypatch.setattr(sweep_mod, "_simulate", counting)
+    monkeypatch.setattr(points_mod, "_simulate", counting)
     sweep(SPEC.replace("num = 8", "num = 2"), progress=lambda *a: calls.append(a))
     assert sum(c[2] for c in calls) == 2 * 4 * (2000 + 300)   # 2 points x 4 replications, warm-up included
     within = [c for c in calls[1:] if c[0] == calls[0][0] and c[2]]

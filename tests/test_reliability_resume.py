@@ -18,7 +18,7 @@ from mcio.store import tmp_path as final_tmp
 from mcio.sweep import McioWarning, sweep
 from sweep_specs import MM1_RATES, write
 
-sweep_mod = importlib.import_module("mcio.sweep")
+points_mod = importlib.import_module("mcio.batch.points")  # where the engine call _simulate lives (tests substitute it)
 
 # 4 cheap points (fast path)
 SPEC = MM1_RATES.replace('[200.0, 500.0, 700.0]', '[200.0, 400.0, 500.0, 700.0]') \
@@ -45,7 +45,7 @@ def _interrupted(tmp_path, after: int = 3, spec_text: str = SPEC, name: str = "r
     """A sweep stopped (as by Ctrl-C) after ``after`` points: its output path and spec file."""
     spec = write(tmp_path, spec_text, name + ".toml")
     out = tmp_path / name
-    real = sweep_mod._simulate
+    real = points_mod._simulate
     n = []
 
     def stop(model, **kw):
@@ -54,12 +54,12 @@ def _interrupted(tmp_path, after: int = 3, spec_text: str = SPEC, name: str = "r
         n.append(kw["point"])
         return real(model, **kw)
 
-    sweep_mod._simulate = stop
+    points_mod._simulate = stop
     try:
         with pytest.raises(KeyboardInterrupt):
             sweep(spec, out=out)
     finally:
-        sweep_mod._simulate = real
+        points_mod._simulate = real
     assert sorted(stored_points(out)) == list(range(after))
     return spec, out
 
@@ -81,16 +81,16 @@ def _records(out, layouts: bool = False) -> list[tuple[int, int]]:
 
 def _resume_counting(spec, out, monkeypatch):
     computed = []
-    real = sweep_mod._simulate
+    real = points_mod._simulate
 
     def spy(model, **kw):
         computed.append(kw["point"])
         return real(model, **kw)
 
-    monkeypatch.setattr(sweep_mod, "_simulate", spy)
+    monkeypatch.setattr(points_mod, "_simulate", spy)
     with pytest.warns(McioWarning) as w:
         ds = sweep(spec, out=out, resume=True)
-    monkeypatch.setattr(sweep_mod, "_simulate", real)
+    monkeypatch.setattr(points_mod, "_simulate", real)
     return ds, sorted(computed), " ".join(str(x.message) for x in w)
 
 
@@ -155,7 +155,7 @@ def test_an_hdf5_file_as_the_log_is_refused(tmp_path, monkeypatch, reference):
 def test_second_sweep_on_the_same_output_refuses_at_once(tmp_path, monkeypatch):
     spec = write(tmp_path, SPEC)
     out = tmp_path / "busy.h5"
-    monkeypatch.setattr(sweep_mod, "_simulate", lambda *a, **k: pytest.fail("simulated"))
+    monkeypatch.setattr(points_mod, "_simulate", lambda *a, **k: pytest.fail("simulated"))
     with OutputLock(out):  # (an flock: another process holding it is refused the same way)
         with pytest.raises(McioError, match=r"another sweep \(pid \d+\) is writing it"):
             sweep(spec, out=out)
@@ -169,7 +169,7 @@ def test_lock_is_released_after_a_sweep_and_after_a_failure(tmp_path, monkeypatc
     out = tmp_path / "x.h5"
     sweep(spec, out=out)
     assert not (tmp_path / "x.h5.lock").exists()
-    monkeypatch.setattr(sweep_mod, "_simulate", lambda *a, **k: (_ for _ in ()).throw(RuntimeError("boom")))
+    monkeypatch.setattr(points_mod, "_simulate", lambda *a, **k: (_ for _ in ()).throw(RuntimeError("boom")))
     with pytest.raises(RuntimeError):
         sweep(spec, out=tmp_path / "y.h5")
     with OutputLock(tmp_path / "y.h5"):
@@ -178,7 +178,7 @@ def test_lock_is_released_after_a_sweep_and_after_a_failure(tmp_path, monkeypatc
 
 def test_obstacles_in_the_outputs_place_are_reported_before_any_point(tmp_path, monkeypatch):
     spec = write(tmp_path, SPEC)
-    monkeypatch.setattr(sweep_mod, "_simulate", lambda *a, **k: pytest.fail("simulated"))
+    monkeypatch.setattr(points_mod, "_simulate", lambda *a, **k: pytest.fail("simulated"))
     out = tmp_path / "a.h5"
     parts_dir(out).write_text("a file where the parts directory goes")
     with pytest.raises(McioError, match=r"a\.h5\.parts' is a file"):
@@ -245,7 +245,7 @@ def test_unstable_points_store_nan_and_their_reason(tmp_path):
 
 
 def test_a_nonfinite_result_of_a_stable_point_is_a_bug_not_data(tmp_path, monkeypatch):
-    real = sweep_mod._simulate
+    real = points_mod._simulate
 
     def broken(model, **kw):
         ds = real(model, **kw).to_dataset()   # (the sweep takes a Dataset from a substitute)
@@ -253,7 +253,7 @@ def test_a_nonfinite_result_of_a_stable_point_is_a_bug_not_data(tmp_path, monkey
             ds["response_ms"] = ds["response_ms"] * np.nan
         return ds
 
-    monkeypatch.setattr(sweep_mod, "_simulate", broken)
+    monkeypatch.setattr(points_mod, "_simulate", broken)
     out = tmp_path / "bug.h5"
     with pytest.raises(AssertionError, match="sweep point 1: response_ms is not finite"):
         sweep(write(tmp_path, SPEC), out=out)
@@ -261,14 +261,14 @@ def test_a_nonfinite_result_of_a_stable_point_is_a_bug_not_data(tmp_path, monkey
 
 
 def test_fewer_ios_than_asked_without_a_flag_is_a_bug(tmp_path, monkeypatch):
-    real = sweep_mod._simulate
+    real = points_mod._simulate
 
     def short(model, **kw):
         ds = real(model, **kw).to_dataset()   # (the sweep takes a Dataset from a substitute)
         ds["ios_measured"] = ds["ios_measured"] - 1
         return ds
 
-    monkeypatch.setattr(sweep_mod, "_simulate", short)
+    monkeypatch.setattr(points_mod, "_simulate", short)
     with pytest.raises(AssertionError, match="I/Os measured in a replication, 3000 asked"):
         sweep(SPEC)
 
@@ -306,8 +306,8 @@ def test_self_contained_and_layout_records_mix_in_one_log(tmp_path, monkeypatch,
         f.write(store.part_bytes(part, store.spec_hash(s.text), 2, part.coords))
     assert sorted(stored_points(out)) == [0, 1, 2]
     computed = []
-    real = sweep_mod._simulate
-    monkeypatch.setattr(sweep_mod, "_simulate", lambda m, **kw: computed.append(kw["point"]) or real(m, **kw))
+    real = points_mod._simulate
+    monkeypatch.setattr(points_mod, "_simulate", lambda m, **kw: computed.append(kw["point"]) or real(m, **kw))
     ds = sweep(spec, out=out, resume=True)
     assert computed == [3]
     same_results(ds, reference)

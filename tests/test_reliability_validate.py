@@ -15,7 +15,8 @@ from mcio.errors import McioError
 from mcio.store import write_results
 from mcio.sweep import McioWarning, estimate, load_spec, sweep
 
-sweep_mod = importlib.import_module("mcio.sweep")
+points_mod = importlib.import_module("mcio.batch.points")  # where the engine call _simulate lives (tests substitute it)
+estimates_mod = importlib.import_module("mcio.batch.estimates")
 
 BASE = 'scenario = "mm1-demo"\n[sweep]\n"workload.rate_iops" = [100.0, 200.0]\n'
 
@@ -106,7 +107,7 @@ def test_a_long_run_is_announced_and_one_beyond_memory_refused(monkeypatch):
     def refuse(*a, **k):
         raise Simulated
 
-    monkeypatch.setattr(sweep_mod, "_simulate", refuse)
+    monkeypatch.setattr(points_mod, "_simulate", refuse)
     with pytest.warns(McioWarning, match=r"this sweep is large: .* about \d+(\.\d)? (min|h)"):
         with pytest.raises(Simulated):   # the warning comes before any point
             sweep(BASE + "[run]\nios = 100000000000\n")
@@ -116,7 +117,7 @@ def test_a_long_run_is_announced_and_one_beyond_memory_refused(monkeypatch):
         with pytest.raises(Simulated):
             sweep(BASE + "[run]\nios = 1000\n")
     assert est.memory_bytes < 2**30 and est.seconds < 60
-    monkeypatch.setattr(sweep_mod, "machine_memory", lambda: 2**30)
+    monkeypatch.setattr(estimates_mod, "machine_memory", lambda: 2**30)
     with pytest.raises(McioError, match=r"run.replications = 10000: needs about .* GiB, more than this machine's 1.0 GiB"):
         load_spec(BASE + "[run]\nreplications = 10000\n")
 

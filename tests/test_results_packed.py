@@ -287,6 +287,7 @@ def test_a_sweeps_dataset_stacked_from_the_buffers_is_the_one_stacked_variable_b
     (an unstable point's, blanked) and, falling back, with a point whose variables were renamed."""
     from sweep_specs import VARIANT_GRID
     from mcio import sweep as S
+    from mcio.batch import assembly   # where assemble looks _stacked_buffers up
     spec = S.load_spec("""
 scenario = "mm1-demo"
 [sweep]
@@ -298,15 +299,15 @@ warmup = 50
 seed = 3
 """)
     parts = [S.point_part(spec, p) for p in range(spec.n_points)]
-    assert S._stacked_buffers(parts) is not None
+    assert assembly._stacked_buffers(parts) is not None
     variants = S.load_spec(VARIANT_GRID.replace("ios = ", "ios = 200 #").replace("warmup = ", "warmup = 50 #"))
-    assert S._stacked_buffers([S.point_part(variants, p) for p in range(variants.n_points)]) is None, \
+    assert assembly._stacked_buffers([S.point_part(variants, p) for p in range(variants.n_points)]) is None, \
         "points of several layouts (channel counts, variant names) are stacked variable by variable"
     d, a, at, c = parts[1].vars["response_ms"]
     parts[1].vars["response_ms"] = (d, np.full(a.shape, np.nan), at, c)   # (as _checked blanks)
     fast = S.assemble(spec, parts)
-    real = S._stacked_buffers
-    monkeypatch.setattr(S, "_stacked_buffers", lambda parts: None)
+    real = assembly._stacked_buffers
+    monkeypatch.setattr(assembly, "_stacked_buffers", lambda parts: None)
     plain = S.assemble(spec, parts)
     assert fast.identical(plain) and np.isnan(fast.response_ms.values.reshape(spec.n_points, -1)[1]).all()
     one = S.load_spec(spec.text.replace("num = 6", "num = 1"))   # one point: one row, still a copy
@@ -318,5 +319,5 @@ seed = 3
     assert all(v.flags.writeable and not np.shares_memory(v, buf) for v in got.values())
     assert (got["pend_ms"] == 2.5).all()
     parts[2].vars["resp_ms"] = parts[2].vars.pop("connect_ms")
-    monkeypatch.setattr(S, "_stacked_buffers", real)
-    assert S._stacked_buffers(parts) is None
+    monkeypatch.setattr(assembly, "_stacked_buffers", real)
+    assert assembly._stacked_buffers(parts) is None

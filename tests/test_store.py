@@ -23,7 +23,7 @@ from mcio.store import tmp_path as final_tmp
 from mcio.sweep import load_spec, sweep
 from sweep_specs import FICON_GRID, MM1_RATES, cli_env, write
 
-sweep_mod = importlib.import_module("mcio.sweep")  # the module even where mcio.sweep names the function
+points_mod = importlib.import_module("mcio.batch.points")  # where the engine call _simulate lives (tests substitute it)
 
 HERE = Path(__file__).parent
 TIME_ATTRS = ("date_created", "history")
@@ -134,7 +134,7 @@ def test_sigkill_then_resume_recomputes_nothing_and_matches_uninterrupted(tmp_pa
     assert r.exit_code == 2 and "--resume" in r.stderr
 
     computed = []
-    real = sweep_mod._simulate
+    real = points_mod._simulate
 
     def spy(model, **kw):
         computed.append(kw["point"])
@@ -143,12 +143,12 @@ def test_sigkill_then_resume_recomputes_nothing_and_matches_uninterrupted(tmp_pa
         assert not out.exists()
         return real(model, **kw)
 
-    monkeypatch.setattr(sweep_mod, "_simulate", spy)
+    monkeypatch.setattr(points_mod, "_simulate", spy)
     r = CliRunner().invoke(main, ["sweep", str(spec), "-o", str(out), "--resume", "-q"])
     assert r.exit_code == 0, r.output + r.stderr
     assert sorted(computed) == sorted(set(range(total)) - finished)
     assert out.exists() and not parts_dir(out).exists() and not final_tmp(out).exists()
-    monkeypatch.setattr(sweep_mod, "_simulate", real)
+    monkeypatch.setattr(points_mod, "_simulate", real)
 
     ref = tmp_path / "uninterrupted.h5"
     sweep(spec, out=ref)
@@ -163,7 +163,7 @@ def test_resume_refuses_a_different_spec(tmp_path, monkeypatch):
     spec = write(tmp_path, FICON_GRID)
     out = tmp_path / "r.h5"
     calls = []
-    real = sweep_mod._simulate
+    real = points_mod._simulate
 
     def stop_after_two(model, **kw):
         if len(calls) == 2:
@@ -171,10 +171,10 @@ def test_resume_refuses_a_different_spec(tmp_path, monkeypatch):
         calls.append(kw["point"])
         return real(model, **kw)
 
-    monkeypatch.setattr(sweep_mod, "_simulate", stop_after_two)
+    monkeypatch.setattr(points_mod, "_simulate", stop_after_two)
     with pytest.raises(KeyboardInterrupt):
         sweep(spec, out=out)
-    monkeypatch.setattr(sweep_mod, "_simulate", real)
+    monkeypatch.setattr(points_mod, "_simulate", real)
     assert len(_parts(out)) == 2 and not out.exists()
     other = write(tmp_path, FICON_GRID.replace("seed = 11", "seed = 12"), "other.toml")
     with pytest.raises(McioError, match="different spec"):
@@ -196,14 +196,14 @@ def test_a_parts_dir_without_finished_points_is_reused(tmp_path):
 
 def test_resume_of_a_finished_file_returns_it(grid_file, monkeypatch):
     spec, out, ds = grid_file
-    monkeypatch.setattr(sweep_mod, "_simulate", lambda *a, **k: pytest.fail("recomputed"))
+    monkeypatch.setattr(points_mod, "_simulate", lambda *a, **k: pytest.fail("recomputed"))
     xr.testing.assert_identical(sweep(spec, out=out, resume=True), ds)
     with pytest.raises(McioError, match="different spec"):
         sweep(FICON_GRID.replace("seed = 11", "seed = 1"), out=out, resume=True)
 
 
 def test_unwritable_output_fails_before_any_simulation(tmp_path, monkeypatch):
-    monkeypatch.setattr(sweep_mod, "_simulate", lambda *a, **k: pytest.fail("simulated"))
+    monkeypatch.setattr(points_mod, "_simulate", lambda *a, **k: pytest.fail("simulated"))
     with pytest.raises(McioError, match="does not exist"):
         sweep(FICON_GRID, out=tmp_path / "no" / "such" / "dir.h5")
     (tmp_path / "afile").write_text("")

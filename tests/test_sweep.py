@@ -9,7 +9,7 @@ from mcio.scenarios import SCENARIOS, build_scenario, describe
 from mcio.sweep import load_spec, sweep
 from sweep_specs import FICON_GRID, MM1_RATES, write
 
-sweep_mod = importlib.import_module("mcio.sweep")  # the module even where mcio.sweep names the function
+points_mod = importlib.import_module("mcio.batch.points")  # where the engine call _simulate lives (tests substitute it)
 
 # ---- the spec -----------------------------------------------------------------------------
 
@@ -106,13 +106,13 @@ def test_missing_file_and_bad_toml(tmp_path):
 
 def test_each_point_gets_its_own_stream(monkeypatch):
     calls = []
-    real = sweep_mod._simulate
+    real = points_mod._simulate
 
     def spy(model, **kw):
         calls.append(kw)
         return real(model, **kw)
 
-    monkeypatch.setattr(sweep_mod, "_simulate", spy)
+    monkeypatch.setattr(points_mod, "_simulate", spy)
     # a string axis that changes nothing the engine uses: the points differ only by their stream
     ds = sweep("""
 scenario = "mm1-demo"
@@ -203,8 +203,8 @@ def test_variants_are_a_leading_string_dimension_with_common_random_numbers(monk
     assert s.point_model(0).channels["mp_us_per_io_ccw"] == 80.0
     assert s.point_model(3).channels["mp_us_per_io_ccw"] == 40.0 and s.point_model(3).workload["population"] == 8
     calls = []
-    real = sweep_mod._simulate
-    monkeypatch.setattr(sweep_mod, "_simulate", lambda m, **kw: calls.append(kw["point"]) or real(m, **kw))
+    real = points_mod._simulate
+    monkeypatch.setattr(points_mod, "_simulate", lambda m, **kw: calls.append(kw["point"]) or real(m, **kw))
     ds = sweep(s)
     assert calls == [0, 1, 0, 1, 0, 1]
     assert list(ds.variant.values) == ["ccw", "fast_mp", "fast_mp_again"]
@@ -269,8 +269,8 @@ def test_variant_sweep_file_and_resume(tmp_path, monkeypatch):
     from mcio.store import stored_points
     assert sorted(stored_points(out)) == [0, 1, 2]
     computed = []
-    real = sweep_mod._simulate
-    monkeypatch.setattr(sweep_mod, "_simulate", lambda m, **kw: computed.append(kw["point"]) or real(m, **kw))
+    real = points_mod._simulate
+    monkeypatch.setattr(points_mod, "_simulate", lambda m, **kw: computed.append(kw["point"]) or real(m, **kw))
     sweep(spec, out=out, resume=True)
     assert computed == [1, 0, 1]      # points 3, 4, 5: streams 1, 0, 1
     a = open_results(out)

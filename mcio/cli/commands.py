@@ -71,11 +71,11 @@ def _si(x: float) -> str:
 def sweep_cmd(spec, out, resume, threads, dask, quiet):
     """Run the sweep in SPEC (TOML; default: the built-in FICON knee example) into OUT."""
     from ..store import check_writable
-    from ..sweep import load_spec, sweep
+    from ..batch import load_spec, sweep
 
     spec_path = Path(spec) if spec else builtin_example()
     if dask is not None:
-        from ..distributed import import_distributed, parse_address
+        from ..batch.cluster import import_distributed, parse_address
         parse_address(dask)
         import_distributed(dask)
     s = load_spec(spec_path)
@@ -115,7 +115,7 @@ def sweep_cmd(spec, out, resume, threads, dask, quiet):
 @click.option("--threads", type=int, default=None, help="Numba threads.")
 def run_cmd(spec, point, ios, replications, threads):
     """Simulate one point of SPEC (a model or the first grid point) and print an RMF-like report."""
-    from ..sweep import load_spec, run_point, parse_spec
+    from ..batch import load_spec, run_point, parse_spec
 
     s = load_spec(Path(spec) if spec else builtin_example())
     if ios is not None or replications is not None:
@@ -330,7 +330,7 @@ def reproduce_cmd(name, as_json, ios, replications, seed, variants):
 def validate_cmd(spec, show, point):
     """Check SPEC (every grid point's model) without running it: bad values, and open loads over
     a station's capacity (an error naming the station and the largest allowed rate)."""
-    from ..sweep import load_spec
+    from ..batch import load_spec
     from .whatif import overloaded_points
     s = load_spec(Path(spec) if spec else builtin_example())
     over = overloaded_points(s)
@@ -342,7 +342,7 @@ def validate_cmd(spec, show, point):
                         f"open load over capacity: {station} utilisation >= 1; allowed: rate_iops < {allowed:.6g}"
                         f"{more}. Such points run only flagged unstable")
     m = s.point_model(point)
-    from ..sweep import estimate
+    from ..batch import estimate
     click.echo(f"estimate: {estimate(s)}")
     for note in m.notes():
         click.echo(f"note: {note}")

@@ -19,7 +19,7 @@ def _model_of(arg: str, point: int):
         if scn is not None:
             return scn.model(variant), f"{name}:{variant}"
         return SCENARIOS[name](), name
-    from ..sweep import load_spec
+    from ..batch import load_spec
     s = load_spec(Path(arg))
     return s.point_model(point), (f"{Path(arg).stem}" + (f"[{point}]" if s.n_points > 1 else ""))
 

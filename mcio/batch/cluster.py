@@ -1,6 +1,6 @@
 """Sweep points on a Dask cluster, for sweeps that outgrow one machine.
 
-Each point is one task, :func:`mcio.sweep.point_task` ``(spec text, point index)``: a pure
+Each point is one task, :func:`mcio.batch.run.point_task` ``(spec text, point index)``: a pure
 function (the random stream is keyed by seed, point and replication, not by worker or order) that
 returns the content of the point's part file as bytes. (This module knows nothing of sweeps:
 :meth:`Cluster.run` is given the task, so the imports stay acyclic.) The client writes the part files as results arrive, so
@@ -28,7 +28,7 @@ import threading
 import uuid
 from typing import Callable, Iterable, Iterator
 
-from .errors import McioError
+from ..errors import McioError
 
 FIELD = "--dask"
 CONNECT_TIMEOUT_S = 20
@@ -225,7 +225,7 @@ def _result(f, p: int, dask):
 
 def _lacks_mcio(e: BaseException | None) -> bool:
     """Whether ``e`` (or what caused it) is a failed import of mcio on the cluster: the scheduler
-    unpickles the task graph, the workers the task, both by reference to mcio.sweep."""
+    unpickles the task graph, the workers the task, both by reference to mcio.batch.run."""
     seen = set()
     while e is not None and id(e) not in seen:
         seen.add(id(e))

@@ -24,7 +24,7 @@ import math
 import numpy as np
 import xarray as xr
 
-from .errors import McioError
+from ..errors import McioError
 
 MARGIN = 1.15          # run a little longer than the estimate: h itself is estimated
 MAX_GROWTH = 8.0       # at most this factor per round
@@ -33,7 +33,7 @@ MAX_ROUNDS = 6
 
 def relative_halfwidth(ds: xr.Dataset, var: str) -> float:
     """The relative 95 % CI half-width of ``var``'s mean over replications (inf if undefined)."""
-    from .engine import ci95_halfwidth
+    from ..engine import ci95_halfwidth
     if var not in ds:
         raise McioError("precision_of", var, f"no such variable; e.g. response_ms, throughput_iops, channel_busy")
     x = ds[var]
@@ -60,7 +60,7 @@ def simulate_to_precision(model, precision: float, precision_of=("response_ms",)
     """Simulate ``model`` at the least run length (I/Os per replication, from ``ios`` up to
     ``max_ios``) whose CI meets ``precision`` for every variable in ``precision_of``."""
     if simulate is None:
-        from .engine import simulate
+        from ..engine import simulate
     if not (isinstance(precision, (int, float)) and 0 < precision < 1):
         raise McioError("run.precision", precision, "must be a relative half-width in (0, 1), e.g. 0.01")
     if max_ios < ios:

@@ -1,0 +1,249 @@
+"""The run loop of a sweep: every point not yet done is computed (in this process, in point order,
+or on a Dask cluster, one task each, :mod:`mcio.batch.cluster`), stored in the points log as it
+completes (:class:`mcio.store.PartStore`), reported to a progress callback, then assembled and
+written as the final file. Points are assembled by index, never by completion order, so the
+results are the same in-process or on any cluster. Ctrl-C ends in
+:class:`mcio.interrupt.SweepInterrupted` with every finished point saved.
+"""
+from __future__ import annotations
+
+import functools
+import itertools
+import threading
+import tomllib
+import warnings
+from contextlib import closing
+from typing import Callable
+
+from .. import gcscope, interrupt
+from ..errors import McioError, McioWarning
+from .assembly import assemble
+from .estimates import warn_if_long
+from .points import PointCut, ios_simulated, point_part
+from .spec import SweepSpec, load_spec, parse_spec
+
+
+class _Progress:
+    """The caller's ``progress(done, total, ios)``, also fed within a point from the kernels'
+    shared counter (:func:`mcio.interrupt.counter`) by a ticker thread; a point's last call reports
+    only the I/Os not already reported."""
+
+    TICK_S = 0.5
+
+    def __init__(self, fn, total: int, tick: bool):
+        self.fn, self.total, self.done, self.partial = fn, total, 0, 0
+        self.lock = threading.Lock()
+        self._stop = threading.Event()
+        self._thread = None
+        if fn is not None and tick:
+            self._thread = threading.Thread(target=self._run, name="mcio-progress", daemon=True)
+
+    def start(self, done: int) -> None:
+        self.done = done
+        interrupt.counter()[:] = 0  # reset here and after each point: the next point counts from 0
+        if self.fn:
+            self.fn(done, self.total, 0)
+        if self._thread is not None:
+            self._thread.start()
+
+    def _run(self):
+        ctr = interrupt.counter()
+        while not self._stop.wait(self.TICK_S):
+            with self.lock:
+                c = int(ctr.sum())  # (one slot, or one per replication if the kernels want no sharing)
+                if c > self.partial:
+                    delta, self.partial = c - self.partial, c
+                    try:
+                        self.fn(self.done, self.total, delta)
+                    except Exception:  # noqa: BLE001 - a failing display must not stop the sweep
+                        return
+
+    def point_done(self, done: int, ios: int) -> None:
+        with self.lock:
+            delta, self.partial = max(0, ios - self.partial), 0
+            interrupt.counter()[:] = 0
+            self.done = done
+        if self.fn:
+            self.fn(done, self.total, delta)
+
+    def close(self):
+        self._stop.set()
+        if self._thread is not None and self._thread.is_alive():
+            self._thread.join(timeout=2)
+
+
+def sweep(spec_or_path, out=None, resume: bool = False, progress: Callable | None = None, dask=None,
+          worker_threads: int | None = None):
+    """Run every point of a sweep spec and return the assembled :class:`xarray.Dataset`.
+
+    ``out``: an HDF5 path. Finished points are kept in ``OUT.parts/`` as they complete; the final
+    file appears (atomically) only when every point is done, then the parts go. ``OUT.lock`` keeps
+    a second sweep off the same output. ``resume=True`` continues an interrupted sweep into the
+    same ``out`` without recomputing finished points; every part is checked first and a damaged
+    one recomputed (a McioWarning says which and why).
+    ``progress(done, total, ios)`` is called once before the first new point (``ios = 0``), after
+    each point with the I/Os it simulated, and, when the kernels report it, within a point with
+    ``done`` unchanged and the I/Os completed since the last call.
+
+    Ctrl-C (SIGINT) stops the sweep after saving every finished point: :class:`SweepInterrupted`
+    (a KeyboardInterrupt) saying ``interrupted: N of M points saved; resume with --resume``. A run
+    estimated beyond this machine's memory is refused (McioError); beyond a few minutes, a
+    McioWarning gives the estimate first.
+
+    ``dask``: run the points on a Dask cluster instead of in this process: a scheduler address
+    (``"tcp://host:8786"``), ``"local"`` or ``"local:N"`` (a LocalCluster of N single-thread worker
+    processes, closed on return) or a ``distributed.Client``. Results are identical to the
+    in-process run (see :mod:`mcio.batch.cluster`). ``worker_threads``: Numba threads per point on a
+    worker (default: the cores divided among the workers of ``"local:N"``, else the workers' own).
+    """
+    from .. import store
+
+    spec = load_spec(spec_or_path)
+    total = spec.n_points
+    if dask is not None:  # a bad address or a missing package fails before anything is written
+        from .cluster import import_distributed, parse_address
+        if isinstance(dask, str):
+            parse_address(dask)
+        import_distributed(dask)
+    warn_if_long(spec)
+    if out is None:
+        return _run_points(spec, None, set(), {}, progress, dask, worker_threads)
+    out = store.check_writable(out)
+    with store.OutputLock(out):
+        if resume and out.exists() and not store.parts_dir(out).exists():
+            ds = store.open_results(out)
+            if not spec.same_as(ds.attrs.get("spec_toml", "")):
+                raise McioError("--resume", str(out), "holds a finished sweep of a different spec; "
+                                                      "choose another output or drop --resume to overwrite it")
+            if progress:
+                progress(total, total, 0)
+            return ds
+        run = store.PartStore(out, spec.text, resume=resume, same_spec=spec.same_as)
+        good, bad = run.validate(total, spec.coords) if resume else ({}, {})
+        if bad:
+            shown = "; ".join(f"{k if isinstance(k, str) else f'point {k}'}: {v}" for k, v in list(bad.items())[:10])
+            more = f" (and {len(bad) - 10} more)" if len(bad) > 10 else ""
+            n_re = sum(1 for k in bad if not isinstance(k, str))
+            warnings.warn(McioWarning(f"--resume: {len(bad)} damaged record(s) in {str(run.log)!r}"
+                                      f"{f', {n_re} point(s) recomputed' if n_re else ''}: {shown}{more}"),
+                          stacklevel=2)
+        return _run_points(spec, run, set(good), good, progress, dask, worker_threads)
+
+
+@gcscope.older_objects_frozen()
+def _run_points(spec, run, done: set, parts: dict, progress, dask, worker_threads):
+    """Compute the points not in ``done`` (storing each in ``run``, a PartStore, if given), then
+    assemble (and with ``run`` write the final file). Ctrl-C ends in SweepInterrupted."""
+    from .. import store
+    total = spec.n_points
+    todo = [p for p in range(total) if p not in done]
+    prog = _Progress(progress, total, tick=dask is None)
+    computed = 0
+    stopped = False
+    saver = None
+    if run is not None and todo and not store.h5py_loaded():
+        # while the kernels run (on Dask this process only waits: at once)
+        saver = store.Saver(_ALWAYS if dask is not None else None)
+        saver.submit(store.prefetch_h5py)
+    try:
+        with interrupt.handling():
+            prog.start(len(done))
+            try:
+                with closing(_compute(spec, todo, dask, worker_threads, store=run)) as results:
+                    for p, part, ios in results:  # a Dask cluster is shut down (if started here) on leaving
+                        parts[p] = part
+                        done.add(p)
+                        computed += 1
+                        prog.point_done(len(done), ios)
+                        if interrupt.requested():
+                            stopped = True
+                            break
+            except (KeyboardInterrupt, PointCut):
+                stopped = True
+            if stopped:
+                raise interrupt.SweepInterrupted(len(done), total, run.out if run is not None else None)
+        if saver is not None:
+            saver.close()   # (a failure in the background is raised here, with the points kept)
+    except BaseException:
+        prog.close()
+        if saver is not None:
+            saver.close(raise_error=False)  # (the failure being raised comes first)
+        if run is not None:
+            if done:
+                run.close()
+            else:
+                run.remove()  # nothing finished (e.g. no scheduler there): leave nothing behind
+        raise
+    prog.close()
+    ds = assemble(spec, [parts[p] for p in range(total)])
+    if run is not None:
+        try:
+            store.write_results(ds, run.out, chunk_dims=spec.dims)
+        except BaseException:
+            run.close()   # (e.g. disk full: every point stays in the log; --resume writes the file)
+            raise
+        run.remove()
+    return ds
+
+
+_ALWAYS = threading.Event()
+_ALWAYS.set()
+
+
+#: Points whose coordinates and record headers' starts are made together, ahead of their runs
+#: (:meth:`mcio.store.PartStore.heads`).
+HEADS_AHEAD = 256
+
+
+def _compute(spec: SweepSpec, points, dask=None, worker_threads=None, store=None):
+    """Yield ``(point, Part, I/Os simulated)`` for ``points``, each stored in ``store`` (a
+    PartStore) first if given: in point order in-process, in completion order on Dask."""
+    if dask is None:
+        points = iter(points)
+        while batch := list(itertools.islice(points, HEADS_AHEAD)):
+            coords = [spec.coords(p) for p in batch]
+            heads = store.heads(batch, coords) if store is not None else [None] * len(batch)
+            for p, c, head in zip(batch, coords, heads):
+                part = point_part(spec, p, coords=c)
+                if store is not None:
+                    store.write(p, part, part.coords, head)
+                yield p, part, ios_simulated(part)
+        return
+    from ..store import read_part
+    from .cluster import Cluster
+
+    points = list(points)
+    if not points:
+        return
+    with Cluster(dask, worker_threads) as cluster, closing(cluster.run(spec, points, point_task)) as results:
+        for p, data, ios in results:
+            if store is not None:
+                store.write_bytes(p, data)  # the worker's file, byte for byte: no re-encoding here
+            try:
+                part = read_part(data, None, p)
+            except Exception as e:  # noqa: BLE001 - a worker that sent something else
+                raise McioError("part", f"point {p}", f"the Dask worker's result is not a part ({e})") from None
+            yield p, part, ios
+
+
+_RUN_LOCK = threading.Lock()  # one point at a time per worker process (Numba's workqueue layer is not thread-safe)
+
+
+@functools.lru_cache(maxsize=4)
+def _spec_of(text: str) -> SweepSpec:
+    return parse_spec(tomllib.loads(text), text=text)
+
+
+def point_task(spec_text: str, p: int, threads: int | None = None) -> tuple[bytes, int]:
+    """Simulate point ``p`` of the sweep whose TOML is ``spec_text`` (a Dask task, on a worker):
+    the content of its part file and the I/Os simulated. ``threads``: Numba threads for this task
+    (results do not depend on it). A bad input raises McioError, which pickles back to the client."""
+    from ..store import part_bytes, spec_hash
+
+    with _RUN_LOCK:
+        if threads is not None:
+            import numba
+            numba.set_num_threads(max(1, min(int(threads), numba.config.NUMBA_NUM_THREADS)))
+        spec = _spec_of(spec_text)
+        part = point_part(spec, p)
+    return part_bytes(part, spec_hash(spec_text), p, part.coords), ios_simulated(part)
