@@ -17,6 +17,7 @@ from typing import Any, Callable, NamedTuple
 import tomli_w
 
 from ..errors import McioError
+from .costs import mp_us_per_io
 from .dist import KINDS, Dist, _number
 
 # ---- field checkers: each takes (dotted name, raw value) and returns the clean value ----------
@@ -475,8 +476,8 @@ class Model:
         z = c["zhpf_share"]
         mp = xfer = proto = miss = 0.0
         for s, cl in zip(shares, self.io):
-            mp_ccw = c["mp_us_per_io_ccw"] + c["mp_us_per_command_ccw"] * cl["records"] + c["mp_us_per_kb_ccw"] * cl["kb"]
-            mp_z = c["mp_us_per_io_zhpf"] + c["mp_us_per_command_zhpf"] * cl["records"] + c["mp_us_per_kb_zhpf"] * cl["kb"]
+            mp_ccw = mp_us_per_io(c, "ccw", cl["records"], cl["kb"])
+            mp_z = mp_us_per_io(c, "zhpf", cl["records"], cl["kb"])
             mp += s * ((1 - z) * mp_ccw + z * mp_z) / 1000.0
             proto += s * ((1 - z) * (c["protocol_us_per_command_ccw"] + cu["cu_us_per_command_ccw"]) * cl["records"]
                           + z * (c["protocol_us_per_io_zhpf"]
