@@ -151,6 +151,4 @@ def think_per_ssch(requests_per_ssch_pmf, app_think_ms: float, mdc_hit_ms: float
     if mean <= 0:
         return Dist("deterministic", 0.0)
     scv = max(var, 0.0) / mean**2
-    if scv < 1e-12:
-        return Dist("deterministic", mean)
-    return Dist("gamma", mean, scv)
+    return Dist.from_mean_scv(mean, scv if scv >= 1e-12 else 0.0, exponential=False)

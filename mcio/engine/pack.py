@@ -92,14 +92,12 @@ def pack(model: Model, ios: int, warmup: int) -> Packed:
     arr = Dist("deterministic", 1.0)
     if is_open:
         mean_gap = 1000.0 / w["rate_iops"]   # (a trace replaces the rate; see below)
-        scv = w["arrival_scv"]
-        arr = Dist("deterministic", mean_gap) if scv == 0 else (
-            Dist("exponential", mean_gap, 1.0) if scv == 1 else Dist("gamma", mean_gap, scv))
+        arr = Dist.from_mean_scv(mean_gap, w["arrival_scv"])
     rows[L.D_INTERARRIVAL] = _dist_row(arr, ev, ec)
     rows[L.D_THINK] = _dist_row(w["think_ms"], ev, ec)
     rows[L.D_HA] = _dist_row(cu["ha_service_us"].scaled(1e-3), ev, ec)
     rows[L.D_BACKEND] = _dist_row(cu["backend_service_ms"], ev, ec)
-    mp_shape = Dist("deterministic", 1.0) if c["mp_scv"] == 0 else Dist("gamma", 1.0, c["mp_scv"])
+    mp_shape = Dist.from_mean_scv(1.0, c["mp_scv"], exponential=False)
     rows[L.D_MP_SHAPE] = _dist_row(mp_shape, ev, ec)
     pos = model.positional()
     if pos is not None:

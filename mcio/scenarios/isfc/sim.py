@@ -17,7 +17,7 @@ import numpy as np
 import xarray as xr
 
 from ...errors import McioError
-from ...model import Model
+from ...model import Dist, Model
 from ...store import cf_attrs
 from .link import IsfcLink, direction_shares, parse_senders
 from .params import DEFAULT_PARAMS, IsfcParams
@@ -52,10 +52,8 @@ def _partner_section(shared: bool, n_channels: int, n_dev: int, params: IsfcPara
         raise McioError(where, f"{n_channels} non-shared channels",
                         "each non-shared channel's partner MP is a queue of its own: one engine model per channel")
     if mp > 0.0:
-        ha = mp if params.mp_scv == 0 else ({"dist": "exponential", "mean": mp} if params.mp_scv == 1.0
-                                            else {"dist": "gamma", "mean": mp, "scv": params.mp_scv})
-        return {"ha_servers": 1, "ha_service_us": ha, "backend_servers": n_dev,
-                "backend_service_ms": _latency(params)}
+        return {"ha_servers": 1, "ha_service_us": Dist.from_mean_scv(mp, params.mp_scv).to_toml(),
+                "backend_servers": n_dev, "backend_service_ms": _latency(params)}
     return {"ha_servers": n_dev, "ha_service_us": 0.0, "backend_servers": n_dev,
             "backend_service_ms": _latency(params)}
 
@@ -65,11 +63,9 @@ def _per_channel(counts: Sequence[int]) -> list[int]:
 
 
 def _latency(params: IsfcParams):
-    if params.partner_latency_ms == 0 or params.partner_latency_scv == 0:
-        return params.partner_latency_ms
-    if params.partner_latency_scv == 1.0:
-        return {"dist": "exponential", "mean": params.partner_latency_ms}
-    return {"dist": "gamma", "mean": params.partner_latency_ms, "scv": params.partner_latency_scv}
+    """The partner latency (ms) as a TOML value: of its mean and SCV (a zero latency has none)."""
+    lat = params.partner_latency_ms
+    return Dist.from_mean_scv(lat, params.partner_latency_scv if lat else 0.0).to_toml()
 
 
 def _engine():
