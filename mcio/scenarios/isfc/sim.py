@@ -9,7 +9,6 @@ labels the per-replication arrays by device number and CHPID.
 """
 from __future__ import annotations
 
-import math
 from dataclasses import asdict
 from typing import Callable, Mapping, Sequence
 
@@ -74,16 +73,12 @@ def _engine():
     return simulate
 
 
-def _t95(r: int) -> float:
-    from ...engine.results import t975
-    return float(t975(r - 1)) if r > 1 else float("nan")
-
-
 def ci95(a: np.ndarray, axis: int = 0) -> np.ndarray:
-    """Half-width of the 95 % t confidence interval of the mean over ``axis`` (replications)."""
+    """Half-width of the 95 % t confidence interval of the mean over ``axis`` (replications):
+    :func:`mcio.engine.results.ci95_halfwidth`, NaN with one replication."""
+    from ...engine.results import ci95_halfwidth
     a = np.asarray(a, dtype=float)
-    r = a.shape[axis]
-    return _t95(r) * a.std(axis=axis, ddof=1) / math.sqrt(r) if r > 1 else np.full(np.delete(a.shape, axis), np.nan)
+    return ci95_halfwidth(a, axis) if a.shape[axis] > 1 else np.full(np.delete(a.shape, axis), np.nan)
 
 
 # Device busy, as RMF and z/VM define it (the engine's device_busy and device_busy_zvm)
