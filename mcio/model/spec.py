@@ -19,6 +19,7 @@ import tomli_w
 from ..errors import McioError
 from .costs import mp_us_per_io
 from .dist import KINDS, Dist, _number
+from .positional import random_access_moments, seek_coefficient_for_average
 
 # ---- field checkers: each takes (dotted name, raw value) and returns the clean value ----------
 # Each carries ``schema``: its JSON Schema fragment (mcio/model/schema.py builds the spec schema
@@ -240,17 +241,6 @@ SECTIONS: dict[str, dict[str, Field]] = {
         "miss_policy": F(choice("backend", "read_through", "staging"), "backend", "how a cache miss is read: backend (back-end service, emulated devices); positional devices: read_through (disconnect = seek + latency, then a connect paced by the media) or staging (disconnect = seek + latency + the transfer at media speed into cache, then a connect at link speed)"),
     },
 }
-def _random_access_moments(cylinders: int) -> tuple[float, float]:
-    """(P(distance > 0), E[sqrt(distance)]) of the distance between two independent uniform
-    cylinders of ``cylinders``: P(d) = 2 (n - d) / n**2 for d >= 1 (as mcio.dasd.physics's
-    random_distance_pmf, which this module cannot import: mcio.dasd imports mcio.model)."""
-    import numpy as np
-    n = int(cylinders)
-    if n < 2:
-        return 0.0, 1.0            # one cylinder: the arm never moves (any coefficient will do)
-    d = np.arange(1, n, dtype=float)
-    p = 2.0 * (n - d) / n**2
-    return float(p.sum()), float(np.dot(p, np.sqrt(d)))
 
 
 #: The positional geometries' reference figures (defaults of the [devices] positional fields).
@@ -381,8 +371,8 @@ class Model:
         out["seek_settle_ms"] = d["seek_settle_ms"]
         coeff = d["seek_ms_per_sqrt_cyl"]
         if coeff is None:   # the curve whose random-access mean is the reference model's average seek
-            p_move, e_sqrt = _random_access_moments(ref["cylinders"])
-            coeff = max(0.0, (ref["average_seek_ms"] - d["seek_settle_ms"] * p_move) / e_sqrt)
+            coeff = max(0.0, seek_coefficient_for_average(ref["average_seek_ms"], d["seek_settle_ms"],
+                                                          ref["cylinders"]))
         out["seek_ms_per_sqrt_cyl"] = coeff
         out["p_sequential"] = d["p_sequential"]
         out["span_cylinders"] = out["cylinders"] if d["span_cylinders"] is None else d["span_cylinders"]
@@ -498,7 +488,7 @@ class Model:
         cylinder_kb, a jump has the random-access distance over the span) + half a revolution +
         the media transfer beyond the link's (read-through: in connect; staging: in disconnect)."""
         settle, coeff = pos["seek_settle_ms"], pos["seek_ms_per_sqrt_cyl"]
-        p_move, e_sqrt = _random_access_moments(pos["span_cylinders"])
+        p_move, e_sqrt = random_access_moments(pos["span_cylinders"])
         jump = settle * p_move + coeff * e_sqrt
         link = self.channels["link_mb_s"]
         out = 0.0
