@@ -19,7 +19,7 @@ import tomli_w
 from ..errors import McioError
 from .costs import mp_us_per_io
 from .dist import KINDS, Dist, _number
-from .positional import random_access_moments, seek_coefficient_for_average
+from .positional import positional_demand_ms, positional_parameters
 
 # ---- field checkers: each takes (dotted name, raw value) and returns the clean value ----------
 # Each carries ``schema``: its JSON Schema fragment (mcio/model/schema.py builds the spec schema
@@ -243,18 +243,6 @@ SECTIONS: dict[str, dict[str, Field]] = {
 }
 
 
-#: The positional geometries' reference figures (defaults of the [devices] positional fields).
-#: 3390: 3390-3's 3,339 cylinders, 14.2 ms revolution (7.1 ms average rotational delay), 4.2 MB/s
-#: off the head (IBM 3390 literature; shared/domain.md §2), 12 x 4 KB blocks per track x 15
-#: tracks; average seek 12.5 ms over the 3390-3 (3390-era literature; assumed, as in the dasd-mdc
-#: scenario). 3380: 3380-K's 2,655 cylinders, 3,600 rpm (16.7 ms), 3.0 MB/s, 10 x 4 KB per track
-#: (IBM 3380 literature, mcio/dasd/geometry.py); average seek 16 ms (3380-K literature; assumed).
-POSITIONAL_GEOMETRIES = {
-    "3390": {"cylinders": 3339, "rotation_ms": 14.2, "media_mb_s": 4.2, "cylinder_kb": 737.28,
-             "average_seek_ms": 12.5},
-    "3380": {"cylinders": 2655, "rotation_ms": 16.7, "media_mb_s": 3.0, "cylinder_kb": 614.4,
-             "average_seek_ms": 16.0},
-}
 SECTION_DOCS = {
     "workload": "how I/Os are issued",
     "io": "one table per I/O class ([[io]])",
@@ -361,23 +349,8 @@ class Model:
 
     def positional(self) -> dict | None:
         """The positional-service parameters with the geometry's defaults filled in (ms, KB,
-        KB/ms, cylinders), or None on an emulated device."""
-        d = self.devices
-        if d["geometry"] == "emulated":
-            return None
-        ref = POSITIONAL_GEOMETRIES[d["geometry"]]
-        out = {k: (ref[k] if d.get(k) is None else d[k])
-               for k in ("cylinders", "rotation_ms", "media_mb_s", "cylinder_kb")}
-        out["seek_settle_ms"] = d["seek_settle_ms"]
-        coeff = d["seek_ms_per_sqrt_cyl"]
-        if coeff is None:   # the curve whose random-access mean is the reference model's average seek
-            coeff = max(0.0, seek_coefficient_for_average(ref["average_seek_ms"], d["seek_settle_ms"],
-                                                          ref["cylinders"]))
-        out["seek_ms_per_sqrt_cyl"] = coeff
-        out["p_sequential"] = d["p_sequential"]
-        out["span_cylinders"] = out["cylinders"] if d["span_cylinders"] is None else d["span_cylinders"]
-        out["miss_policy"] = self.control_unit["miss_policy"]
-        return out
+        KB/ms, cylinders), or None on an emulated device (:func:`.positional.positional_parameters`)."""
+        return positional_parameters(self.devices, self.control_unit["miss_policy"])
 
     # ---- output ----
     def to_dict(self) -> dict:
@@ -479,25 +452,8 @@ class Model:
         pos = self.positional()
         if pos is not None:
             dem["backend"] = 0.0
-            dem["device"] = self._positional_demand_ms(pos, shares)
+            dem["device"] = positional_demand_ms(pos, shares, self.io, self.channels["link_mb_s"])
         return dem
-
-    def _positional_demand_ms(self, pos: dict, shares) -> float:
-        """Mean device-side time per I/O of a positional device (ms): over its misses, the seek of
-        the stationary locality mix (a continuation crosses a cylinder with probability KB /
-        cylinder_kb, a jump has the random-access distance over the span) + half a revolution +
-        the media transfer beyond the link's (read-through: in connect; staging: in disconnect)."""
-        settle, coeff = pos["seek_settle_ms"], pos["seek_ms_per_sqrt_cyl"]
-        p_move, e_sqrt = random_access_moments(pos["span_cylinders"])
-        jump = settle * p_move + coeff * e_sqrt
-        link = self.channels["link_mb_s"]
-        out = 0.0
-        for s, cl in zip(shares, self.io):
-            cross = min(1.0, cl["kb"] / pos["cylinder_kb"])
-            seek = pos["p_sequential"] * cross * (settle + coeff) + (1 - pos["p_sequential"]) * jump
-            media = cl["kb"] / pos["media_mb_s"] - (cl["kb"] / link if pos["miss_policy"] == "read_through" else 0.0)
-            out += s * cl["miss_ratio"] * (seek + pos["rotation_ms"] / 2 + max(media, 0.0))
-        return out
 
     def open_bottleneck(self) -> tuple[str, float, float]:
         """(station, utilisation, arrival rate in I/O/s) of an open workload's busiest station.
