@@ -20,11 +20,11 @@ device's arm instead: seek from its cylinder, uniform rotational latency, media 
 device-service seam (``mcio.kernels.stages.positional_miss``; variant ``phase1_on_seam``), see
 docs/dasd_mdc.md.
 """
+from ..model.positional import random_distance_pmf
 from .access import AccessPattern
 from .control_unit import ControlUnitCache, SschKind, ServiceMap, service_map, think_per_ssch
 from .geometry import EMULATED3390, GEOMETRIES, IBM3380, IBM3390, Geometry, geometry
-from .physics import (SeekCurve, channel_transfer_ms, positional_disconnect, random_distance_pmf,
-                      seek_curve_for_average)
+from .physics import SeekCurve, channel_transfer_ms, positional_disconnect, seek_curve_for_average
 from .walk import WalkResult, walk
 
 __all__ = ["AccessPattern", "ControlUnitCache", "SschKind", "ServiceMap", "service_map", "think_per_ssch", "EMULATED3390",

@@ -21,7 +21,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..errors import McioError
-from .physics import random_distance_pmf
+from ..model.positional import random_distance_pmf
 
 
 @dataclass(frozen=True)

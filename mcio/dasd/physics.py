@@ -12,7 +12,7 @@ Seek: ``seek_ms(d) = 0`` for ``d = 0`` (same cylinder: a head switch, no arm mot
 (:func:`mcio.kernels.seek.seek_ms`), so the curve here and the engine's positional device are one
 implementation. :func:`seek_curve_for_average` sets the coefficient from an average random seek
 over a given number of cylinders; that formula and the random-access distance law
-(:func:`random_distance_pmf`) live in :mod:`mcio.model.positional`, where the model's default
+(``random_distance_pmf``) live in :mod:`mcio.model.positional`, which the model's default
 coefficient comes from too.
 
 Rotational latency: the record (or the track's index point) is uniformly placed relative to the
@@ -33,7 +33,7 @@ import numpy as np
 from ..errors import McioError
 from ..kernels.seek import seek_ms_into
 from ..model import Dist
-from ..model.positional import random_access_moments, random_distance_pmf, seek_coefficient_for_average
+from ..model.positional import random_access_moments, seek_coefficient_for_average
 from .geometry import Geometry
 
 

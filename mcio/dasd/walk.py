@@ -14,10 +14,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..errors import McioError
-from ..kernels.dasd_walk import (MDC_BLOCK, MDC_OFF, MDC_TRACK, N_WCOUNT, N_WIP, PER_SSCH_BINS, W_CU_READ_MISS,
-                                 W_MDC_HIT, W_READ_REQ, W_REQ, W_SSCH_BLOCKS, W_SSCH_READ, W_SSCH_WRITE, WI_BPT,
-                                 WI_CU_CAP, WI_EXTENT_TRACKS, WI_MAX_REQ, WI_MDC_CAP, WI_MDC_MODE, WI_REQ_BLOCKS,
-                                 WI_SEED, WI_TARGET_SSCH, WI_TPC, walk_kernel)
+from ..kernels import dasd_walk as K
 
 
 @dataclass(frozen=True)
@@ -50,7 +47,7 @@ def walk(*, blocks_per_track: int, tracks_per_cylinder: int, extent_cylinders: i
     the CU holds the whole extent. ``cu_resident_fraction``: each track of the extent is in the CU
     cache at the start with this probability (0: cold, first access).
     """
-    modes = {"off": MDC_OFF, "track": MDC_TRACK, "block": MDC_BLOCK}
+    modes = {"off": K.MDC_OFF, "track": K.MDC_TRACK, "block": K.MDC_BLOCK}
     if mdc_mode not in modes:
         raise McioError("mdc_mode", mdc_mode, "must be 'off', 'track' or 'block'")
     for name, v, lo in (("blocks_per_track", blocks_per_track, 1), ("tracks_per_cylinder", tracks_per_cylinder, 1),
@@ -67,23 +64,23 @@ def walk(*, blocks_per_track: int, tracks_per_cylinder: int, extent_cylinders: i
         raise McioError("request_blocks", request_blocks, "must fit in the extent")
     item_bytes = blocks_per_track * block_bytes if mdc_mode == "track" else block_bytes
     mdc_cap = int(min(mdc_capacity_mb * 1e6 // item_bytes, 2**62))
-    ip = np.zeros(N_WIP, np.int64)
-    ip[[WI_BPT, WI_TPC, WI_EXTENT_TRACKS, WI_REQ_BLOCKS, WI_MDC_MODE, WI_MDC_CAP, WI_CU_CAP, WI_TARGET_SSCH,
-        WI_MAX_REQ, WI_SEED]] = [blocks_per_track, tracks_per_cylinder, ntr, request_blocks, modes[mdc_mode],
-                                 mdc_cap, ntr if cu_capacity_tracks is None else cu_capacity_tracks,
-                                 ssch if requests is None else 2**62, 200 * ssch if requests is None else requests,
-                                 seed]
+    ip = np.zeros(K.N_WIP, np.int64)
+    ip[[K.WI_BPT, K.WI_TPC, K.WI_EXTENT_TRACKS, K.WI_REQ_BLOCKS, K.WI_MDC_MODE, K.WI_MDC_CAP, K.WI_CU_CAP,
+        K.WI_TARGET_SSCH, K.WI_MAX_REQ, K.WI_SEED]] = [
+        blocks_per_track, tracks_per_cylinder, ntr, request_blocks, modes[mdc_mode], mdc_cap,
+        ntr if cu_capacity_tracks is None else cu_capacity_tracks, ssch if requests is None else 2**62,
+        200 * ssch if requests is None else requests, seed]
     fp = np.array([p_sequential, cu_resident_fraction, write_share], float)
-    counts = np.zeros(N_WCOUNT)
+    counts = np.zeros(K.N_WCOUNT)
     dist = np.zeros(extent_cylinders)
-    per = np.zeros(PER_SSCH_BINS)
-    walk_kernel(ip, fp, counts, dist, per)
-    n_ssch = counts[W_SSCH_READ] + counts[W_SSCH_WRITE]
+    per = np.zeros(K.PER_SSCH_BINS)
+    K.walk_kernel(ip, fp, counts, dist, per)
+    n_ssch = counts[K.W_SSCH_READ] + counts[K.W_SSCH_WRITE]
     if n_ssch == 0:
         raise McioError("walk", "no SSCH", "the stream issued no I/O (everything hit MDC): raise ssch or the extent")
-    reads = max(counts[W_READ_REQ], 1.0)
-    rs = max(counts[W_SSCH_READ], 1.0)
-    return WalkResult(int(counts[W_REQ]), int(counts[W_READ_REQ]), counts[W_MDC_HIT] / reads,
-                      n_ssch / counts[W_REQ], int(counts[W_SSCH_READ]), int(counts[W_SSCH_WRITE]),
-                      counts[W_CU_READ_MISS] / rs, counts[W_SSCH_BLOCKS] / n_ssch,
+    reads = max(counts[K.W_READ_REQ], 1.0)
+    rs = max(counts[K.W_SSCH_READ], 1.0)
+    return WalkResult(int(counts[K.W_REQ]), int(counts[K.W_READ_REQ]), counts[K.W_MDC_HIT] / reads,
+                      n_ssch / counts[K.W_REQ], int(counts[K.W_SSCH_READ]), int(counts[K.W_SSCH_WRITE]),
+                      counts[K.W_CU_READ_MISS] / rs, counts[K.W_SSCH_BLOCKS] / n_ssch,
                       dist / dist.sum() if dist.sum() > 0 else dist, per / per.sum())

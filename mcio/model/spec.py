@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import copy
 import difflib
-import math
 import tomllib
 from dataclasses import dataclass
 from pathlib import Path

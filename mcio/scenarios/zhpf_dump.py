@@ -54,8 +54,6 @@ takes each run's mean chain, rounded to an integer, as that run's chain length.
 """
 from __future__ import annotations
 
-import math
-
 from ..errors import McioError
 from ..model import Model
 from ..model.costs import mp_us
