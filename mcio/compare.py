@@ -15,7 +15,7 @@ import math
 import numpy as np
 import xarray as xr
 
-from .engine.results import t975
+from .engine.results import ci95_halfwidth, t975
 from .errors import McioError
 
 #: figure -> (long name, units, per-replication values from a simulate() Dataset)
@@ -41,7 +41,7 @@ def paired_ci95(a: np.ndarray, b: np.ndarray) -> tuple[float, float, float]:
     a, b = np.asarray(a, float), np.asarray(b, float)
     n = a.size
     d = b - a
-    paired = t975(n - 1) * d.std(ddof=1) / math.sqrt(n)
+    paired = ci95_halfwidth(d)
     va, vb = a.var(ddof=1) / n, b.var(ddof=1) / n
     se = math.sqrt(va + vb)
     if se > 0:

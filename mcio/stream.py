@@ -38,7 +38,7 @@ import numpy as np
 import xarray as xr
 
 from .errors import McioError
-from .model import Model
+from .model import Dist, Model
 
 #: 1 KB in the model is 1000 bytes; a "4 KB" record (4,096 bytes) is 4.096 model KB
 KB_4K = 4.096
@@ -134,7 +134,7 @@ def stream_model(base: Model, stream: Stream) -> Model:
         raise McioError("stream", type(stream).__name__, "must be an mcio.stream.Stream")
     d = base.to_dict()
     z = stream.cpu_ms_per_io
-    think = (z if stream.cpu_scv == 0 or z == 0 else {"dist": "gamma", "mean": z, "scv": stream.cpu_scv})
+    think = Dist.from_mean_scv(z, stream.cpu_scv if z else 0.0, exponential=False).to_toml()
     binding = stream.binding
     n_dev = base.devices["count"]
     if binding == "device" and stream.outstanding < n_dev:

@@ -7,7 +7,7 @@ import pytest
 
 from mcio import McioError
 from mcio.dasd import random_distance_pmf, walk
-from mcio.dasd.walk import _lru_touch
+from mcio.kernels.dasd_walk import _lru_touch
 
 BIG = dict(blocks_per_track=12, tracks_per_cylinder=15, extent_cylinders=3339)
 

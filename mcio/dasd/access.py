@@ -9,8 +9,10 @@ sequential scan, ``0`` random access over the span.
 consecutive requests when every request goes to the media (no cache in front): a sequential step
 stays on its cylinder unless it crosses into the next one (distance 1, probability
 request / blocks per cylinder); a jump from a uniform position to a uniform position has the
-random-access distance (:func:`~mcio.dasd.physics.random_distance_pmf`). With caches in front only
-misses move the arm; :func:`mcio.dasd.walk` measures that case with the arm tracked.
+random-access distance (:func:`~mcio.model.positional.random_distance_pmf`). With caches in front
+only misses move the arm; :func:`mcio.dasd.walk` measures that case with the arm tracked. The
+engine's positional device draws the same locality mix per I/O (``devices.p_sequential``,
+``devices.span_cylinders``: ``mcio.kernels.stages.positional_miss``).
 """
 from __future__ import annotations
 
@@ -19,7 +21,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..errors import McioError
-from .physics import random_distance_pmf
+from ..model.positional import random_distance_pmf
 
 
 @dataclass(frozen=True)

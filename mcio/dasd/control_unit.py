@@ -15,8 +15,9 @@ Kinds of SSCH (one I/O class each in the engine):
 - On an **emulated** device a read miss is back-end service (``backend_ms``, a Dist) and its
   data goes at channel speed: the positional parts are zero.
 
-Mapping onto today's engine (until its device-service seam lands): every miss class draws its
-disconnect from the one back-end distribution (``control_unit.backend_service_ms``); connect is
+Mapping onto the engine's pass-through device (:func:`service_map`; the engine's positional
+device, which tracks the arm per I/O, needs none of it: see :mod:`mcio.dasd`): every miss class
+draws its disconnect, i.i.d., from the one back-end distribution (``control_unit.backend_service_ms``); connect is
 ``channels.protocol_us_per_command_ccw x records`` (a fixed time) plus ``kb`` over
 ``channels.link_mb_s`` (shared by the channel's transfers). A transfer paced slower than the
 link (media speed, or a CU that sends hits at device speed) is written as its extra time per
@@ -102,7 +103,8 @@ def service_map(kinds, *, geom: Geometry, seek: SeekCurve, cu: ControlUnitCache,
             stage_blocks = {k.blocks for k in miss_kinds}
             if len(stage_blocks) > 1:
                 raise McioError("kinds", sorted(stage_blocks), "staging misses of different sizes need one "
-                                "back-end distribution each: not expressible until the device-service seam")
+                                "back-end distribution each: not expressible here (the engine's positional device, "
+                                "devices.geometry, stages each miss's own size)")
             stage_ms = (next(iter(stage_blocks)) * block_bytes / media_rate) if stage_blocks else 0.0
         backend = positional_disconnect(distance_pmf, seek, geom, extra_ms=stage_ms or 0.0)
     else:
@@ -151,6 +153,4 @@ def think_per_ssch(requests_per_ssch_pmf, app_think_ms: float, mdc_hit_ms: float
     if mean <= 0:
         return Dist("deterministic", 0.0)
     scv = max(var, 0.0) / mean**2
-    if scv < 1e-12:
-        return Dist("deterministic", mean)
-    return Dist("gamma", mean, scv)
+    return Dist.from_mean_scv(mean, scv if scv >= 1e-12 else 0.0, exponential=False)

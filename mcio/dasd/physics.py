@@ -8,13 +8,20 @@ staging: :mod:`mcio.dasd.control_unit`); this module gives the parts.
 
 Seek: ``seek_ms(d) = 0`` for ``d = 0`` (same cylinder: a head switch, no arm motion) and
 ``settle_ms + sqrt_coeff_ms * sqrt(d)`` for ``d >= 1`` cylinders — the usual short-seek form
-(shared/domain.md §2). :func:`seek_curve_for_average` sets the coefficient from an average
-random seek over a given number of cylinders.
+(shared/domain.md §2). :meth:`SeekCurve.seek_ms` runs the engine's own kernel
+(:func:`mcio.kernels.seek.seek_ms`), so the curve here and the engine's positional device are one
+implementation. :func:`seek_curve_for_average` sets the coefficient from an average random seek
+over a given number of cylinders; that formula and the random-access distance law
+(``random_distance_pmf``) live in :mod:`mcio.model.positional`, which the model's default
+coefficient comes from too.
 
 Rotational latency: the record (or the track's index point) is uniformly placed relative to the
 head when the seek ends, so latency ~ Uniform(0, revolution) with mean half a revolution.
 
-An emulated device (``Geometry.positional`` False) has neither: its miss is back-end service.
+:func:`positional_disconnect` is a miss's disconnect as one distribution (seek distance drawn
+from a pmf, i.i.d. per miss): what the pass-through mapping (:mod:`mcio.dasd.control_unit`)
+gives the engine. An emulated device (``Geometry.positional`` False) has neither seek nor
+latency: its miss is back-end service.
 """
 from __future__ import annotations
 
@@ -24,7 +31,9 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..errors import McioError
+from ..kernels.seek import seek_ms_into
 from ..model import Dist
+from ..model.positional import random_access_moments, seek_coefficient_for_average
 from .geometry import Geometry
 
 
@@ -43,12 +52,15 @@ class SeekCurve:
                 raise McioError(f"seek.{k}", v, "must be a finite number >= 0 ms")
 
     def seek_ms(self, distance_cyl):
-        """Seek time (ms) for ``distance_cyl`` (scalar or array of non-negative cylinders)."""
+        """Seek time (ms) for ``distance_cyl`` (scalar or array of non-negative cylinders): the
+        engine's own curve, :func:`mcio.kernels.seek.seek_ms`, on each distance."""
         d = np.asarray(distance_cyl, float)
-        if np.any(d < 0):
-            raise McioError("distance_cyl", float(d.min()), "must be >= 0 cylinders")
-        t = np.where(d > 0, self.settle_ms + self.sqrt_coeff_ms * np.sqrt(d), 0.0)
-        return float(t) if t.ndim == 0 else t
+        if not np.all(d >= 0):
+            raise McioError("distance_cyl", float(np.min(d[~(d >= 0)])), "must be >= 0 cylinders")
+        flat = np.ascontiguousarray(d.ravel())
+        t = np.empty_like(flat)
+        seek_ms_into(flat, float(self.settle_ms), float(self.sqrt_coeff_ms), t)
+        return float(t[0]) if d.ndim == 0 else t.reshape(d.shape)
 
     def mean_ms(self, distance_pmf) -> float:
         """Mean seek time over a distance distribution (pmf indexed by cylinders)."""
@@ -56,27 +68,13 @@ class SeekCurve:
         return float(np.dot(p / p.sum(), self.seek_ms(np.arange(p.size))))
 
 
-def random_distance_pmf(cylinders: int) -> np.ndarray:
-    """Distance between two independent uniform cylinders of ``cylinders``: P(0) = 1/n,
-    P(d) = 2 (n - d) / n**2 for d >= 1 (the stationary distance of purely random access)."""
-    n = int(cylinders)
-    if n < 1:
-        raise McioError("cylinders", cylinders, "must be >= 1")
-    d = np.arange(n, dtype=float)
-    p = 2.0 * (n - d) / n**2
-    p[0] = 1.0 / n
-    return p
-
-
 def seek_curve_for_average(average_ms: float, settle_ms: float, cylinders: int) -> SeekCurve:
     """The curve with ``settle_ms`` whose mean over random access on ``cylinders`` is
-    ``average_ms`` (the way drive literature quotes an 'average seek')."""
-    p = random_distance_pmf(cylinders)
-    d = np.arange(p.size)
-    p_move = p[1:].sum()
-    e_sqrt = float(np.dot(p[1:], np.sqrt(d[1:])))
-    coeff = (average_ms - settle_ms * p_move) / e_sqrt
+    ``average_ms`` (the way drive literature quotes an 'average seek'; the coefficient:
+    :func:`mcio.model.positional.seek_coefficient_for_average`)."""
+    coeff = seek_coefficient_for_average(average_ms, settle_ms, cylinders)
     if coeff < 0:
+        p_move = random_access_moments(cylinders)[0]
         raise McioError("seek.average_ms", average_ms, f"must be >= the settle time's share ({settle_ms * p_move:.3g} ms)")
     return SeekCurve(settle_ms, coeff)
 

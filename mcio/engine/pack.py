@@ -12,6 +12,7 @@ import numpy as np
 from ..kernels import layout as L
 from ..kernels.blockrng import row_keys
 from ..model import Dist, Model
+from ..model.costs import MODES, mp_us_per_io
 
 OPEN_SLOTS = 1 << 16          # I/Os an open model may hold before it is called unstable
 
@@ -91,14 +92,12 @@ def pack(model: Model, ios: int, warmup: int) -> Packed:
     arr = Dist("deterministic", 1.0)
     if is_open:
         mean_gap = 1000.0 / w["rate_iops"]   # (a trace replaces the rate; see below)
-        scv = w["arrival_scv"]
-        arr = Dist("deterministic", mean_gap) if scv == 0 else (
-            Dist("exponential", mean_gap, 1.0) if scv == 1 else Dist("gamma", mean_gap, scv))
+        arr = Dist.from_mean_scv(mean_gap, w["arrival_scv"])
     rows[L.D_INTERARRIVAL] = _dist_row(arr, ev, ec)
     rows[L.D_THINK] = _dist_row(w["think_ms"], ev, ec)
     rows[L.D_HA] = _dist_row(cu["ha_service_us"].scaled(1e-3), ev, ec)
     rows[L.D_BACKEND] = _dist_row(cu["backend_service_ms"], ev, ec)
-    mp_shape = Dist("deterministic", 1.0) if c["mp_scv"] == 0 else Dist("gamma", 1.0, c["mp_scv"])
+    mp_shape = Dist.from_mean_scv(1.0, c["mp_scv"], exponential=False)
     rows[L.D_MP_SHAPE] = _dist_row(mp_shape, ev, ec)
     pos = model.positional()
     if pos is not None:
@@ -113,9 +112,8 @@ def pack(model: Model, ios: int, warmup: int) -> Packed:
     cls_mp[:, L.MPW_FIFO] = 1.0 if c["mp_order"] == "fifo" else 0.0
     cls_proto = np.zeros((n_cls, 2))
     for k, cl in enumerate(model.io):
-        for m, mode in enumerate(("ccw", "zhpf")):
-            cls_mp[k, m] = (c[f"mp_us_per_io_{mode}"] + c[f"mp_us_per_command_{mode}"] * cl["records"]
-                            + c[f"mp_us_per_kb_{mode}"] * cl["kb"]) / 1000.0
+        for m, mode in enumerate(MODES):
+            cls_mp[k, m] = mp_us_per_io(c, mode, cl["records"], cl["kb"]) / 1000.0
         # connect-time work per command (channel protocol + control unit), per I/O in z/HPF
         cls_proto[k, 0] = (c["protocol_us_per_command_ccw"] + cu["cu_us_per_command_ccw"]) * cl["records"] / 1000.0
         cls_proto[k, 1] = (c["protocol_us_per_io_zhpf"] + (c["protocol_us_per_command_zhpf"]

@@ -1,7 +1,7 @@
 """Numba kernels: arrays and scalars in, preallocated arrays out. They trust their inputs.
 
 Numba's on-disk cache re-checks only the file that defines a kernel, but kernels inline code from
-their neighbours (rng, dists, heap, histogram, stages): an edit there would leave stale machine
+their neighbours (rng, dists, heap, histogram, seek, stages): an edit there would leave stale machine
 code in use. So the cache is stamped with a hash of every kernel source and cleared when it
 changes — in the source tree's ``__pycache__`` and, when ``NUMBA_CACHE_DIR`` is set, in the
 directory Numba then uses for this package (``<NUMBA_CACHE_DIR>/kernels_<sha1 of this dir>``,

@@ -52,6 +52,7 @@ from .ioclass import io_attrs
 from .layout import (D_MP_SHAPE, D_ROTATION, MISS_STAGING, MPW_FIFO, MPW_WAKE, R_CLASS, R_CYLINDER,
                      R_DEVICE, R_MISS, R_MODE, R_SEQUENTIAL)
 from .options import JIT_LEAF, JIT_STAGE
+from .seek import seek_ms
 from .stats import (A_DEFERRED, A_DEV_BUSY_MS, A_DEV_BUSY_ZVM_MS, A_N, A_SQ_CMR, A_SQ_CONN,
                     A_SQ_DISC, A_SQ_IOSQ, A_SQ_PEND, A_SQ_RESP, A_SUM_CMR, A_SUM_CONN, A_SUM_DISC,
                     A_SUM_IOSQ, A_SUM_PEND, A_SUM_RESP, C_AREA_OE, C_DEFERRED, C_KB,
@@ -412,15 +413,6 @@ def stage_ha(x, t, sf, si, rng, cu, heap, dev_state, cls_kb, cls_proto, pos):
             return BE
         return _back_end_at(x, t, tau, sf, rng, cu, heap)
     return _connect_at(x, t, tau, sf, heap)
-
-
-@nb.njit(**JIT_LEAF)
-def seek_ms(distance_cyl, settle_ms, ms_per_sqrt_cyl):
-    """Seek time (ms) of an arm move of ``distance_cyl`` cylinders: 0 for none (a head switch),
-    else settle + coefficient * sqrt(distance) (mcio.dasd.physics.SeekCurve)."""
-    if distance_cyl <= 0.0:
-        return 0.0
-    return settle_ms + ms_per_sqrt_cyl * np.sqrt(distance_cyl)
 
 
 @nb.njit(**JIT_STAGE)

@@ -23,6 +23,19 @@ KIND_CODE = {k: i for i, k in enumerate(KINDS)}
 GAMMA_MIN_SCV = 1e-15
 
 
+def gamma_shape_scale(mean: float, scv: float) -> tuple[float, float]:
+    """(shape, scale) of the gamma of ``mean`` and ``scv`` > 0: 1 / scv and mean x scv (the
+    scale in the mean's unit)."""
+    return 1.0 / scv, mean * scv
+
+
+def lognormal_mu_sigma(mean: float, scv: float) -> tuple[float, float]:
+    """(mu, sigma) of the lognormal of ``mean`` and ``scv`` > 0 (of the log of the duration in
+    the mean's unit): sigma^2 = ln(1 + scv), mu = ln(mean) - sigma^2 / 2 (-inf for mean 0)."""
+    sigma2 = math.log1p(scv)
+    return (math.log(mean) - sigma2 / 2 if mean > 0 else -math.inf), math.sqrt(sigma2)
+
+
 def _number(name: str, v, *, lo: float = 0.0, lo_open: bool = False) -> float:
     if isinstance(v, bool) or not isinstance(v, (int, float)):
         raise McioError(name, v, "must be a number")
@@ -98,11 +111,22 @@ class Dist:
                 return Dist(kind, mean, 1.0)
             if kind == "deterministic":
                 return Dist(kind, mean, 0.0)
-            scv = _number(f"{name}.scv", v.get("scv", 1.0))
-            if scv == 0.0:
-                return Dist("deterministic", mean, 0.0)
-            return Dist(kind, mean, scv)
+            return Dist.from_mean_scv(mean, _number(f"{name}.scv", v.get("scv", 1.0)), kind, exponential=False)
         return Dist("deterministic", _number(name, v), 0.0)
+
+    @staticmethod
+    def from_mean_scv(mean: float, scv: float, family: str = "gamma", *, exponential: bool = True) -> "Dist":
+        """The duration of ``mean`` (the field's unit) and ``scv`` (>= 0) in ``family`` ("gamma"
+        or "lognormal"): deterministic when ``scv`` is 0; with ``exponential``, an exponential
+        when ``scv`` is 1 (the law of a gamma of shape 1, but drawn by the exponential's sampler:
+        other draws); else the family's member of that mean and SCV (its kernel parameters:
+        :func:`gamma_shape_scale`, :func:`lognormal_mu_sigma`). ``.to_toml()`` gives the TOML
+        value (a bare number when deterministic)."""
+        if scv == 0:
+            return Dist("deterministic", mean, 0.0)
+        if exponential and scv == 1:
+            return Dist("exponential", mean, 1.0)
+        return Dist(family, mean, scv)
 
     @staticmethod
     def uniform(low: float, high: float) -> "Dist":
@@ -142,12 +166,9 @@ class Dist:
             return [float(KIND_CODE["deterministic"]), self.mean, 0.0, 0.0, 0.0]
         row = [float(KIND_CODE[self.kind]), self.mean, self.scv, 0.0, 0.0]
         if self.kind == "gamma":
-            row[3] = 1.0 / self.scv
-            row[4] = self.mean * self.scv
+            row[3], row[4] = gamma_shape_scale(self.mean, self.scv)
         elif self.kind == "lognormal":
-            sigma2 = math.log1p(self.scv)
-            row[3] = math.log(self.mean) - sigma2 / 2 if self.mean > 0 else -math.inf
-            row[4] = math.sqrt(sigma2)
+            row[3], row[4] = lognormal_mu_sigma(self.mean, self.scv)
         elif self.kind == "empirical":
             import numpy as np  # here, not at module level: the CLI starts without NumPy
             w = np.asarray(self.weights, float)

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import copy
 import difflib
-import math
 import tomllib
 from dataclasses import dataclass
 from pathlib import Path
@@ -17,7 +16,9 @@ from typing import Any, Callable, NamedTuple
 import tomli_w
 
 from ..errors import McioError
+from .costs import mp_us_per_io
 from .dist import KINDS, Dist, _number
+from .positional import positional_demand_ms, positional_parameters
 
 # ---- field checkers: each takes (dotted name, raw value) and returns the clean value ----------
 # Each carries ``schema``: its JSON Schema fragment (mcio/model/schema.py builds the spec schema
@@ -239,31 +240,8 @@ SECTIONS: dict[str, dict[str, Field]] = {
         "miss_policy": F(choice("backend", "read_through", "staging"), "backend", "how a cache miss is read: backend (back-end service, emulated devices); positional devices: read_through (disconnect = seek + latency, then a connect paced by the media) or staging (disconnect = seek + latency + the transfer at media speed into cache, then a connect at link speed)"),
     },
 }
-def _random_access_moments(cylinders: int) -> tuple[float, float]:
-    """(P(distance > 0), E[sqrt(distance)]) of the distance between two independent uniform
-    cylinders of ``cylinders``: P(d) = 2 (n - d) / n**2 for d >= 1 (as mcio.dasd.physics's
-    random_distance_pmf, which this module cannot import: mcio.dasd imports mcio.model)."""
-    import numpy as np
-    n = int(cylinders)
-    if n < 2:
-        return 0.0, 1.0            # one cylinder: the arm never moves (any coefficient will do)
-    d = np.arange(1, n, dtype=float)
-    p = 2.0 * (n - d) / n**2
-    return float(p.sum()), float(np.dot(p, np.sqrt(d)))
 
 
-#: The positional geometries' reference figures (defaults of the [devices] positional fields).
-#: 3390: 3390-3's 3,339 cylinders, 14.2 ms revolution (7.1 ms average rotational delay), 4.2 MB/s
-#: off the head (IBM 3390 literature; shared/domain.md §2), 12 x 4 KB blocks per track x 15
-#: tracks; average seek 12.5 ms over the 3390-3 (3390-era literature; assumed, as in the dasd-mdc
-#: scenario). 3380: 3380-K's 2,655 cylinders, 3,600 rpm (16.7 ms), 3.0 MB/s, 10 x 4 KB per track
-#: (IBM 3380 literature, mcio/dasd/geometry.py); average seek 16 ms (3380-K literature; assumed).
-POSITIONAL_GEOMETRIES = {
-    "3390": {"cylinders": 3339, "rotation_ms": 14.2, "media_mb_s": 4.2, "cylinder_kb": 737.28,
-             "average_seek_ms": 12.5},
-    "3380": {"cylinders": 2655, "rotation_ms": 16.7, "media_mb_s": 3.0, "cylinder_kb": 614.4,
-             "average_seek_ms": 16.0},
-}
 SECTION_DOCS = {
     "workload": "how I/Os are issued",
     "io": "one table per I/O class ([[io]])",
@@ -370,23 +348,8 @@ class Model:
 
     def positional(self) -> dict | None:
         """The positional-service parameters with the geometry's defaults filled in (ms, KB,
-        KB/ms, cylinders), or None on an emulated device."""
-        d = self.devices
-        if d["geometry"] == "emulated":
-            return None
-        ref = POSITIONAL_GEOMETRIES[d["geometry"]]
-        out = {k: (ref[k] if d.get(k) is None else d[k])
-               for k in ("cylinders", "rotation_ms", "media_mb_s", "cylinder_kb")}
-        out["seek_settle_ms"] = d["seek_settle_ms"]
-        coeff = d["seek_ms_per_sqrt_cyl"]
-        if coeff is None:   # the curve whose random-access mean is the reference model's average seek
-            p_move, e_sqrt = _random_access_moments(ref["cylinders"])
-            coeff = max(0.0, (ref["average_seek_ms"] - d["seek_settle_ms"] * p_move) / e_sqrt)
-        out["seek_ms_per_sqrt_cyl"] = coeff
-        out["p_sequential"] = d["p_sequential"]
-        out["span_cylinders"] = out["cylinders"] if d["span_cylinders"] is None else d["span_cylinders"]
-        out["miss_policy"] = self.control_unit["miss_policy"]
-        return out
+        KB/ms, cylinders), or None on an emulated device (:func:`.positional.positional_parameters`)."""
+        return positional_parameters(self.devices, self.control_unit["miss_policy"])
 
     # ---- output ----
     def to_dict(self) -> dict:
@@ -475,8 +438,8 @@ class Model:
         z = c["zhpf_share"]
         mp = xfer = proto = miss = 0.0
         for s, cl in zip(shares, self.io):
-            mp_ccw = c["mp_us_per_io_ccw"] + c["mp_us_per_command_ccw"] * cl["records"] + c["mp_us_per_kb_ccw"] * cl["kb"]
-            mp_z = c["mp_us_per_io_zhpf"] + c["mp_us_per_command_zhpf"] * cl["records"] + c["mp_us_per_kb_zhpf"] * cl["kb"]
+            mp_ccw = mp_us_per_io(c, "ccw", cl["records"], cl["kb"])
+            mp_z = mp_us_per_io(c, "zhpf", cl["records"], cl["kb"])
             mp += s * ((1 - z) * mp_ccw + z * mp_z) / 1000.0
             proto += s * ((1 - z) * (c["protocol_us_per_command_ccw"] + cu["cu_us_per_command_ccw"]) * cl["records"]
                           + z * (c["protocol_us_per_io_zhpf"]
@@ -488,25 +451,8 @@ class Model:
         pos = self.positional()
         if pos is not None:
             dem["backend"] = 0.0
-            dem["device"] = self._positional_demand_ms(pos, shares)
+            dem["device"] = positional_demand_ms(pos, shares, self.io, self.channels["link_mb_s"])
         return dem
-
-    def _positional_demand_ms(self, pos: dict, shares) -> float:
-        """Mean device-side time per I/O of a positional device (ms): over its misses, the seek of
-        the stationary locality mix (a continuation crosses a cylinder with probability KB /
-        cylinder_kb, a jump has the random-access distance over the span) + half a revolution +
-        the media transfer beyond the link's (read-through: in connect; staging: in disconnect)."""
-        settle, coeff = pos["seek_settle_ms"], pos["seek_ms_per_sqrt_cyl"]
-        p_move, e_sqrt = _random_access_moments(pos["span_cylinders"])
-        jump = settle * p_move + coeff * e_sqrt
-        link = self.channels["link_mb_s"]
-        out = 0.0
-        for s, cl in zip(shares, self.io):
-            cross = min(1.0, cl["kb"] / pos["cylinder_kb"])
-            seek = pos["p_sequential"] * cross * (settle + coeff) + (1 - pos["p_sequential"]) * jump
-            media = cl["kb"] / pos["media_mb_s"] - (cl["kb"] / link if pos["miss_policy"] == "read_through" else 0.0)
-            out += s * cl["miss_ratio"] * (seek + pos["rotation_ms"] / 2 + max(media, 0.0))
-        return out
 
     def open_bottleneck(self) -> tuple[str, float, float]:
         """(station, utilisation, arrival rate in I/O/s) of an open workload's busiest station.

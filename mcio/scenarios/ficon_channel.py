@@ -42,7 +42,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from ..errors import McioError
-from ..model import Model
+from ..model import Dist, Model
 from .base import Figure, Param, RunSize, Scenario, Tolerance, headline
 from .fitted import read_fitted
 
@@ -360,20 +360,12 @@ class FiconChannel(Scenario):
                          "protocol_us_per_command_ccw": p["protocol_us_per_command_ccw"],
                          "protocol_us_per_io_zhpf": p["protocol_us_per_command_ccw"]},
             "control_unit": {"ha_servers": p["ha_servers"],
-                             "ha_service_us": _gamma(p["ha_service_us"], p["ha_scv"]),
+                             "ha_service_us": Dist.from_mean_scv(p["ha_service_us"], p["ha_scv"]).to_toml(),
                              "backend_servers": p["backend_servers"],
-                             "backend_service_ms": _gamma(p["backend_service_ms"], p["backend_scv"])},
+                             "backend_service_ms": Dist.from_mean_scv(p["backend_service_ms"],
+                                                                      p["backend_scv"]).to_toml()},
         }
         return Model.from_dict(raw, where="scenario ficon-channel")
-
-
-def _gamma(mean, scv):
-    """A duration of given mean and SCV (deterministic when SCV = 0)."""
-    if scv == 0:
-        return mean
-    if scv == 1:
-        return {"dist": "exponential", "mean": mean}
-    return {"dist": "gamma", "mean": mean, "scv": scv}
 
 
 #: The registered instance.

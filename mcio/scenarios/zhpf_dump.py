@@ -54,10 +54,9 @@ takes each run's mean chain, rounded to an integer, as that run's chain length.
 """
 from __future__ import annotations
 
-import math
-
 from ..errors import McioError
 from ..model import Model
+from ..model.costs import mp_us
 from ..stream import KB_4K, Stream, simulate_stream, stream_model, stream_quantities
 from .base import Figure, Param, RunSize, Scenario, Tolerance, headline
 
@@ -289,16 +288,17 @@ def cu_us_per_dcw(p: dict) -> float:
 
 def per_io_breakdown_ms(p: dict, records: float, mode: str) -> dict[str, float]:
     """Expected time of one channel program of ``records`` records with nothing queued, ms, by
-    where it falls: channel MP, CMR (host adapter), protocol, control unit per command, transfer."""
+    where it falls: channel MP, CMR (host adapter), protocol, control unit per command, transfer
+    (no per-KB MP work in this scenario)."""
     xfer = records * p["record_kb"] / p["link_mb_s"]
     if mode == "ccw":
-        return {"channel MP": (p["mp_us_per_io_ccw"] + p["mp_us_per_command_ccw"] * records) / 1000.0,
+        return {"channel MP": mp_us(p["mp_us_per_io_ccw"], p["mp_us_per_command_ccw"], 0.0, records, 0.0) / 1000.0,
                 "CMR (host adapter)": p["ha_service_us"] / 1000.0,
                 "protocol": p["protocol_us_per_command_ccw"] * records / 1000.0,
                 "control unit per record": p["cu_us_per_record"] * records / 1000.0,
                 "transfer": xfer}
     if mode == "zhpf":
-        return {"channel MP": (p["mp_us_per_io_zhpf"] + p["mp_us_per_command_zhpf"] * records) / 1000.0,
+        return {"channel MP": mp_us(p["mp_us_per_io_zhpf"], p["mp_us_per_command_zhpf"], 0.0, records, 0.0) / 1000.0,
                 "CMR (host adapter)": p["ha_service_us"] / 1000.0,
                 "protocol": (p["protocol_us_per_io_zhpf"] + p["protocol_us_per_command_zhpf"] * records) / 1000.0,
                 "control unit per record": cu_us_per_dcw(p) * records / 1000.0,

@@ -9,7 +9,6 @@ labels the per-replication arrays by device number and CHPID.
 """
 from __future__ import annotations
 
-import math
 from dataclasses import asdict
 from typing import Callable, Mapping, Sequence
 
@@ -17,7 +16,7 @@ import numpy as np
 import xarray as xr
 
 from ...errors import McioError
-from ...model import Model
+from ...model import Dist, Model
 from ...store import cf_attrs
 from .link import IsfcLink, direction_shares, parse_senders
 from .params import DEFAULT_PARAMS, IsfcParams
@@ -52,10 +51,8 @@ def _partner_section(shared: bool, n_channels: int, n_dev: int, params: IsfcPara
         raise McioError(where, f"{n_channels} non-shared channels",
                         "each non-shared channel's partner MP is a queue of its own: one engine model per channel")
     if mp > 0.0:
-        ha = mp if params.mp_scv == 0 else ({"dist": "exponential", "mean": mp} if params.mp_scv == 1.0
-                                            else {"dist": "gamma", "mean": mp, "scv": params.mp_scv})
-        return {"ha_servers": 1, "ha_service_us": ha, "backend_servers": n_dev,
-                "backend_service_ms": _latency(params)}
+        return {"ha_servers": 1, "ha_service_us": Dist.from_mean_scv(mp, params.mp_scv).to_toml(),
+                "backend_servers": n_dev, "backend_service_ms": _latency(params)}
     return {"ha_servers": n_dev, "ha_service_us": 0.0, "backend_servers": n_dev,
             "backend_service_ms": _latency(params)}
 
@@ -65,11 +62,9 @@ def _per_channel(counts: Sequence[int]) -> list[int]:
 
 
 def _latency(params: IsfcParams):
-    if params.partner_latency_ms == 0 or params.partner_latency_scv == 0:
-        return params.partner_latency_ms
-    if params.partner_latency_scv == 1.0:
-        return {"dist": "exponential", "mean": params.partner_latency_ms}
-    return {"dist": "gamma", "mean": params.partner_latency_ms, "scv": params.partner_latency_scv}
+    """The partner latency (ms) as a TOML value: of its mean and SCV (a zero latency has none)."""
+    lat = params.partner_latency_ms
+    return Dist.from_mean_scv(lat, params.partner_latency_scv if lat else 0.0).to_toml()
 
 
 def _engine():
@@ -78,16 +73,12 @@ def _engine():
     return simulate
 
 
-def _t95(r: int) -> float:
-    from ...engine.results import t975
-    return float(t975(r - 1)) if r > 1 else float("nan")
-
-
 def ci95(a: np.ndarray, axis: int = 0) -> np.ndarray:
-    """Half-width of the 95 % t confidence interval of the mean over ``axis`` (replications)."""
+    """Half-width of the 95 % t confidence interval of the mean over ``axis`` (replications):
+    :func:`mcio.engine.results.ci95_halfwidth`, NaN with one replication."""
+    from ...engine.results import ci95_halfwidth
     a = np.asarray(a, dtype=float)
-    r = a.shape[axis]
-    return _t95(r) * a.std(axis=axis, ddof=1) / math.sqrt(r) if r > 1 else np.full(np.delete(a.shape, axis), np.nan)
+    return ci95_halfwidth(a, axis) if a.shape[axis] > 1 else np.full(np.delete(a.shape, axis), np.nan)
 
 
 # Device busy, as RMF and z/VM define it (the engine's device_busy and device_busy_zvm)
