@@ -129,9 +129,6 @@ def test_batch_imports_no_cli_and_nothing_inside_mcio_imports_the_sweep_alias():
 # Numba's runtime (thread count, its configuration, its version for a file's attributes) may be used
 # anywhere; Numba code (a jit decorator, a Numba type, a compile or extension API) only in mcio/kernels/.
 NUMBA_RUNTIME = {"set_num_threads", "get_num_threads", "config", "__version__"}
-# mcio/dasd/walk.py holds a Numba kernel outside kernels/: it is moving into mcio/kernels/ (issue 27,
-# "one home per formula"); this known exception goes when it has moved.
-KNOWN_NUMBA_OUTSIDE_KERNELS = {"mcio.dasd.walk"}
 
 
 def numba_uses(mods=None) -> dict[str, set[str]]:
@@ -173,8 +170,7 @@ def test_numba_code_lives_only_in_the_kernels():
     uses = numba_uses()
     assert "mcio.batch.run" in uses   # (the check sees a use: a worker's thread count)
     code = {n: u - NUMBA_RUNTIME for n, u in uses.items() if u - NUMBA_RUNTIME}
-    assert set(code) <= KNOWN_NUMBA_OUTSIDE_KERNELS, {n: u for n, u in code.items()
-                                                      if n not in KNOWN_NUMBA_OUTSIDE_KERNELS}
+    assert not code, code
 
 
 def test_the_numba_check_sees_a_kernel_outside_kernels(tmp_path):
