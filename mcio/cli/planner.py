@@ -38,3 +38,16 @@ def table_cmd(results, as_csv, vars_, by, out):
         click.echo(f"mcio: wrote {out}", err=True)
     else:
         click.echo(text, nl=False)
+
+
+@main.command("report")
+@click.argument("results")
+@click.option("-o", "--out", default=None, help="HTML file; default: RESULTS with .html.")
+def report_cmd(results, out):
+    """One self-contained HTML report of RESULTS (a sweep, or mcio compare's -o file): the
+    configuration, the curves and component stacks, the table, the flags, and for a comparison
+    the before/after with paired CIs. Figures are embedded; the file needs no network."""
+    from ..planner.report import write_report
+    out = out or str(Path(results).with_suffix(".html"))
+    write_report(results, out)
+    click.echo(f"mcio: wrote {out}", err=True)
