@@ -430,7 +430,6 @@ def _integer_search(prob: _Problem, lo: int, hi: int, t0: float, at) -> Headroom
             b = m
     ans = a
     # each replication's own answer: evaluate outwards until every replication's is bracketed
-    step = 1 if increasing else -1
     for _ in range(8):
         ev = {e.g: e for e in prob.evals}
         roots = _int_roots(prob, increasing)
@@ -441,7 +440,6 @@ def _integer_search(prob: _Problem, lo: int, hi: int, t0: float, at) -> Headroom
             prob(g)
     roots = _int_roots(prob, increasing)
     lo_r, hi_r = float(np.percentile(roots, 2.5)), float(np.percentile(roots, 97.5))
-    del step
     return _describe(prob, float(ans), (lo_r, hi_r), roots, prob(ans), increasing, t0, "found", at)
 
 

@@ -164,7 +164,7 @@ def _compare_body(ds) -> list[str]:
 
 def render_report(ds) -> str:
     """The HTML text of the report of ``ds`` (a sweep's results, or a comparison's)."""
-    from .. import __version__
+    from .._version import __version__
     body = _compare_body(ds) if is_compare(ds) else _sweep_body(ds)
     title = html.escape(str(ds.attrs.get("title", "mcio report")))
     return ("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
