@@ -100,3 +100,12 @@ def test_cli_bad_input_one_line_exit_2(args, field):
     r = CliRunner().invoke(main, ["headroom", "mm1-demo", "--ios", "2000", "--replications", "3", *args])
     assert r.exit_code == 2, r.output
     assert r.output.count("\n") == 1 and r.output.startswith("mcio: error: ") and field in r.output
+
+
+def test_growth_of_a_distribution_mean_field():
+    """The largest mean service of the M/M/1 at 500 SSCH/s with response <= 5 ms: S / (1 - 0.5 S)
+    = 5 at S = 10/7 ms (beyond S = 2 the open load is over capacity: searched, flagged, failed)."""
+    h = headroom(MM1, ["response_ms <= 5"], grow="control_unit.backend_service_ms.mean", ios=20_000,
+                 replications=8, seed=1)
+    assert h.kind == "value" and h.direction == "largest"
+    assert h.ci95[0] <= 10 / 7 <= h.ci95[1]

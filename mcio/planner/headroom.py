@@ -179,37 +179,17 @@ class _Problem:
             self.key, self.kind, self.integer = "workload.rate_iops", "factor", False
             self.base_value = float(self.base.workload["rate_iops"])
         else:
+            from .fields import get_value
             self.key = grow
-            cur = base.get(grow)
-            if isinstance(cur, dict) and "mean" in cur:
-                cur = cur["mean"]
-            if hasattr(cur, "mean") and not isinstance(cur, (int, float)):
-                cur = cur.mean
-            if isinstance(cur, bool) or not isinstance(cur, (int, float)):
-                raise McioError("--grow", grow, "must name a numeric model field (e.g. channels.count, "
-                                "devices.aliases, control_unit.backend_service_ms.mean) or 'load'")
+            cur = get_value(base, grow)
             self.kind, self.integer = "value", isinstance(cur, int)
             self.base_value = cur
 
     def model(self, g: float):
+        from .fields import set_value
         if self.kind == "factor":
             return self.base.replace(self.key, float(self.base_value * g))
-        key, value = self.key, (int(round(g)) if self.integer else float(g))
-        parent, _, sub = key.rpartition(".")
-        if sub == "mean" and parent.count(".") >= 1:
-            cur = self.base.get(parent)
-            if isinstance(cur, dict):
-                return self.base.replace(parent, {**cur, "mean": value})
-            if hasattr(cur, "mean"):
-                d = self.base.to_dict()
-                node = d
-                for p in parent.split(".")[:-1]:
-                    node = node[p]
-                dist = node[parent.split(".")[-1]]
-                dist = dist.to_dict() if hasattr(dist, "to_dict") else dict(dist)
-                return self.base.replace(parent, {**dist, "mean": value})
-            return self.base.replace(parent, value)
-        return self.base.replace(key, value)
+        return set_value(self.base, self.key, int(round(g)) if self.integer else float(g))
 
     def capacity(self) -> float:
         """The growth at which an open load reaches a station's capacity (inf: none)."""
