@@ -107,3 +107,31 @@ def headroom_cmd(spec, targets, grow, limit, at, point, ios, replications, seed,
                  seed=seed if seed is not None else run.get("seed", 0), warmup=run.get("warmup"), at=at)
     click.echo(f"{label}:")
     click.echo(format_headroom(h, tg))
+
+
+@main.command("uncertain")
+@click.argument("spec")
+@click.option("-o", "--out", default=None, help="Write the Dataset (netCDF-4/HDF5): both bands, every set.")
+@click.option("--samples", type=int, default=None, help="Parameter sets (default: [uncertain] samples, else 32).")
+@click.option("--method", type=click.Choice(["lhs", "sobol"]), default=None,
+              help="Latin hypercube or scrambled Sobol (default: [uncertain] method, else lhs).")
+@click.option("--ios", type=int, default=None, help="I/Os per replication (default: the spec's).")
+@click.option("--replications", type=int, default=None, help="Replications per set (default: the spec's).")
+@click.option("--threads", type=int, default=None, help="Numba threads.")
+def uncertain_cmd(spec, out, samples, method, ios, replications, threads):
+    """SPEC's predictions with the uncertainty of its inputs (its [uncertain] table): per point,
+    each figure at the nominal inputs with the simulation's 95 % CI, the input band (2.5 .. 97.5 %
+    over drawn parameter sets, on common random numbers) and the inputs ranked by sensitivity."""
+    from ..planner.uncertain import format_uncertain, run_uncertain
+    if samples is not None and samples < 4:
+        raise McioError("--samples", samples, "must be an integer >= 4")
+    if out:
+        from ..store import check_writable
+        check_writable(out)
+    set_threads(threads)
+    ds = run_uncertain(spec, ios=ios, replications=replications, samples=samples, method=method)
+    click.echo(format_uncertain(ds))
+    if out:
+        from ..store import write_netcdf
+        write_netcdf(ds, out)
+        click.echo(f"mcio: wrote {out}", err=True)

@@ -55,8 +55,8 @@ def table_html(tab: Table, table_id: str = "points") -> str:
             cells.append(f'<td class="{cls}">{e(cell_text(v, c))}</td>')
         rows.append("<tr>" + "".join(cells) + "</tr>")
     notes = "".join(f"<p>{e(n)}</p>" for n in tab.notes)
-    return (f'<table id="{table_id}"><thead><tr>{head}</tr></thead><tbody>\n' + "\n".join(rows)
-            + f"\n</tbody></table>{notes}")
+    return (f'<div style="overflow-x: auto"><table id="{table_id}"><thead><tr>{head}</tr></thead><tbody>\n' + "\n".join(rows)
+            + f"\n</tbody></table></div>{notes}")
 
 
 def _meta(ds, keys) -> str:
@@ -100,11 +100,15 @@ def _sweep_body(ds) -> list[str]:
              _meta(ds, ("source", "scenario", "date_created", "mcio_version", "seed", "replications", "ios",
                         "warmup_rule", "sweep_keys")),
              "<h2>Flags</h2>", _flags_html(ds), "<h2>Curves and component stacks</h2>"]
-    try:
-        parts.append(_png(plot_curves(ds)))
-    except McioError as err:  # a dataset the curves cannot show (said, not hidden)
-        parts.append(f"<p>curves not drawn: {e(str(err))}</p>")
-    if "variant" in ds.dims and ds.sizes["variant"] > 1:
+    if "sample" in ds.dims:   # a run with uncertain inputs (mcio uncertain): its two bands
+        parts.append(_png(_uncertain_figure(ds)))
+        parts.append(_sensitivity_html(ds))
+    else:
+        try:
+            parts.append(_png(plot_curves(ds)))
+        except McioError as err:  # a dataset the curves cannot show (said, not hidden)
+            parts.append(f"<p>curves not drawn: {e(str(err))}</p>")
+    if "variant" in ds.dims and ds.sizes["variant"] > 1 and "sample" not in ds.dims:
         parts.append(_png(plot_components(ds, by="variant")))
     parts += ["<h2>Table</h2>", table_html(sweep_table(ds)), "<h2>Configuration</h2>"]
     if ds.attrs.get("spec_toml"):
@@ -112,6 +116,58 @@ def _sweep_body(ds) -> list[str]:
     if ds.attrs.get("model_toml"):
         parts.append("<p>The base model, every field resolved:</p><pre>" + e(str(ds.attrs["model_toml"])) + "</pre>")
     return parts
+
+
+def _uncertain_figure(ds):
+    """The mean response at the nominal inputs with its simulation 95 % CI (error bars) and the
+    input band (shaded, 2.5 .. 97.5 % over parameter sets) along the first sweep axis; for one
+    point, the distribution of the parameter sets' means with both bands marked."""
+    import matplotlib
+    matplotlib.use("Agg", force=False)
+    import matplotlib.pyplot as plt
+    dims = sweep_dims(ds)
+    fig, ax = plt.subplots(figsize=(10, 4.6))
+    if dims and np.issubdtype(np.asarray(ds[dims[0]].values).dtype, np.number):
+        d = ds.isel({k: 0 for k in dims[1:]})
+        x = np.asarray(d[dims[0]].values, float)
+        y = np.asarray(d["response_ms"].mean("replication").values, float)
+        ax.fill_between(x, d["response_ms_input_lo"].values, d["response_ms_input_hi"].values, alpha=0.25,
+                        label="input band (2.5-97.5 % over parameter sets)")
+        ax.errorbar(x, y, yerr=np.asarray(d["response_ms_ci95"].values, float), marker="o", capsize=3,
+                    label="nominal inputs, simulation 95 % CI")
+        ax.set_xlabel(dims[0])
+        ax.set_ylabel("mean response time (ms)")
+    else:
+        d = ds.isel({k: 0 for k in dims})
+        means = np.asarray(d["response_ms_samples"].mean("replication").values, float)
+        ax.hist(means[np.isfinite(means)], bins=max(8, means.size // 4), color="#4c72b0", alpha=0.7,
+                label="parameter sets' mean response")
+        nom, ci = float(d["response_ms"].mean()), float(d["response_ms_ci95"])
+        ax.axvspan(nom - ci, nom + ci, color="k", alpha=0.3, label="nominal inputs, simulation 95 % CI")
+        for end in ("lo", "hi"):
+            ax.axvline(float(d[f"response_ms_input_{end}"]), color="#d62728", ls="--",
+                       label="input band (2.5-97.5 %)" if end == "lo" else None)
+        ax.set_xlabel("mean response time (ms)")
+        ax.set_ylabel("parameter sets")
+    ax.grid(alpha=0.3)
+    ax.legend(fontsize=8)
+    ax.set_title("response: simulation CI and input band", fontsize=10)
+    fig.tight_layout()
+    return fig
+
+
+def _sensitivity_html(ds) -> str:
+    e = html.escape
+    dims = sweep_dims(ds)
+    d = ds.isel({k: 0 for k in dims})
+    keys = [str(k) for k in ds["input"].values]
+    share = np.asarray(d["response_ms_variance_share"].values, float)
+    rho = np.asarray(d["response_ms_rank_corr"].values, float)
+    rows = "".join(f"<tr><td>{e(keys[i])}</td><td class=\"num\">{100 * share[i]:.0f} %</td>"
+                   f"<td class=\"num\">{rho[i]:+.2f}</td></tr>" for i in np.argsort(-np.nan_to_num(share, nan=-1)))
+    return (f"<p>Inputs: {e(str(ds.attrs.get('uncertain_inputs', '')))}. Sensitivity of the mean response"
+            + (" (first point)" if dims else "") + ":</p><table id=\"sensitivity\"><thead><tr><th>input</th>"
+            "<th>variance share</th><th>rank correlation</th></tr></thead><tbody>" + rows + "</tbody></table>")
 
 
 def _compare_figure(ds):

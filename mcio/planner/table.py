@@ -17,7 +17,7 @@ import numpy as np
 
 from ..errors import McioError
 
-ENGINE_DIMS = ("replication", "channel", "quantile", "device")
+ENGINE_DIMS = ("replication", "channel", "quantile", "device", "sample", "input")
 
 #: figure -> (RMF-style short label, scale, unit shown (None: the variable's own units))
 LABELS = {
@@ -80,7 +80,8 @@ def available_vars(ds) -> list[str]:
     ``response_pNN_ms`` for each stored quantile."""
     out = [v for v, da in ds.data_vars.items()
            if np.issubdtype(da.dtype, np.number) and "quantile" not in da.dims and "device" not in da.dims
-           and "_ci95" not in v and v not in ("unstable", "warmup_adequate")]
+           and "_ci95" not in v and v not in ("unstable", "warmup_adequate")
+           and "sample" not in da.dims and "input" not in da.dims and "_input_" not in v]
     if "response_quantile_ms" in ds:
         out += [f"response_p{100 * float(q):g}_ms" for q in ds["quantile"].values]
     return out
@@ -107,7 +108,7 @@ def _stored_ci(ds, name: str):
 def _figure(ds, name: str, row_dims: list[str]):
     """(values, CI half-widths, unit, long name) of figure ``name`` as arrays over ``row_dims``."""
     q = _quantile_name(name)
-    if q is not None:
+    if q is not None and name not in ds:
         levels = np.asarray(ds["quantile"].values, float)
         k = np.flatnonzero(np.isclose(levels, q))
         if not k.size:
@@ -179,7 +180,7 @@ def sweep_table(ds, vars: list[str] | tuple[str, ...] | None = None, by: str | N
     if vars:
         names = [v.strip() for item in vars for v in str(item).split(",") if v.strip()]
         for v in names:
-            if v not in have and _quantile_name(v) is None:
+            if v not in have and (_quantile_name(v) is None or "response_quantile_ms" not in ds):
                 raise McioError("--vars", v, f"not a figure of this file; allowed: {', '.join(have)}")
     else:
         names = [v for v in DEFAULT_VARS if v in have]
@@ -200,6 +201,11 @@ def sweep_table(ds, vars: list[str] | tuple[str, ...] | None = None, by: str | N
         if ci is not None:
             cols.append(Column("±95%", "ci", f"95 % CI half-width of {label}", dec))
             data.append(ci * scale)
+        if f"{name}_input_lo" in ds:   # a run with uncertain inputs: the input band beside the CI
+            for end in ("lo", "hi"):
+                cols.append(Column(f"input {'2.5' if end == 'lo' else '97.5'}%", "value",
+                                   ds[f"{name}_input_{end}"].attrs.get("long_name", ""), dec))
+                data.append(_arr(ds[f"{name}_input_{end}"], row_dims) * scale)
     flags = _flags(ds, row_dims)
     if flags is not None:
         cols.append(Column("flags", "flag", "unstable: open load over capacity (no steady state); "
