@@ -1,4 +1,4 @@
-"""``mcio table``, ``mcio report`` and ``mcio headroom``: a capacity planner's operations
+"""``mcio table``, ``mcio report``, ``mcio headroom`` and ``mcio uncertain``: a capacity planner's operations
 (:mod:`mcio.planner`; docs/planner.md)."""
 from __future__ import annotations
 
