@@ -8,6 +8,7 @@ runs it too.
 from .app import EXIT_BAD_INPUT, EXIT_BUG, McioGroup, main, set_threads
 from . import commands  # noqa: F401  (registers its commands on main)
 from . import whatif  # noqa: F401  (compare, schema)
+from . import planner  # noqa: F401  (table, report, headroom)
 from .calibrate import calibrate_cmd
 from .commands import builtin_example, report
 from .isfc import isfc_group

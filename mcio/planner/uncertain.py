@@ -1,0 +1,288 @@
+"""Predictions with the uncertainty of their inputs: a spec's ``[uncertain]`` table gives ranges
+or distributions for model inputs; parameter sets are drawn (Latin hypercube or scrambled Sobol)
+and each is simulated with the run's replications, on the same random numbers (common random
+numbers: the spread between parameter sets is the inputs', little of it the simulation's).
+Two bands result per figure: the simulation's 95 % CI at the nominal inputs, and the input band
+(the 2.5 % .. 97.5 % quantiles, over parameter sets, of each set's mean over replications), with
+a sensitivity ranking of the inputs (Spearman rank correlation and the variance share of
+standardised rank regression).
+
+::
+
+    [uncertain]
+    samples = 64                 # parameter sets (default 32)
+    method = "lhs"               # or "sobol" (default lhs)
+    "control_unit.backend_service_ms.mean" = {low = 1.0, high = 1.6}          # uniform
+    "workload.rate_iops" = {dist = "normal", mean = 500.0, sd = 20.0}
+    "devices.aliases" = {dist = "triangular", low = 1, mode = 2, high = 4}     # integers rounded
+"""
+from __future__ import annotations
+
+import math
+import tomllib
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+import xarray as xr
+
+from ..errors import McioError
+from .fields import get_value, set_value
+
+KINDS = ("uniform", "normal", "triangular", "loguniform")
+#: figures summarised (per replication, from a simulate() Dataset; see headroom.figure_reps)
+FIGURES = ("response_ms", "iosq_ms", "pend_ms", "disconnect_ms", "connect_ms", "response_p90_ms",
+           "throughput_iops", "channel_busy", "device_busy")
+UNITS = {"throughput_iops": "s-1", "channel_busy": "1", "device_busy": "1"}
+
+
+@dataclass(frozen=True)
+class Input:
+    """One uncertain input: model field ``key`` drawn from ``kind`` with ``params``."""
+    key: str
+    kind: str
+    params: dict
+
+    def ppf(self, u: np.ndarray) -> np.ndarray:
+        """The input's quantile function at probabilities ``u`` (0 < u < 1)."""
+        p = self.params
+        if self.kind == "uniform":
+            return p["low"] + u * (p["high"] - p["low"])
+        if self.kind == "loguniform":
+            return np.exp(np.log(p["low"]) + u * (np.log(p["high"]) - np.log(p["low"])))
+        if self.kind == "normal":
+            from scipy import special
+            return p["mean"] + p["sd"] * math.sqrt(2.0) * special.erfinv(2.0 * u - 1.0)
+        a, c, b = p["low"], p["mode"], p["high"]       # triangular
+        fc = (c - a) / (b - a)
+        return np.where(u < fc, a + np.sqrt(u * (b - a) * (c - a)), b - np.sqrt((1 - u) * (b - a) * (b - c)))
+
+    def __str__(self):
+        return f"{self.key} ~ {self.kind}(" + ", ".join(f"{k}={v:g}" for k, v in self.params.items()) + ")"
+
+
+def _num(where, v):
+    if isinstance(v, bool) or not isinstance(v, (int, float)) or not math.isfinite(v):
+        raise McioError(where, v, "must be a finite number")
+    return float(v)
+
+
+def parse_uncertain(table: dict) -> tuple[list[Input], dict]:
+    """([Input], options {samples, method, seed}) of an ``[uncertain]`` table."""
+    if not isinstance(table, dict):
+        raise McioError("uncertain", table, "must be a table of FIELD = {low = .., high = ..} entries")
+    opts = {"samples": 32, "method": "lhs", "seed": None}
+    inputs = []
+    for key, v in table.items():
+        where = f"uncertain.{key}"
+        if key in opts:
+            if key == "method" and v not in ("lhs", "sobol"):
+                raise McioError(where, v, "allowed: lhs, sobol")
+            if key in ("samples", "seed") and (isinstance(v, bool) or not isinstance(v, int) or v < (4 if key == "samples" else 0)):
+                raise McioError(where, v, "must be an integer >= 4" if key == "samples" else "must be an integer >= 0")
+            opts[key] = v
+            continue
+        if not isinstance(v, dict):
+            raise McioError(where, v, "must be a table: {low = .., high = ..} (uniform) or {dist = \"normal\", "
+                            "mean = .., sd = ..}, {dist = \"triangular\", low, mode, high}, {dist = \"loguniform\", low, high}")
+        kind = v.get("dist", "uniform")
+        need = {"uniform": ("low", "high"), "loguniform": ("low", "high"), "normal": ("mean", "sd"),
+                "triangular": ("low", "mode", "high")}.get(kind)
+        if need is None:
+            raise McioError(f"{where}.dist", kind, f"allowed: {', '.join(KINDS)}")
+        extra = set(v) - set(need) - {"dist"}
+        if extra or any(k not in v for k in need):
+            raise McioError(where, v, f"a {kind} input takes exactly {', '.join(need)}")
+        p = {k: _num(f"{where}.{k}", v[k]) for k in need}
+        if kind in ("uniform", "loguniform", "triangular") and not p["low"] < p["high"]:
+            raise McioError(where, v, "needs low < high")
+        if kind == "loguniform" and p["low"] <= 0:
+            raise McioError(where, v, "a loguniform input needs low > 0")
+        if kind == "triangular" and not p["low"] <= p["mode"] <= p["high"]:
+            raise McioError(where, v, "needs low <= mode <= high")
+        if kind == "normal" and p["sd"] <= 0:
+            raise McioError(where, v, "needs sd > 0")
+        inputs.append(Input(key, kind, p))
+    if not inputs:
+        raise McioError("uncertain", table, "names no input; e.g. \"workload.rate_iops\" = {low = 400, high = 600}")
+    return inputs, opts
+
+
+def draw(inputs: list[Input], samples: int, method: str, seed: int) -> np.ndarray:
+    """(sample, input) parameter values: a Latin hypercube or a scrambled Sobol sequence mapped
+    through each input's quantile function."""
+    from scipy.stats import qmc
+    d = len(inputs)
+    if method == "sobol":
+        u = qmc.Sobol(d=d, scramble=True, seed=seed).random(samples)
+    else:
+        u = qmc.LatinHypercube(d=d, seed=seed).random(samples)
+    u = np.clip(u, 1e-12, 1 - 1e-12)
+    return np.column_stack([inp.ppf(u[:, j]) for j, inp in enumerate(inputs)])
+
+
+def _reps(ds, fig):
+    from .headroom import figure_reps
+    return figure_reps(ds, fig)
+
+
+def rank_sensitivity(x: np.ndarray, y: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(Spearman rank correlation of y with each column of x, variance share of each input in a
+    standardised rank regression: its SRRC squared, over the sum; NaN where y does not vary)."""
+    from scipy.stats import rankdata
+    ok = np.isfinite(y)
+    x, y = x[ok], y[ok]
+    d = x.shape[1]
+    if y.size < d + 2 or np.ptp(y) == 0:
+        return np.full(d, np.nan), np.full(d, np.nan)
+    rx = np.column_stack([rankdata(x[:, j]) for j in range(d)])
+    ry = rankdata(y)
+    z = (rx - rx.mean(0)) / rx.std(0)
+    zy = (ry - ry.mean()) / ry.std()
+    rho = (z * zy[:, None]).mean(0)
+    beta, *_ = np.linalg.lstsq(z, zy, rcond=None)
+    share = beta**2 / np.sum(beta**2) if np.sum(beta**2) > 0 else np.full(d, np.nan)
+    return rho, share
+
+
+def run_uncertain(spec, ios: int | None = None, replications: int | None = None, samples: int | None = None,
+                  method: str | None = None) -> xr.Dataset:
+    """Simulate a spec with an ``[uncertain]`` table (a path, TOML text or dict): every grid point
+    at its nominal inputs and at each drawn parameter set, on common random numbers. Returns a
+    Dataset over the sweep dims with, per figure, the nominal per-replication values, the
+    simulation CI (``<fig>_ci95``), the input band (``<fig>_input_lo`` / ``_input_median`` /
+    ``_input_hi``), each set's per-replication values (``<fig>_samples``), the drawn inputs
+    (``input_value``) and the sensitivity of the mean response (``response_ms_rank_corr``,
+    ``response_ms_variance_share`` over ``input``)."""
+    from ..engine import simulate
+    from ..sweep import load_spec
+    if isinstance(spec, dict):
+        raw, text, source = dict(spec), None, "<dict>"
+    else:
+        path = Path(spec)
+        text = path.read_text()
+        try:
+            raw = tomllib.loads(text)
+        except tomllib.TOMLDecodeError as e:
+            raise McioError("spec", str(path), f"is not valid TOML ({e})") from None
+        source = str(path)
+    if "uncertain" not in raw:
+        raise McioError("uncertain", None, f"{source} has no [uncertain] table")
+    inputs, opts = parse_uncertain(raw.pop("uncertain"))
+    s = load_spec(raw)
+    run = s.run
+    ios = ios or run["ios"]
+    reps = replications or run["replications"]
+    k = samples or opts["samples"]
+    method = method or opts["method"]
+    seed = run["seed"]
+    values = draw(inputs, k, method, opts["seed"] if opts["seed"] is not None else seed)
+    base0 = s.point_model(0)
+    integer = [isinstance(get_value(base0, inp.key, f"uncertain.{inp.key}"), int) for inp in inputs]
+    values = np.where(np.array(integer)[None, :], np.round(values), values)
+    n = s.n_points
+    nom = {f: np.full((n, reps), np.nan) for f in FIGURES}
+    smp = {f: np.full((n, k, reps), np.nan) for f in FIGURES}
+    unstable = np.zeros((n, k), np.int8)
+    for p in range(n):
+        m0 = s.point_model(p)
+        ds0 = simulate(m0, ios=ios, replications=reps, seed=seed, warmup=run["warmup"], point=p, allow_unstable=True)
+        for f in FIGURES:
+            nom[f][p] = _reps(ds0, f)
+        for j in range(k):
+            m = m0
+            for i, inp in enumerate(inputs):
+                v = values[j, i]
+                try:
+                    m = set_value(m, inp.key, int(v) if integer[i] else float(v))
+                except McioError as e:
+                    raise McioError(f"uncertain.{inp.key}", float(v), f"a drawn value the model refuses: {e.allowed}") from None
+            ds = simulate(m, ios=ios, replications=reps, seed=seed, warmup=run["warmup"], point=p, allow_unstable=True)
+            unstable[p, j] = int(np.asarray(ds["unstable"]).item()) if "unstable" in ds else 0
+            for f in FIGURES:
+                smp[f][p, j] = _reps(ds, f)
+    return _dataset(s, inputs, values, nom, smp, unstable, reps, ios, k, method, seed, text, source)
+
+
+def _dataset(s, inputs, values, nom, smp, unstable, reps, ios, k, method, seed, text, source) -> xr.Dataset:
+    from scipy import special
+    shape, dims = tuple(s.shape), tuple(s.dims)
+    coords = {}
+    for ax, d in enumerate(dims):
+        vals = []
+        for i in range(shape[ax]):
+            idx = [0] * len(shape)
+            idx[ax] = i
+            vals.append(s.coords(int(np.ravel_multi_index(idx, shape)))[d])
+        coords[d] = np.array(vals)
+    coords["input"] = np.array([inp.key for inp in inputs])
+    t = float(special.stdtrit(reps - 1, 0.975))
+    data = {}
+
+    def put(name, arr, extra_dims, long, units):
+        data[name] = (dims + extra_dims, np.asarray(arr).reshape(shape + np.asarray(arr).shape[1:]),
+                      {"long_name": long, "units": units})
+    for f in FIGURES:
+        u = UNITS.get(f, "ms")
+        put(f, nom[f], ("replication",), f"{f} at the nominal inputs", u)
+        put(f"{f}_ci95", t * np.nanstd(nom[f], axis=1, ddof=1) / math.sqrt(reps), (),
+            f"95% CI half-width of {f} over replications at the nominal inputs (simulation)", u)
+        with np.errstate(all="ignore"):
+            means = np.nanmean(smp[f], axis=2)                           # (point, sample)
+            q = np.nanquantile(means, [0.025, 0.5, 0.975], axis=1)
+        for qi, name in zip(range(3), ("lo", "median", "hi")):
+            put(f"{f}_input_{name}", q[qi], (), f"{f}: {('2.5', '50', '97.5')[qi]} % quantile over parameter "
+                "sets of each set's mean (the input band)", u)
+        put(f"{f}_samples", smp[f], ("sample", "replication"), f"{f} per parameter set and replication", u)
+    rho = np.full((s.n_points, len(inputs)), np.nan)
+    share = np.full_like(rho, np.nan)
+    for p in range(s.n_points):
+        rho[p], share[p] = rank_sensitivity(values, np.nanmean(smp["response_ms"][p], axis=1))
+    put("response_ms_rank_corr", rho, ("input",), "Spearman rank correlation of the mean response with each input", "1")
+    put("response_ms_variance_share", share, ("input",), "share of the mean response's rank variance explained "
+        "by each input (standardised rank regression coefficient squared, normalised)", "1")
+    put("unstable_samples", unstable, ("sample",), "1 if the parameter set's open load outgrew the model", "1")
+    data["input_value"] = (("sample", "input"), values, {"long_name": "drawn value of each uncertain input",
+                                                         "units": "1"})
+    ds = xr.Dataset(data, coords={**{d: (d, v) for d, v in coords.items()},
+                                  "sample": ("sample", np.arange(k)), "replication": ("replication", np.arange(reps))})
+    ds.attrs.update({"title": f"{s.title} (with input uncertainty)", "Conventions": "CF-1.8",
+                     "seed": int(seed), "ios": int(ios), "replications": int(reps), "samples": int(k),
+                     "sampling": method, "uncertain_inputs": "; ".join(str(i) for i in inputs),
+                     "pairing": "every parameter set of a point runs on the same random numbers", "source": source})
+    if text is not None:
+        ds.attrs["spec_toml"] = text
+    return ds
+
+
+def format_uncertain(ds, figures=("response_ms", "response_p90_ms", "throughput_iops", "channel_busy")) -> str:
+    """Per point: each figure at the nominal inputs with its simulation CI, and its input band;
+    then the inputs ranked by their share of the mean response's variance."""
+    dims = [d for d in ds.dims if d not in ("replication", "sample", "input")]
+    lines = [ds.attrs.get("title", ""), f"inputs: {ds.attrs.get('uncertain_inputs', '')}",
+             f"{ds.attrs.get('samples')} parameter sets ({ds.attrs.get('sampling')}) x {ds.attrs.get('replications')} "
+             f"replications x {ds.attrs.get('ios')} I/Os, on common random numbers"]
+    shape = tuple(ds.sizes[d] for d in dims)
+    keys = list(ds["input"].values)
+    for idx in np.ndindex(*shape):
+        sel = {d: i for d, i in zip(dims, idx)}
+        pt = ds.isel(sel)
+        where = ", ".join(f"{d} = {ds[d].values[i]}" for d, i in sel.items()) or "the point"
+        lines.append(f"{where}:")
+        for f in figures:
+            v = float(np.nanmean(pt[f].values))
+            lines.append(f"  {f:<16} nominal {v:.4g} ±{float(pt[f + '_ci95']):.2g} (simulation 95 % CI); "
+                         f"input band {float(pt[f + '_input_lo']):.4g} .. {float(pt[f + '_input_hi']):.4g} "
+                         f"(median {float(pt[f + '_input_median']):.4g})")
+        share = np.asarray(pt["response_ms_variance_share"].values, float)
+        rho = np.asarray(pt["response_ms_rank_corr"].values, float)
+        order = np.argsort(-np.nan_to_num(share, nan=-1))
+        lines.append("  sensitivity of the mean response: " + "; ".join(
+            f"{keys[i]} {100 * share[i]:.0f} % (rank corr {rho[i]:+.2f})" for i in order))
+        bad = int(np.asarray(pt["unstable_samples"].values).sum())
+        if bad:
+            lines.append(f"  warning: {bad} parameter set(s) over capacity (unstable): their figures are missing")
+    return "\n".join(lines)
+
+
+__all__ = ["Input", "parse_uncertain", "draw", "run_uncertain", "rank_sensitivity", "format_uncertain"]
