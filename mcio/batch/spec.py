@@ -241,6 +241,10 @@ def parse_spec(raw: dict, text: str | None = None, source: str = "<dict>") -> Sw
     if bare and "model" not in raw and "scenario" not in raw:
         raw = {**{k: v for k, v in raw.items() if k not in SECTIONS}, "model": {k: raw[k] for k in bare}}
     for k in raw:
+        if k == "uncertain":   # (read by mcio.planner.uncertain; a sweep would ignore it in silence)
+            raise McioError(k, "[uncertain]", "input uncertainty is run by `mcio uncertain SPEC` "
+                            "(mcio.planner.uncertain); sweep, run and validate take fixed inputs: "
+                            "remove the section here")
         if k not in TOP_KEYS:
             raise McioError(k, raw[k], f"unknown key in sweep spec; allowed: {', '.join(TOP_KEYS)} "
                                        f"(or the model sections {', '.join(SECTIONS)})")
