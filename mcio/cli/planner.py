@@ -11,7 +11,7 @@ from .app import main, set_threads
 
 
 def _open(path: str):
-    from ..sweep import open_results
+    from ..batch import open_results
     return open_results(path)
 
 
@@ -60,7 +60,7 @@ def _model_and_run(arg: str, point: int):
     if name in SCENARIOS and not Path(arg).exists():
         model = get_scenario(name).model(variant) if variant else SCENARIOS[name]()
         return model, {}, arg
-    from ..sweep import load_spec
+    from ..batch import load_spec
     s = load_spec(Path(arg))
     where = ", ".join(f"{k} = {v}" for k, v in s.coords(point).items())
     return s.point_model(point), s.run, f"{arg}" + (f" point {point} ({where})" if s.n_points > 1 else "")

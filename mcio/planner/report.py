@@ -232,7 +232,7 @@ def render_report(ds) -> str:
 def write_report(results: str, out: str) -> None:
     """Read ``results`` (a sweep file or ``mcio compare -o`` file) and write its report to ``out``."""
     from ..store import check_writable
-    from ..sweep import open_results
+    from ..batch import open_results
     ds = open_results(results)
     check_writable(out)
     text = render_report(ds)

@@ -155,7 +155,7 @@ def run_uncertain(spec, ios: int | None = None, replications: int | None = None,
     (``input_value``) and the sensitivity of the mean response (``response_ms_rank_corr``,
     ``response_ms_variance_share`` over ``input``)."""
     from ..engine import simulate
-    from ..sweep import load_spec
+    from ..batch import load_spec
     if isinstance(spec, dict):
         raw, text, source = dict(spec), None, "<dict>"
     else:
