@@ -15,7 +15,7 @@ HERE = Path(__file__).parent
 
 def _run(args, threads):
     env = dict(os.environ, NUMBA_NUM_THREADS=str(threads), PYTHONPATH=os.pathsep.join([str(HERE), str(HERE.parent)]))
-    out = subprocess.run([sys.executable, str(HERE / "engine_run_for_test.py"), *args], env=env,
+    out = subprocess.run([sys.executable, str(HERE / "engine_run_helper.py"), *args], env=env,
                          capture_output=True, text=True, check=True, timeout=600)
     return out.stdout.strip().splitlines()[-1]
 
