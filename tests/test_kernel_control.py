@@ -73,13 +73,17 @@ def _closed():
 
 
 def _stop_mid_run(after_s: float) -> dict:
-    """Start a thread that, ``after_s`` once the kernels run, requests a stop and then notes the
-    I/Os completed so far (``counter()``, which the kernels advance at each poll): the I/Os
-    completed after the request are the final count less that note."""
+    """Start a thread that, ``after_s`` once the kernels have completed I/Os (the progress
+    counter moved: loading the kernels is over), requests a stop and then notes the I/Os
+    completed so far (``counter()``, which the kernels advance at each poll): the I/Os completed
+    after the request are the final count less that note."""
     seen = {}
+    start = int(interrupt.counter().sum())
 
     def stop():
         interrupt.KERNELS_RUNNING.wait()
+        while int(interrupt.counter().sum()) == start:
+            time.sleep(0.01)
         time.sleep(after_s)
         interrupt.request()
         seen["ios_at_request"] = int(interrupt.counter().sum())
