@@ -1,29 +1,21 @@
 """The engine against closed forms, one row of tests/oracle_models.ORACLES per model: exact MVA for
 a closed product-form network; M/M/1, M/M/c (Erlang C), M/G/1 (Pollaczek-Khinchine) on both
-engines; the control unit's stations (exact utilisation identities, Erlang C); and the 95 % CIs'
-coverage. The tolerance rule is stated once, in oracle_models (above ``Tol``)."""
-import functools
-
+engines; the control unit's stations (exact utilisation identities, Erlang C); positional DASD
+(the kernel's arm walk against mcio.dasd's stationary seek means); and the 95 % CIs' coverage.
+The tolerance rule is stated once, in oracle_models (above ``Tol``)."""
 import pytest
 from scipy import stats
 
 from mcio import simulate
-from oracle_models import ORACLES, misses
+from oracle_models import ORACLES, misses, run_row
 
 CHECKED = [o for o in ORACLES if not o.seeds]
 COVERAGE = [o for o in ORACLES if o.seeds]
 
 
-@functools.lru_cache(maxsize=None)
-def _run(oracle_id: str):
-    """The row's run, once per session (the rule's test and its mutation test share it)."""
-    o = next(o for o in CHECKED if o.id == oracle_id)
-    return simulate(o.model(), **o.run)
-
-
 @pytest.mark.parametrize("oracle", CHECKED, ids=lambda o: o.id)
 def test_simulation_meets_its_oracle(oracle):
-    ds = _run(oracle.id)
+    ds = run_row(oracle.id)
     if oracle.engine is not None:
         assert ds.attrs["engine"].startswith("fast") == (oracle.engine == "fast"), ds.attrs["engine"]
     expect = oracle.expect()
@@ -36,7 +28,7 @@ def test_the_rule_rejects_a_wrong_oracle(oracle):
     """A check that cannot fail is no check: every measure's oracle scaled by 1 + or - the row's
     ``resolves`` (5 % for most rows) must miss on the same run. Exempt: a fixed allowance (busy
     within 0.01-0.02, no CI) wider than that error, and exact values of 0."""
-    ds = _run(oracle.id)
+    ds = run_row(oracle.id)
     kept = []
     for name, exact in oracle.expect().items():
         tol = oracle.tol_of(name)
