@@ -4,9 +4,10 @@ The event engine's and the fast path's kernels are compiled (or loaded from Numb
 one tiny run each before the first test, so that cost is paid once, shows in ``--durations`` as
 this fixture's set-up, and is not charged to whichever test happens to run first.
 
-Tiers: the ``slow`` marker (registered in pyproject.toml) marks the tests that copy and recompile
-the package or run longer than about 20 s; ``python -m pytest`` runs everything (what CI runs),
-``python -m pytest -m "not slow"`` the quick tier.
+Tiers: the ``slow`` marker (registered in pyproject.toml) marks the tests that recompile a copy of
+the package, re-run a documented command at full size or run longer than about 20 s;
+``python -m pytest`` runs everything (what CI runs), ``python -m pytest -m "not slow"`` the quick
+tier.
 """
 import pytest
 
