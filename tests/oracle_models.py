@@ -301,7 +301,7 @@ def _exp(mean: float) -> dict:
 
 def _rows() -> list[Oracle]:
     rows = []
-    # -- a closed product-form network against exact MVA (was test_engine_closed_mva)
+    # -- a closed product-form network against exact MVA
     k = se_multiplier(24, checks=40)
     for n, be in ((1, 1), (10, 1), (60, 4), (600, 1)):
         rows.append(Oracle(f"closed-mva-N{n}-be{be}", lambda n=n, be=be: closed_network(n, be),
@@ -309,7 +309,7 @@ def _rows() -> list[Oracle]:
                            dict(ios=15_000, replications=24, seed=n),
                            tol=Tol(k, rel=1e-9), tols={"throughput_iops": Tol(k), "channel_busy": Tol(0.0, abs=0.01)},
                            resolves=0.10 if n == 60 else 0.05))
-    # -- open queues (was test_engine_open_queues; S = 1 ms)
+    # -- open queues (S = 1 ms)
     k = se_multiplier(24, checks=100)
     for rho in (0.3, 0.7, 0.9):
         for eng, ios in (("fast", 1_000_000), ("event", 200_000)):
@@ -351,14 +351,14 @@ def _rows() -> list[Oracle]:
                                                 "response_ms": _mg1(0.7, 1.0, scv).mean_response},
                                dict(ios=ios, replications=24, seed=3, warmup=5000, fast_path=eng == "fast"),
                                tol=Tol(k), engine=eng, resolves=0.10 if (kind, eng) == ("lognormal", "event") else 0.05))
-    # -- uniform back-end service through the whole engine (was test_distributions)
+    # -- uniform back-end service through the whole engine
     for eng in ("fast", "event"):
         want = (1.8**2 / 12) / 1.1**2                                  # U(0.2, 2.0): mean 1.1, this SCV
         rows.append(Oracle(f"mg1-uniform-{eng}", lambda: single_server_open(600.0, {"dist": "uniform", "low": 0.2, "high": 2.0}),
                            lambda want=want: {"iosq_ms": _mg1(0.6, 1.1, want).mean_wait, "disconnect_ms": 1.1},
                            dict(ios=40_000, replications=8, seed=3, fast_path=eng == "fast"), tol=Tol(4.5), engine=eng,
                            resolves=0.10))
-    # -- the control unit's stations on the Kiefer-Wolfowitz recursion (was test_engine_cu_stations).
+    # -- the control unit's stations on the Kiefer-Wolfowitz recursion.
     # Their utilisation is the service assigned in the window, corrected at both ends by the work
     # committed but not yet given (stages.cu_committed): with host-adapter service only, N <= c
     # busy servers all the time (never queueing) or all c, whatever the window's ends cut through
@@ -377,7 +377,7 @@ def _rows() -> list[Oracle]:
                        lambda: {"disconnect_ms": _mmc(1.6, 1.0, 2).mean_response, "cmr_ms": 0.05},
                        dict(ios=60_000, replications=12, seed=4, warmup=5000, fast_path=False),
                        tol=Tol(k), tols={"cmr_ms": EXACT}, engine="event"))
-    # -- positional DASD in the device-service seam (was test_dasd_seam): the kernel's arm walk
+    # -- positional DASD in the device-service seam: the kernel's arm walk
     # against the stationary means of mcio.dasd's seek curve over its distance laws (which the
     # engine does not use); 4.5 SE and an SE below 0.05 ms
     dasd_tol = Tol(4.5, max_se=0.05)
@@ -396,7 +396,7 @@ def _rows() -> list[Oracle]:
     rows.append(Oracle("dasd-3380-random", lambda: dasd_volume(geometry="3380"),
                        lambda: {"disconnect_ms": _dasd_random(dasd_volume(geometry="3380"))["disconnect_ms"]},
                        dict(dasd_run, seed=8), tol=dasd_tol, engine="event"))
-    # -- the 95 % CIs cover the exact mean about 95 % of the time (was test_ci_coverage)
+    # -- the 95 % CIs cover the exact mean about 95 % of the time
     rows.append(Oracle("coverage-mm1-rho0.5-fast", lambda: single_server_open(500.0, _exp(1.0)),
                        lambda: {"response_ms": _mm1(0.5)["response_ms"]},
                        dict(ios=20_000, replications=5, warmup=2000), seeds=120, all_cover_fails=True))
