@@ -10,7 +10,7 @@ from typing import Callable
 import numpy as np
 from scipy import stats
 
-from mcio import Model
+from mcio import Model, simulate
 
 
 FAMILY_ALPHA = 0.05
@@ -204,7 +204,8 @@ def misses(ds, measure: str, exact: float, tol: Tol) -> str | None:
         return f"{measure}: standard error {se:.3g} too wide for the check to bite (max {tol.max_se:.3g})"
     if abs(got - exact) <= bound:
         return None
-    return f"{measure}: {got:.6g} vs exact {exact:.6g}, off by {abs(got - exact):.3g} > {bound:.3g} ({tol.k:.2f} SE = {tol.k * se:.3g})"
+    return (f"{measure}: {got:.6g} vs exact {exact:.6g}, off by {abs(got - exact):.3g} > {bound:.3g} "
+            f"({tol.k:.2f} SE = {tol.k * se:.3g})")
 
 
 # ---- the table ----------------------------------------------------------------------------------
@@ -346,16 +347,19 @@ def _rows() -> list[Oracle]:
         service = {"dist": kind, "mean": 1.0} if kind == "deterministic" else {"dist": kind, "mean": 1.0, "scv": scv}
         for eng, ios in (("fast", 500_000), ("event", 100_000)):
             # Pollaczek-Khinchine
-            rows.append(Oracle(f"mg1-{kind}-scv{scv}-{eng}", lambda service=service: single_server_open(700.0, service),
+            rows.append(Oracle(f"mg1-{kind}-scv{scv}-{eng}",
+                               lambda service=service: single_server_open(700.0, service),
                                lambda scv=scv: {"iosq_ms": _mg1(0.7, 1.0, scv).mean_wait,
                                                 "response_ms": _mg1(0.7, 1.0, scv).mean_response},
                                dict(ios=ios, replications=24, seed=3, warmup=5000, fast_path=eng == "fast"),
-                               tol=Tol(k), engine=eng, resolves=0.10 if (kind, eng) == ("lognormal", "event") else 0.05))
+                               tol=Tol(k), engine=eng,
+                               resolves=0.10 if (kind, eng) == ("lognormal", "event") else 0.05))
     # -- uniform back-end service through the whole engine
     for eng in ("fast", "event"):
-        want = (1.8**2 / 12) / 1.1**2                                  # U(0.2, 2.0): mean 1.1, this SCV
-        rows.append(Oracle(f"mg1-uniform-{eng}", lambda: single_server_open(600.0, {"dist": "uniform", "low": 0.2, "high": 2.0}),
-                           lambda want=want: {"iosq_ms": _mg1(0.6, 1.1, want).mean_wait, "disconnect_ms": 1.1},
+        scv = (1.8**2 / 12) / 1.1**2                                   # U(0.2, 2.0): mean 1.1, this SCV
+        rows.append(Oracle(f"mg1-uniform-{eng}",
+                           lambda: single_server_open(600.0, {"dist": "uniform", "low": 0.2, "high": 2.0}),
+                           lambda scv=scv: {"iosq_ms": _mg1(0.6, 1.1, scv).mean_wait, "disconnect_ms": 1.1},
                            dict(ios=40_000, replications=8, seed=3, fast_path=eng == "fast"), tol=Tol(4.5), engine=eng,
                            resolves=0.10))
     # -- the control unit's stations on the Kiefer-Wolfowitz recursion.
@@ -366,7 +370,8 @@ def _rows() -> list[Oracle]:
     for n, c in ((5, 12), (12, 12), (8, 4), (30, 7)):
         rows.append(Oracle(f"ha-busy-N{n}-c{c}", lambda n=n, c=c: ha_only(n, c, 40.0),
                            lambda n=n, c=c: {"cu_ha_busy": min(n, c) / c, **({"cmr_ms": 40.0} if n <= c else {})},
-                           dict(ios=300, replications=3, seed=3, warmup=37, fast_path=False), tol=EXACT, engine="event"))
+                           dict(ios=300, replications=3, seed=3, warmup=37, fast_path=False),
+                           tol=EXACT, engine="event"))
     k = se_multiplier(12, checks=12)
     for c, rho in ((1, 0.8), (3, 0.85)):
         rows.append(Oracle(f"ha-mmc-c{c}-rho{rho}", lambda c=c, rho=rho: ha_open(1000 * rho * c, c, 1.0),
@@ -414,5 +419,4 @@ def run_row(oracle_id: str):
     """The run of a (non-coverage) row, once per session: its checks, its wrong-oracle check and
     other tests on the same run share it."""
     o = next(o for o in ORACLES if o.id == oracle_id and not o.seeds)
-    from mcio import simulate
     return simulate(o.model(), **o.run)
