@@ -2,9 +2,10 @@
 seek by the a + b sqrt(d) curve from the arm's tracked cylinder, uniform rotational latency, and
 the read-through / staging split of a miss's media transfer between disconnect and connect.
 
-The references are mcio/dasd's own (physics.SeekCurve over physics.random_distance_pmf and
-access.AccessPattern.distance_pmf), which the engine does not use: the kernel's arm walk must
-reproduce their stationary means."""
+The checks of the kernel's arm walk against mcio/dasd's own stationary means (physics.SeekCurve
+over random_distance_pmf and access.AccessPattern.distance_pmf, which the engine does not use)
+are rows of the oracle table (tests/oracle_models.ORACLES: dasd-*); here, what they rest on and
+what else the seam must do."""
 import os
 import subprocess
 import sys
@@ -14,70 +15,34 @@ import numpy as np
 import pytest
 
 from mcio import McioError, Model, simulate
-from mcio.dasd import AccessPattern, SeekCurve, random_distance_pmf
+from mcio.dasd import random_distance_pmf
 from mcio.engine import fast_path_applies
-from oracle_models import tolerance_se
+from oracle_models import dasd_volume as _dasd, run_row, seek_curve as _curve
 
 HERE = Path(__file__).parent
 IOS, REPS = 20_000, 4
 
 
-def _dasd(kb=4.0, miss=1.0, policy="read_through", geometry="3390", **devices) -> Model:
-    """One volume, one I/O in flight (closed, population 1, no think), nothing but the device's
-    service and the link: no MP work, no protocol, no host adapter."""
-    return Model.from_dict({
-        "workload": {"type": "closed", "population": 1},
-        "io": [{"kb": kb, "miss_ratio": miss}],
-        "devices": {"count": 1, "geometry": geometry, **devices},
-        "channels": {"mp_us_per_io_ccw": 0.0, "link_mb_s": 800.0},
-        "control_unit": {"miss_policy": policy}})
-
-
-def _curve(m: Model) -> SeekCurve:
-    pos = m.positional()
-    return SeekCurve(pos["seek_settle_ms"], pos["seek_ms_per_sqrt_cyl"])
-
-
-def _check_mean(ds, comp, want):
-    got = float(ds[f"{comp}_ms"].mean())
-    se = tolerance_se(ds, comp)
-    assert se < 0.05, f"{comp}: standard error {se:.3g} ms too wide for the test to bite"
-    assert abs(got - want) < 4.5 * se, (comp, got, want, se)
-
-
-def test_random_access_disconnect_is_mean_seek_plus_half_a_revolution():
+def test_the_default_3390_curve_is_the_3390_3s_average_seek():
+    """The oracle row dasd-3390-random's reference: its random-access mean is the 3390-3's 12.5 ms
+    average seek, plus half a 14.2 ms revolution."""
     m = _dasd()
     pos = m.positional()
     want = _curve(m).mean_ms(random_distance_pmf(pos["cylinders"])) + pos["rotation_ms"] / 2
-    ds = simulate(m, ios=IOS, replications=REPS, seed=3)
-    _check_mean(ds, "disconnect", want)
-    # the default curve is the one whose random-access mean is the 3390-3's 12.5 ms average seek
     assert abs(want - (12.5 + 7.1)) < 1e-9
-    # read-through: the connect is the media's pace (4 KB at 4.2 MB/s), not the link's
-    assert abs(float(ds.connect_ms.mean()) - 4.0 / 4.2) < 1e-9
 
 
 def test_sequential_access_has_no_seek_but_the_cylinder_crossings():
-    kb = 3 * 4.096                     # three 4 KB blocks; a 3390 cylinder holds 180
-    m = _dasd(kb=kb, p_sequential=1.0)
-    cross = kb / m.positional()["cylinder_kb"]
-    want = cross * _curve(m).seek_ms(1) + 14.2 / 2
-    ds = simulate(m, ios=IOS, replications=REPS, seed=4)
-    _check_mean(ds, "disconnect", want)
-    assert float(ds.disconnect_ms.mean()) < 14.2 / 2 + 0.2
+    """Row dasd-3390-sequential's run: half a revolution and next to no seek."""
+    assert float(run_row("dasd-3390-sequential").disconnect_ms.mean()) < 14.2 / 2 + 0.2
 
 
 def test_the_arm_is_carried_a_locality_mix_matches_the_access_pattern():
-    """p_sequential 0.5 over a 2,226-cylinder span (the dasd-mdc scenario's fitted pattern): the
-    mean of the kernel's arm walk is the stationary mean of access.py's distance distribution;
-    an arm that was not carried (every read seeking from cylinder 0, or from nowhere) misses it."""
-    kb = 3 * 4.096
-    m = _dasd(kb=kb, p_sequential=0.5, span_cylinders=2226)
-    pmf = AccessPattern(0.5, 2226, 3).distance_pmf(180)
-    want = _curve(m).mean_ms(pmf) + 14.2 / 2
-    ds = simulate(m, ios=IOS, replications=REPS, seed=5)
-    _check_mean(ds, "disconnect", want)
-    rnd = simulate(_dasd(kb=kb, span_cylinders=2226), ios=IOS, replications=REPS, seed=5)
+    """p_sequential 0.5 over a 2,226-cylinder span (row dasd-3390-locality-p0.5-span2226 checks
+    its mean against access.py's): an arm that was not carried (every read seeking from
+    cylinder 0, or from nowhere) would be as far as random access over the span."""
+    ds = run_row("dasd-3390-locality-p0.5-span2226")
+    rnd = simulate(_dasd(kb=3 * 4.096, span_cylinders=2226), ios=IOS, replications=REPS, seed=5)
     assert float(ds.disconnect_ms.mean()) < float(rnd.disconnect_ms.mean()) - 3.0
 
 
@@ -103,12 +68,13 @@ def test_a_cache_hit_on_a_positional_device_does_not_touch_the_media():
 
 
 def test_the_3380_has_its_own_revolution_and_seek():
+    """Row dasd-3380-random's reference: the 3380's revolution, media rate, cylinders and 16 ms
+    average seek."""
     m = _dasd(geometry="3380")
     pos = m.positional()
     assert (pos["rotation_ms"], pos["media_mb_s"], pos["cylinders"]) == (16.7, 3.0, 2655)
     want = _curve(m).mean_ms(random_distance_pmf(2655)) + 16.7 / 2
     assert abs(want - (16.0 + 16.7 / 2)) < 1e-9
-    _check_mean(simulate(m, ios=IOS, replications=REPS, seed=8), "disconnect", want)
 
 
 def test_an_emulated_device_ignores_the_positional_fields_bit_for_bit():

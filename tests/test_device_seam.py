@@ -10,6 +10,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).resolve().parents[1]
 
 _CHILD = """
@@ -35,6 +37,7 @@ print("ok", got, wq)
 """
 
 
+@pytest.mark.slow                    # copies the package and recompiles its kernels
 def test_a_mechanism_in_the_seam_is_carried_out(tmp_path):
     tree = tmp_path / "tree"
     shutil.copytree(ROOT / "mcio", tree / "mcio", ignore=shutil.ignore_patterns("__pycache__"))

@@ -113,21 +113,6 @@ def test_uniform_block_fill_matches_scipy():
     assert abs(out.mean() - ref.mean()) < 5 * ref.std() / math.sqrt(N)
 
 
-def test_uniform_service_gives_the_mg1_wait():
-    # an open M/G/1 with uniform back-end service, through the whole engine, against
-    # Pollaczek-Khinchine (both engines)
-    from mcio import simulate
-    from mcio.analytic import mg1
-    from oracle_models import single_server_open, tolerance_se
-    model = single_server_open(600.0, {"dist": "uniform", "low": 0.2, "high": 2.0})
-    want = mg1(600.0 / 1000.0, 1.1, (1.8**2 / 12) / 1.1**2)
-    for fast in (True, False):
-        ds = simulate(model, ios=40_000, replications=8, seed=3, fast_path=fast)
-        got = float(ds.iosq_ms.mean())
-        assert abs(got - want.mean_wait) < 4.5 * tolerance_se(ds, "iosq"), (fast, got, want.mean_wait)
-        assert abs(float(ds.disconnect_ms.mean()) - 1.1) < 4.5 * tolerance_se(ds, "disconnect")
-
-
 @pytest.mark.parametrize("scv", [5e-324, 1e-300, 1e-16])
 def test_gamma_below_the_least_scv_is_its_mean(scv):
     """A gamma whose SCV is below GAMMA_MIN_SCV (found by the spec fuzzer: arrival_scv = 5e-324

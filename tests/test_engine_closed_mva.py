@@ -1,34 +1,12 @@
-"""The event engine against exact MVA for a closed product-form network, and Little's law."""
+"""Little's law and the utilisation law on the event engine (its checks against exact MVA are rows
+of the oracle table: tests/oracle_models.ORACLES, tests/test_oracles.py)."""
 import numpy as np
-import pytest
 
 from mcio import simulate
-from mcio.analytic import mva_closed
-from oracle_models import se_from_ci, se_multiplier, CLOSED_DEMANDS_MS, THINK_MS, closed_network, ficon_like, tolerance_se
+from oracle_models import se_multiplier, ficon_like
 
 REPS = 24
 K = se_multiplier(REPS, checks=40)   # SEs a mean may miss by (see oracle_models)
-
-
-@pytest.mark.parametrize("population,be_servers", [(1, 1), (10, 1), (60, 4), (600, 1)])
-def test_closed_network_matches_exact_mva(population, be_servers):
-    d = CLOSED_DEMANDS_MS
-    kinds = ["queue", "queue", "queue" if be_servers == 1 else f"multi:{be_servers}", "queue"]
-    ref = mva_closed(population, [d["mp"], d["ha"], d["be"], d["link"]], kinds, think_time=THINK_MS)
-    at = ref.at(population)
-    ds = simulate(closed_network(population, be_servers), ios=15_000, replications=REPS, seed=population)
-    res = at["residence"]
-    expected = {"response": at["response"], "pend": res[0] + res[1], "cmr": res[1],
-                "disconnect": res[2], "connect": res[3]}
-    for comp, want in expected.items():
-        got = float(ds[f"{comp}_ms"].mean())
-        se = tolerance_se(ds, comp)
-        assert abs(got - want) <= K * se + 1e-9 * want, f"N={population} {comp}: {got:.5f} vs MVA {want:.5f}, {K:.2f} SE {K * se:.5f}"
-    x = float(ds.throughput_iops.mean()) / 1000.0
-    se_x = se_from_ci(float(ds.throughput_ci95_iops), ds) / 1000.0
-    assert abs(x - at["throughput"]) <= K * se_x
-    # channel busy is the MP's utilisation: X * D_mp
-    assert abs(float(ds.channel_busy.mean()) - at["throughput"] * d["mp"]) < 0.01
 
 
 def _little(lhs: np.ndarray, rhs: np.ndarray, rel_edge: float = 2e-3):

@@ -15,11 +15,12 @@ HERE = Path(__file__).parent
 
 def _run(args, threads):
     env = dict(os.environ, NUMBA_NUM_THREADS=str(threads), PYTHONPATH=os.pathsep.join([str(HERE), str(HERE.parent)]))
-    out = subprocess.run([sys.executable, str(HERE / "engine_run_for_test.py"), *args], env=env,
+    out = subprocess.run([sys.executable, str(HERE / "engine_run_helper.py"), *args], env=env,
                          capture_output=True, text=True, check=True, timeout=600)
     return out.stdout.strip().splitlines()[-1]
 
 
+@pytest.mark.slow                    # two fresh interpreters, each loading the kernels
 def test_same_seed_bit_identical_on_one_and_two_threads():
     one = _run(["digest", "42"], threads=1)
     two = _run(["digest", "42"], threads=2)
@@ -39,6 +40,7 @@ def test_different_seeds_and_points_differ_same_seed_repeats():
     assert a.response_ms.values[0] != a.response_ms.values[1]
 
 
+@pytest.mark.slow                    # two fresh interpreters, one running 2,000,000 I/Os
 def test_peak_memory_does_not_grow_with_ios():
     """100x more I/Os: a per-I/O float64 array would add >= 16 MB; allow 4 MB of noise."""
     small = int(_run(["rss", "20000"], threads=2))

@@ -1,6 +1,7 @@
-"""The kernels' control arrays: both engines stop within a second of a stop request at any run
-size (Ctrl-C of ``mcio sweep`` and ``mcio run`` included), progress moves within a point, and an
-overloaded open point measures the same throughput (and busy <= 1) on both engines."""
+"""The kernels' control arrays: both engines stop within one poll of a stop request at any run
+size (counted in I/Os, not seconds: POLL_IOS completions per replication at most), Ctrl-C of
+``mcio sweep`` and ``mcio run`` included; progress moves within a point; and an overloaded open
+point measures the same throughput (and busy <= 1) on both engines."""
 import signal
 import subprocess
 import sys
@@ -12,12 +13,14 @@ import numpy as np
 import pytest
 
 from mcio import Model, interrupt, simulate
+from mcio.kernels.iopath import POLL_IOS
 from mcio.sweep import SweepInterrupted, sweep
 from sweep_specs import MM1_RATES, cli_env, write
 
 HERE = Path(__file__).parent
 
 HUGE = 10**11     # I/Os per replication: hours of run, were nothing to stop it
+HANG_GUARD_S = 120   # a child that has not exited this long after SIGINT has hung (not a speed check)
 
 #: one long point on each engine: M/M/1 (fast path) and a closed FICON-like load (event engine)
 FAST_SPEC = MM1_RATES.replace('[200.0, 500.0, 700.0]', '[500.0, 600.0]') \
@@ -69,18 +72,41 @@ def _closed():
     return parse_spec(tomllib.loads(EVENT_SPEC)).point_model(0)
 
 
+def _stop_mid_run(after_s: float) -> dict:
+    """Start a thread that, ``after_s`` once the kernels have completed I/Os (the progress
+    counter moved: loading the kernels is over), requests a stop and then notes the I/Os
+    completed so far (``counter()``, which the kernels advance at each poll): the I/Os completed
+    after the request are the final count less that note."""
+    seen = {}
+    start = int(interrupt.counter().sum())
+
+    def stop():
+        interrupt.KERNELS_RUNNING.wait()
+        while int(interrupt.counter().sum()) == start:
+            time.sleep(0.01)
+        time.sleep(after_s)
+        interrupt.request()
+        seen["ios_at_request"] = int(interrupt.counter().sum())
+
+    threading.Thread(target=stop, daemon=True).start()
+    return seen
+
+
+def _ios_after_request(seen: dict) -> int:
+    return int(interrupt.counter().sum()) - seen["ios_at_request"]
+
+
 @pytest.mark.parametrize("fast", [True, False])
-def test_stop_request_cuts_a_huge_run_within_a_second_with_fewer_ios_measured(fast):
+def test_stop_request_cuts_a_huge_run_within_one_poll_with_fewer_ios_measured(fast):
     model = _mm1(500.0) if fast else _closed()
-    simulate(model, ios=2_000, replications=2, warmup=100, fast_path=fast)   # compiled before timing
-    timer = threading.Timer(1.0, interrupt.request)
     with interrupt.handling():          # as in a sweep: the run returns, cut, instead of raising
-        timer.start()
-        t = time.monotonic()
+        seen = _stop_mid_run(1.0)
         ds = simulate(model, ios=HUGE, replications=2, warmup=1_000, fast_path=fast)
-        took = time.monotonic() - t
         assert interrupt.requested()
-    assert took < 2.0, took             # 1 s until the request, then at most a poll's wait
+        after = _ios_after_request(seen)
+    # each running replication finishes at most the poll interval it was in (a fast-path block
+    # of 256 I/Os is shorter): a stop "at once" whatever the machine's speed
+    assert 0 <= after <= 2 * POLL_IOS, after
     assert ds.attrs["interrupted"] == 1
     n = ds["ios_measured"].values
     # (on one thread the replications run in turn: the second one may never have started)
@@ -89,12 +115,10 @@ def test_stop_request_cuts_a_huge_run_within_a_second_with_fewer_ios_measured(fa
 
 def test_a_stop_outside_a_sweep_raises_keyboardinterrupt_and_leaves_no_flag():
     model = _mm1(500.0)
-    timer = threading.Timer(0.5, interrupt.request)
-    timer.start()
-    t = time.monotonic()
+    seen = _stop_mid_run(0.5)
     with pytest.raises(KeyboardInterrupt):
         simulate(model, ios=HUGE, replications=2, fast_path=True)
-    assert time.monotonic() - t < 1.5
+    assert 0 <= _ios_after_request(seen) <= 2 * POLL_IOS, _ios_after_request(seen)
     assert not interrupt.requested()
     ds = simulate(model, ios=2_000, replications=2, warmup=100, fast_path=True)   # the next run is whole
     assert (ds["ios_measured"].values == 2_000).all() and "interrupted" not in ds.attrs
@@ -113,10 +137,8 @@ def test_progress_moves_within_one_long_point(tmp_path, fast):
             if len(within) == 3:
                 interrupt.request()
 
-    t = time.monotonic()
     with pytest.raises(SweepInterrupted, match="interrupted: 0 of 2 points saved; resume with --resume"):
         sweep(spec, out=tmp_path / "o.h5", progress=progress)
-    assert time.monotonic() - t < 30
     assert len(within) >= 3, within
     total = np.cumsum(within)
     assert (np.diff(total) > 0).all() and total[2] > 10_000, within
@@ -124,7 +146,8 @@ def test_progress_moves_within_one_long_point(tmp_path, fast):
 
 def _sigint_after(args, tmp_path, name, wait_s=3.0):
     """Run ``mcio ARGS`` (tests/cli_sigint_child.py), send SIGINT ``wait_s`` after its kernels
-    started; return (exit code, seconds from SIGINT to exit, stderr and stdout)."""
+    started; return (exit code, stderr and stdout). A child still running HANG_GUARD_S after the
+    SIGINT has hung: the test fails saying so."""
     err = tmp_path / (name + ".err")
     with open(err, "w") as f:
         proc = subprocess.Popen([sys.executable, str(HERE / "cli_sigint_child.py")] + args,
@@ -136,13 +159,14 @@ def _sigint_after(args, tmp_path, name, wait_s=3.0):
                 time.sleep(0.02)
             assert "kernels running" in err.read_text(), err.read_text()
             time.sleep(wait_s)
-            t = time.monotonic()
             proc.send_signal(signal.SIGINT)
-            out, _ = proc.communicate(timeout=30)
-            took = time.monotonic() - t
+            try:
+                out, _ = proc.communicate(timeout=HANG_GUARD_S)
+            except subprocess.TimeoutExpired:
+                pytest.fail(f"hung: mcio {' '.join(args)} still running {HANG_GUARD_S} s after SIGINT")
         finally:
             proc.kill()
-    return proc.returncode, took, err.read_text() + (out or "")
+    return proc.returncode, err.read_text() + (out or "")
 
 
 @pytest.mark.parametrize("fast", [True, False])
@@ -151,24 +175,20 @@ def test_ctrl_c_stops_mcio_sweep_of_a_huge_point_at_once_with_exit_130(tmp_path,
              fast_path=fast)             # the kernels compiled and cached: the child only loads them
     spec = write(tmp_path, FAST_SPEC if fast else EVENT_SPEC)
     out = tmp_path / "o.h5"
-    rc, took, text = _sigint_after(["sweep", str(spec), "-o", str(out)], tmp_path, "sweep")
+    rc, text = _sigint_after(["sweep", str(spec), "-o", str(out)], tmp_path, "sweep")
     assert rc == 130, text
     assert "mcio: interrupted: 0 of 2 points saved; resume with --resume" in text, text
     assert "Traceback" not in text, text
-    assert took < 3.0, took
-    print(f"mcio sweep: SIGINT to exit {took:.2f} s")
 
 
 @pytest.mark.parametrize("threads", [2, 1])   # 1: the kernels run in the main thread itself
 def test_ctrl_c_stops_mcio_run_of_a_huge_point_at_once(tmp_path, threads):
     simulate(_closed(), ios=2_000, replications=2, warmup=100, fast_path=False)
     spec = write(tmp_path, EVENT_SPEC)
-    rc, took, text = _sigint_after(["run", str(spec), "--threads", str(threads)], tmp_path, "run")
+    rc, text = _sigint_after(["run", str(spec), "--threads", str(threads)], tmp_path, "run")
     assert rc == 130, text
     assert "mcio: interrupted: the run was stopped before it finished" in text, text
     assert "Traceback" not in text, text
-    assert took < 3.0, took
-    print(f"mcio run --threads {threads}: SIGINT to exit {took:.2f} s")
 
 
 def test_overloaded_open_point_same_throughput_on_both_engines_and_busy_at_most_1():

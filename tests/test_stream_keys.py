@@ -13,6 +13,7 @@ import sys
 from pathlib import Path
 
 import numpy as np
+import pytest
 
 from golden_models import GOLDEN
 
@@ -36,6 +37,7 @@ np.savez(sys.argv[2], **out)
 """
 
 
+@pytest.mark.slow                    # copies the package and recompiles its kernels
 def test_an_added_row_leaves_existing_models_bit_identical(tmp_path):
     tree = tmp_path / "tree"
     shutil.copytree(ROOT / "mcio", tree / "mcio", ignore=shutil.ignore_patterns("__pycache__"))

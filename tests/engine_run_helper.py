@@ -1,7 +1,7 @@
 """Run in a subprocess by the tests: a fixed simulation, results (or peak memory) to stdout.
 
-usage: python engine_run_for_test.py digest SEED     -> sha256 of every result array
-       python engine_run_for_test.py rss IOS          -> peak RSS growth (KB) of a run of IOS I/Os
+usage: python engine_run_helper.py digest SEED     -> sha256 of every result array
+       python engine_run_helper.py rss IOS          -> peak RSS growth (KB) of a run of IOS I/Os
 """
 import hashlib
 import resource
