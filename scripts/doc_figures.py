@@ -62,6 +62,7 @@ def _ci(x) -> float:
 def _script(name: str):
     spec = importlib.util.spec_from_file_location(f"_doc_{name}", ROOT / "scripts" / f"{name}.py")
     mod = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = mod
     spec.loader.exec_module(mod)
     return mod
 
@@ -345,7 +346,8 @@ _ROW_NAMES = ["ficon_resp_err_mean_pct", "ficon_resp_err_max_pct", "ficon_flatou
               "ficon_busy_err_rows14_pts", "ficon_busy_err_row5_pts", "ficon_row5_busy_pct", "ficon_row5_pend_ms",
               "ficon_row5_oe", "ficon_row1_mp_work_us"]
 _ZHPF_NAMES = ([f"zhpf_{v}_{k}" for v in VARIANTS for k in ("max_iops", "busy_at_max_pct", "pend_last_ms",
-                                                           "open_knee15_iops", "open_knee15_busy_pct")]
+                                                           "open_knee15_iops", "open_knee15_busy_pct")
+                if f"zhpf_{v}_{k}" not in ("zhpf_zhpf_free_cu_busy_at_max_pct", "zhpf_zhpf_open_knee15_busy_pct")]
                + ["zhpf_zhpf_gain_pct", "zhpf_zhpf_free_cu_gain_pct", "zhpf_zhpf_ha_busy_at_max_pct",
                   "zhpf_zhpf_cmr_first_ms", "zhpf_zhpf_cmr_at_max_ms", "zhpf_ccw_paced_busy_at_12x_pct",
                   "zhpf_ccw_paced_busy_at_15x_pct", "zhpf_ccw_paced_busy_at_20x_pct", "zhpf_ccw_paced_top_ratio",
