@@ -11,8 +11,8 @@ function that formats it; a run is made once however many figures it gives.
 
 The check (``tests/test_docs_figures.py``, slow tier): a quoted figure passes when its text is the
 freshly formatted one, or, for a number with a 95 % CI, when the quoted number lies within the
-fresh value +- that run's CI half-width (so a result that moves less than its own noise, e.g. on
-another CPU, does not fail; anything more does). Blocks and numbers without a CI (counts, the
+fresh value +- (that run's CI half-width + half a unit of the quoted last digit), so a result that
+moves less than its own noise, e.g. on another CPU, does not fail; anything more does. Blocks and numbers without a CI (counts, the
 shipped calibration's values, ratios of CIs) must match exactly. Every run is seeded, so on this
 machine the fresh text is the quoted text, bit for bit.
 """
@@ -410,11 +410,25 @@ def _number(text: str) -> float | None:
 
 
 def verdict(text: str, v: Value) -> bool:
-    """The check's rule: the fresh text, or a number within the fresh value +- its run's CI."""
+    """The check's rule: the fresh text, or a number within the fresh value +- (its run's CI
+    half-width + half a unit of the quoted text's last digit, the rounding it was printed with)."""
     if text == v.text:
         return True
     q = _number(text)
-    return v.ci is not None and q is not None and abs(q - v.value) <= v.ci
+    if v.ci is None or q is None:
+        return False
+    decimals = len(text.strip().split(".")[1]) if "." in text else 0
+    return abs(q - v.value) <= v.ci + 0.5 * 10.0 ** -decimals
+
+
+def difference(text: str, v: Value) -> str:
+    """What a stale figure's check prints: the two texts, or a block's first differing line."""
+    if "\n" not in text and "\n" not in v.text:
+        return f"quoted {text!r}, the run gives {v.text!r}" + (f" +- {v.ci:.3g}" if v.ci is not None else "")
+    a, b = text.splitlines(), v.text.splitlines()
+    i = next((k for k, (x, y) in enumerate(zip(a, b)) if x != y), min(len(a), len(b)))
+    return (f"block line {i + 1}: quoted {a[i] if i < len(a) else '(none)'!r}, "
+            f"the run gives {b[i] if i < len(b) else '(none)'!r}")
 
 
 def write(paths=None) -> list[str]:

@@ -37,6 +37,7 @@ def test_every_marker_is_registered_and_every_figure_quoted():
 def test_the_rule():
     v = df.Value("12,246", 12246.0, 311.0)
     assert df.verdict("12,246", v) and df.verdict("12,000", v) and not df.verdict("11,800", v)
+    assert df.verdict("45", df.Value("46", 45.6, 0.2)) and not df.verdict("45", df.Value("46", 45.8, 0.2))
     assert not df.verdict("3.4", df.Value("3.3"))              # no CI: the text itself
 
 
@@ -56,6 +57,5 @@ def test_quoted_figures_match_their_runs():
     for p, name, text in df.quoted():
         v = df.fresh(name)
         if not df.verdict(text, v):
-            ci = f" +- {v.ci:.3g}" if v.ci is not None else ""
-            stale.append(f"{p.name}: {name}: quoted {text!r}, the run gives {v.text!r}{ci}")
+            stale.append(f"{p.name}: {name}: {df.difference(text, v)}")
     assert not stale, "stale figures (regenerate: python scripts/doc_figures.py --write):\n" + "\n".join(stale)
