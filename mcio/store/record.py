@@ -46,8 +46,8 @@ from typing import Callable
 
 import numpy as np
 
-from .errors import McioError
-from .part import Part, variable
+from ..errors import McioError
+from ..part import Part, variable
 
 COMPRESSION = {"zlib": True, "complevel": 4}
 #: The one CF convention every mcio results file declares (sweeps, ISFC links, scripts' files).
@@ -105,7 +105,7 @@ def check_writable(path, what: str = "output") -> Path:
 
 def _versions() -> dict:
     import numba
-    from ._version import __version__
+    from .._version import __version__
     return {"mcio_version": __version__, "numba_version": numba.__version__, "numpy_version": np.__version__}
 
 
@@ -938,7 +938,7 @@ class Saver:
 
     def __init__(self, gate: threading.Event | None = None):
         if gate is None:
-            from .interrupt import KERNELS_RUNNING as gate
+            from ..interrupt import KERNELS_RUNNING as gate
         self._gate = gate
         self._tasks = queue.SimpleQueue()
         self._stopped = threading.Event()
