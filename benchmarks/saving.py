@@ -12,16 +12,14 @@ adjacent in time, so slow drift of a shared machine cancels), with its quartiles
 (how far one round's ratio can be trusted here). Target: <= 1.05. "cpu": the same paired median of
 the process's CPU time (every thread's; a VM's pauses between time slices do not count in it).
 "saving %": the time spent saving (the lock and the checkpoint directory, encoding + appending the
-point records, the final file, and the CPU time of any saving done in the background,
-mcio.store.Saver) timed inside with-file runs, as % of their wall time (median of ``--repeat``):
+point records, the final file) timed inside with-file runs, as % of their wall time (median of ``--repeat``):
 the same target (5 %) measured without the run-to-run noise of a shared machine; "saving ms", the
 time spent saving in that median run (the absolute cost, which falls as saving gets cheaper even
 where a faster simulation keeps the share where it was).
 
 "first -o in a process": the main job's saving % in a fresh process (kernels loaded by an
-in-memory run first), where the final file also needs h5py imported (~50-110 ms, which the
-in-memory path never imports), with the import done in the background while the kernels run
-(as ``mcio sweep -o`` does) and on the main thread; the background's CPU time counts in full.
+in-memory run first), where the final file also needs h5py imported (which the in-memory path
+never imports).
 """
 from __future__ import annotations
 
@@ -68,9 +66,8 @@ def saving_cost(spec, out) -> tuple[float, float]:
     """(:func:`saving_share`, the time spent saving in s) of one with-file sweep."""
     from mcio import store
     spent = [0.0]
-    patched = [(store.PartStore, "write"), (store.PartStore, "heads"), (store, "write_results"), (store.PartStore, "__init__"),
-               (store.PartStore, "remove"), (store.OutputLock, "__enter__"), (store.OutputLock, "__exit__"),
-               (store.Saver, "close")]
+    patched = [(store.PartStore, "write"), (store, "write_results"), (store.PartStore, "__init__"),
+               (store.PartStore, "remove"), (store.OutputLock, "__enter__"), (store.OutputLock, "__exit__")]
     real = {(o, n): getattr(o, n) for o, n in patched}
 
     def timed(fn):
@@ -80,8 +77,6 @@ def saving_cost(spec, out) -> tuple[float, float]:
                 return fn(*a, **k)
             finally:
                 spent[0] += time.perf_counter() - t
-                if fn is real[(store.Saver, "close")]:
-                    spent[0] += a[0].cpu_s   # the background's CPU time, in full
         return wrapper
 
     for (o, n), fn in real.items():
@@ -102,10 +97,7 @@ FIRST_RUN = """
 import os, sys, tempfile
 sys.path.insert(0, {root!r})
 from benchmarks.saving import MAIN_JOB, saving_share
-from mcio import store
 from mcio.sweep import load_spec, sweep
-if {main_thread!r}:
-    store.h5py_loaded = lambda: True      # no background import: the final file imports h5py itself
 text = open(MAIN_JOB).read()
 sweep(text.replace("ios = 40000", "ios = 2000").replace("warmup = 10000", "warmup = 500"))  # kernels loaded
 assert "h5py" not in sys.modules
@@ -113,10 +105,10 @@ print(saving_share(load_spec(MAIN_JOB), os.path.join(tempfile.mkdtemp(), "out.h5
 """
 
 
-def first_run_share(main_thread: bool, repeat: int) -> float:
+def first_run_share(repeat: int) -> float:
     """The main job's saving % of the first with-file sweep in a fresh process (median)."""
     import subprocess
-    code = FIRST_RUN.format(root=ROOT, main_thread=main_thread)
+    code = FIRST_RUN.format(root=ROOT)
     got = sorted(float(subprocess.run([sys.executable, "-c", code], check=True, capture_output=True, text=True,
                                       cwd=ROOT).stdout.split()[-1]) for _ in range(repeat))
     return got[len(got) // 2]
@@ -176,9 +168,7 @@ def main(argv=None) -> int:
           f"share {worst_share:.2f} % (target <= 1.05, i.e. 5 %): ratio {'met' if worst <= 1.05 else 'NOT met'}, "
           f"paired {'met' if worst_paired <= 1.05 else 'NOT met'}, share {'met' if worst_share <= 5 else 'NOT met'}")
     if not a.quick:
-        bg, fg = first_run_share(False, repeat), first_run_share(True, repeat)
-        print("first -o in a fresh process, main job (h5py imported once; background CPU counted in full): "
-              f"saving {bg:.2f} % with the import in the background, {fg:.2f} % with it on the main thread")
+        print(f"first -o in a fresh process, main job (h5py imported once): saving {first_run_share(repeat):.2f} %")
     return 0
 
 

@@ -24,10 +24,8 @@ from .h5writer import NOT_A_VARIABLE, _H5Types, _plan, _write_plan, write_netcdf
 from .lock import OutputLock
 from .log import SPEC_FILE, PartStore, spec_hash, stored_points
 from .paths import _atomic, check_writable, lock_path, parts_dir, tmp_path, write_bytes
-from .record import (CORE_VARS, LAYOUT_POINT, MAGIC, PartError, _frame, _json_object, _json_text,
-                     _json_value, _record_head, _table, encode_part, is_layout_record, part_bytes,
-                     read_layout, read_log, read_part, split_log)
-from .saver import Saver, h5py_loaded, prefetch_h5py
+from .record import (CORE_VARS, LAYOUT_POINT, MAGIC, PartError, _frame, _json_value, _table, encode_part,
+                     is_layout_record, part_bytes, read_layout, read_log, read_part, split_log)
 
 __all__ = ["CONVENTIONS", "cf_attrs", "write_groups", "open_results", "write_results", "write_netcdf",
            "netcdf_bytes", "write_bytes", "dataset_from_bytes", "check_writable", "parts_dir", "tmp_path",

@@ -11,8 +11,8 @@ from typing import Callable
 
 from ..errors import McioError
 from .paths import check_writable, parts_dir, tmp_path, write_bytes
-from .record import (PartError, _record_head, _record_layout, _record_point, encode_part, is_layout_record,
-                     read_log, read_part)
+from .record import (PartError, _record_layout, _record_point, encode_part, is_layout_record, read_log,
+                     read_part)
 
 SPEC_FILE = "spec.toml"
 
@@ -140,19 +140,11 @@ class PartStore:
                 raise McioError("output", str(self.out), f"cannot write {str(self.log)!r} ({e.strerror or e})") from None
         return self._fd
 
-    def heads(self, points, coords) -> list[str]:
-        """The start of each point's record header (spec hash, point, coordinates: all known
-        before it runs; ``coords`` a dict per point), for :meth:`write`'s ``head``. Formatted a
-        batch of points at a time, in one loop that stays in the caches (~5 us a point here),
-        not right after each point's kernels (~25 us there: the first statements after them
-        find nothing cached)."""
-        return [_record_head(self.spec_sha256, p, c, 2) for p, c in zip(points, coords)]
-
-    def write(self, p: int, ds, coords: dict | None = None, head: str | None = None) -> None:
+    def write(self, p: int, ds, coords: dict | None = None) -> None:
         """Append point ``p`` (a Part or Dataset) as a format-2 record, with its layout record
         first if the log has none for its layout yet (one write: both or, cut short, neither
-        usable). ``head``: :meth:`heads`' entry for this ``p`` and ``coords``, if made already."""
-        data, lid = encode_part(ds, self.spec_sha256, p, coords or {}, self._layouts, head)
+        usable)."""
+        data, lid = encode_part(ds, self.spec_sha256, p, coords or {}, self._layouts)
         self.write_bytes(p, data)
         if lid is not None:
             self._layouts.add(lid)
