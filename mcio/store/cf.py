@@ -17,8 +17,8 @@ CONVENTIONS = "CF-1.8"  # the newest version the reference checker (cfchecker 4.
 #: Target size of one HDF5 chunk of the final file: a 1e5-point sweep reads in slices of ~this.
 CHUNK_BYTES = 1 << 20
 #: A numeric variable smaller than this is stored contiguous and uncompressed: compressing it
-#: saved little or nothing (a chunk index and a filter pipeline per variable: the main job's file
-#: was 161 kB compressed, 58 kB contiguous) and cost a 400-point grid's final file ~13 of ~40 ms.
+#: saves little or nothing (a chunk index and a filter pipeline per variable) and costs time
+#: (benchmarks/README.md, "store").
 SMALL_BYTES = 64 << 10
 
 

@@ -15,8 +15,8 @@ NOT_A_VARIABLE = "This is a netCDF dimension but not a netCDF variable."
 def write_netcdf4(ds, path, chunk_dims=()) -> None:
     """Write ``ds`` as netCDF-4 (HDF5 with dimension scales, the layout netCDF-C and h5netcdf
     write) with h5py's low-level API, atomically. The same file as ``to_netcdf(engine="h5netcdf")``
-    to any netCDF reader, ~20x faster: h5netcdf's Python layer spent ~8 ms per variable (a third
-    of a 12-point sweep), h5py's high-level one ~0.8 ms; what is left is HDF5's own work. Dims
+    to any netCDF reader, without h5netcdf's or h5py's high-level Python layers (their time per
+    variable: benchmarks/README.md, "store"). Dims
     without a coordinate get netCDF's placeholder scale; non-index coordinates are named in each
     variable's ``coordinates`` attribute (CF)."""
     path = Path(path)
@@ -29,7 +29,7 @@ def write_netcdf4(ds, path, chunk_dims=()) -> None:
 
 def _plan(ds, chunk_dims=()):
     """What :func:`_for_writing` and :func:`encoding_for` make of ``ds``, without building
-    Datasets (~7 ms saved on a sweep's file): ``(dims, variables, global attrs)``, ``dims``
+    Datasets: ``(dims, variables, global attrs)``, ``dims``
     {name: size} in netCDF order (first use), ``variables`` a list of (name, dims, array, attrs,
     encoding, is_coord) in file order. tests/test_store_writer.py checks it against _for_writing."""
     coord_names = set(ds.coords)

@@ -32,8 +32,13 @@ MAGIC = b"MCIOPART\x01\n"
 CORE_VARS = ("response_ms", "throughput_iops", "ios_measured", "unstable")
 
 
+_PLAIN = frozenset({str, int, float, bool, type(None)})
+
+
 def _json_value(v):
     """Attributes as JSON: numpy scalars as Python numbers, anything else as a string."""
+    if type(v) in _PLAIN:   # (most values: one test)
+        return v
     if isinstance(v, (bool, np.bool_)):
         return bool(v)
     if isinstance(v, (np.integer,)):
@@ -73,9 +78,10 @@ def _table(part: Part) -> tuple[str, str, tuple]:
     entries, arrays, offset = [], [], 0
     if packed is not None:
         layout, buf, names, part_vars = packed
-        rest = tuple(zip(names, part_vars))[len(layout.names):]
-        if not rest and "table" in layout.cache:
+        n = len(layout.names)
+        if len(names) == n and "table" in layout.cache:
             return (*layout.cache["table"], (buf,))
+        rest = tuple(zip(names[n:], part_vars[n:]))
         for name, (dims, attrs, is_coord), dt, shape, off in zip(layout.names, layout.metas, layout.dtypes,
                                                                   layout.shapes, layout.offsets):
             entries.append(_entry(name, dims, dt, shape, attrs, is_coord, off, dt.itemsize * math.prod(shape)))
