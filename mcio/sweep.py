@@ -51,7 +51,7 @@ from typing import Any, Callable, Iterator
 import numpy as np
 import tomli_w
 
-from . import interrupt
+from . import gcscope, interrupt
 from .errors import McioError
 from .interrupt import SweepInterrupted
 from .model import Model
@@ -918,6 +918,7 @@ def sweep(spec_or_path, out=None, resume: bool = False, progress: Callable | Non
         return _run_points(spec, run, set(good), good, progress, dask, worker_threads)
 
 
+@gcscope.older_objects_frozen()
 def _run_points(spec, run, done: set, parts: dict, progress, dask, worker_threads):
     """Compute the points not in ``done`` (storing each in ``run``, a PartStore, if given), then
     assemble (and with ``run`` write the final file). Ctrl-C ends in SweepInterrupted."""
