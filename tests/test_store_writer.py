@@ -1,6 +1,7 @@
 """The final file's writer (h5py's low-level API, no Dataset copies) gives the file h5py's
 high-level API gave: the same objects in the same order, types, shapes, chunks, compression, fill
-values, attributes (names, values, types), dimension scales and netCDF dim ids. Whatever the Dataset holds: string
+values, attributes (names, values, types), dimension scales and netCDF dim ids; and its plan of a
+Dataset is what ``_for_writing`` + ``encoding_for`` make of it. Whatever the Dataset holds: string
 dimension coordinates, text variables, scalar and auxiliary coordinates, CF flags."""
 
 import h5py
@@ -138,6 +139,27 @@ def test_low_level_writer_gives_the_high_level_layout(tmp_path, chunk_dims):
     assert [x[0] for x in a] == [x[0] for x in b]   # the same objects in the same order
     for x, y in zip(a, b):
         assert x == y, x[0]
+
+
+def test_plan_is_what_for_writing_and_encoding_for_make():
+    ds = _dataset()
+    chunk_dims = ("variant", "population")
+    ref = store._for_writing(ds)
+    enc = store.encoding_for(ref, chunk_dims)
+    dims, variables, gattrs = store._plan(ds, chunk_dims)
+    assert list(dims.items()) == list(ref.sizes.items())
+    assert [v[0] for v in variables] == list(ref.variables)
+    for name, vdims, a, attrs, e, is_coord in variables:
+        r = ref.variables[name]
+        assert vdims == r.dims and a.dtype == r.dtype and is_coord == (name in ref.coords), name
+        np.testing.assert_array_equal(a, r.values)
+        assert list(attrs) == list(r.attrs), name
+        for k, x in attrs.items():
+            assert type(x) is type(r.attrs[k]) and np.array_equal(x, r.attrs[k]), (name, k)
+            if isinstance(x, np.ndarray):
+                assert x.dtype == r.attrs[k].dtype, (name, k)
+        assert e == enc.get(name, {}), name
+    assert gattrs == ref.attrs and list(gattrs) == list(ref.attrs)
 
 
 def test_written_file_reads_back_as_the_dataset(tmp_path):

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import numpy as np
 
-from .cf import _for_writing, encoding_for
+from .cf import CONVENTIONS, _attr_value, _chars, _encoding
 from .paths import _atomic
 
 NOT_A_VARIABLE = "This is a netCDF dimension but not a netCDF variable."
@@ -28,14 +28,37 @@ def write_netcdf4(ds, path, chunk_dims=()) -> None:
 
 
 def _plan(ds, chunk_dims=()):
-    """``ds`` as the file holds it (:func:`_for_writing`, encodings from :func:`encoding_for`):
-    ``(dims, variables, global attrs)``, ``dims`` {name: size} in netCDF order, ``variables`` a
-    list of (name, dims, array, attrs, encoding, is_coord) in file order."""
-    ds = _for_writing(ds)
-    enc = encoding_for(ds, chunk_dims)
-    variables = [(name, v.dims, v.values, v.attrs, enc.get(name, {}), name in ds.coords)
-                 for name, v in ds.variables.items()]
-    return dict(ds.sizes), variables, ds.attrs
+    """What :func:`_for_writing` and :func:`encoding_for` make of ``ds``, without building
+    Datasets: ``(dims, variables, global attrs)``, ``dims``
+    {name: size} in netCDF order (first use), ``variables`` a list of (name, dims, array, attrs,
+    encoding, is_coord) in file order. tests/test_store_writer.py checks it against _for_writing."""
+    coord_names = set(ds.coords)
+    vs = {name: (tuple(v.dims), v.values, v.attrs, name in coord_names) for name, v in ds.variables.items()}
+    for name in [n for n in vs if vs[n][3]]:
+        dims, a, attrs, _ = vs[name]
+        if a.dtype.kind in "OU" and dims == (name,):
+            # a string dimension coordinate: CF labels (see _for_writing)
+            del vs[name]
+            c = _chars(a)
+            vs[f"{name}_label"] = (dims + (f"strlen{c.shape[-1]}",), c,
+                                   {**attrs, "mcio_labels_of": name, "_Encoding": "utf-8"}, True)
+    for name, (dims, a, attrs, is_coord) in list(vs.items()):
+        if a.dtype.kind in "OU":
+            c = _chars(a)
+            vs[name] = (dims + (f"strlen{c.shape[-1]}",), c, {**attrs, "_Encoding": "utf-8"}, is_coord)
+    sizes, variables = {}, []
+    for name, (dims, a, attrs, is_coord) in vs.items():
+        a = np.asarray(a)
+        for d, n in zip(dims, a.shape):
+            sizes.setdefault(d, n)
+        attrs = {k: _attr_value(x) for k, x in attrs.items()}
+        fv = attrs.get("flag_values")
+        if isinstance(fv, np.ndarray) and a.dtype.kind in "iu":
+            attrs["flag_values"] = fv.astype(a.dtype)  # CF: the variable's type
+        variables.append((name, dims, a, attrs, _encoding(dims, a.shape, a.dtype, chunk_dims), is_coord))
+    gattrs = {k: _attr_value(v) for k, v in ds.attrs.items()}
+    gattrs["Conventions"] = CONVENTIONS
+    return sizes, variables, gattrs
 
 
 class _H5Types:
