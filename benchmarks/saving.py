@@ -12,16 +12,16 @@ adjacent in time, so slow drift of a shared machine cancels), with its quartiles
 (how far one round's ratio can be trusted here). Target: <= 1.05. "cpu": the same paired median of
 the process's CPU time (every thread's; a VM's pauses between time slices do not count in it).
 "saving %": the time spent saving (the lock and the checkpoint directory, encoding + appending the
-point records, the final file, and the CPU time of any saving done in the background,
-mcio.store.Saver) timed inside with-file runs, as % of their wall time (median of ``--repeat``):
+point records, the final file) timed inside with-file runs, as % of their wall time (median of ``--repeat``):
 the same target (5 %) measured without the run-to-run noise of a shared machine; "saving ms", the
 time spent saving in that median run (the absolute cost, which falls as saving gets cheaper even
-where a faster simulation keeps the share where it was).
+where a faster simulation keeps the share where it was). "cpu %" and "cpu ms": the same in CPU
+time (the saving's, on the sweep's thread, in % of the with-file sweep's CPU time, every thread's;
+medians): what other work on a shared machine changes least.
 
 "first -o in a process": the main job's saving % in a fresh process (kernels loaded by an
-in-memory run first), where the final file also needs h5py imported (~50-110 ms, which the
-in-memory path never imports), with the import done in the background while the kernels run
-(as ``mcio sweep -o`` does) and on the main thread; the background's CPU time counts in full.
+in-memory run first), where the final file also needs h5py imported (which the in-memory path
+never imports).
 """
 from __future__ import annotations
 
@@ -64,24 +64,24 @@ def saving_share(spec, out) -> float:
     return saving_cost(spec, out)[0]
 
 
-def saving_cost(spec, out) -> tuple[float, float]:
-    """(:func:`saving_share`, the time spent saving in s) of one with-file sweep."""
+def saving_cost(spec, out) -> tuple[float, float, float, float]:
+    """(:func:`saving_share`, the time spent saving in s, and in CPU time: the saving's CPU time in
+    % of the sweep's (every thread's), and in s) of one with-file sweep. Saving runs on the
+    calling thread, so its CPU time is that thread's within the saving calls."""
     from mcio import store
-    spent = [0.0]
-    patched = [(store.PartStore, "write"), (store.PartStore, "heads"), (store, "write_results"), (store.PartStore, "__init__"),
-               (store.PartStore, "remove"), (store.OutputLock, "__enter__"), (store.OutputLock, "__exit__"),
-               (store.Saver, "close")]
+    spent, cpu = [0.0], [0.0]
+    patched = [(store.PartStore, "write"), (store, "write_results"), (store.PartStore, "__init__"),
+               (store.PartStore, "remove"), (store.OutputLock, "__enter__"), (store.OutputLock, "__exit__")]
     real = {(o, n): getattr(o, n) for o, n in patched}
 
     def timed(fn):
         def wrapper(*a, **k):
-            t = time.perf_counter()
+            t, c = time.perf_counter(), time.thread_time()
             try:
                 return fn(*a, **k)
             finally:
                 spent[0] += time.perf_counter() - t
-                if fn is real[(store.Saver, "close")]:
-                    spent[0] += a[0].cpu_s   # the background's CPU time, in full
+                cpu[0] += time.thread_time() - c
         return wrapper
 
     for (o, n), fn in real.items():
@@ -89,23 +89,20 @@ def saving_cost(spec, out) -> tuple[float, float]:
     try:
         if os.path.exists(out):
             os.remove(out)
-        t = time.perf_counter()
+        t, c = time.perf_counter(), time.process_time()
         sweep(spec, out=out)
-        wall = time.perf_counter() - t
+        wall, sweep_cpu = time.perf_counter() - t, time.process_time() - c
     finally:
         for (o, n), fn in real.items():
             setattr(o, n, fn)
-    return 100.0 * spent[0] / wall, spent[0]
+    return 100.0 * spent[0] / wall, spent[0], 100.0 * cpu[0] / sweep_cpu, cpu[0]
 
 
 FIRST_RUN = """
 import os, sys, tempfile
 sys.path.insert(0, {root!r})
 from benchmarks.saving import MAIN_JOB, saving_share
-from mcio import store
 from mcio.sweep import load_spec, sweep
-if {main_thread!r}:
-    store.h5py_loaded = lambda: True      # no background import: the final file imports h5py itself
 text = open(MAIN_JOB).read()
 sweep(text.replace("ios = 40000", "ios = 2000").replace("warmup = 10000", "warmup = 500"))  # kernels loaded
 assert "h5py" not in sys.modules
@@ -113,19 +110,21 @@ print(saving_share(load_spec(MAIN_JOB), os.path.join(tempfile.mkdtemp(), "out.h5
 """
 
 
-def first_run_share(main_thread: bool, repeat: int) -> float:
+def first_run_share(repeat: int) -> float:
     """The main job's saving % of the first with-file sweep in a fresh process (median)."""
     import subprocess
-    code = FIRST_RUN.format(root=ROOT, main_thread=main_thread)
+    code = FIRST_RUN.format(root=ROOT)
     got = sorted(float(subprocess.run([sys.executable, "-c", code], check=True, capture_output=True, text=True,
                                       cwd=ROOT).stdout.split()[-1]) for _ in range(repeat))
     return got[len(got) // 2]
 
 
-def time_case(spec, repeat: int) -> tuple[float, float, int, float, float, float, tuple[float, float], float]:
+def time_case(spec, repeat: int) -> tuple[float, float, int, float, float, float, tuple[float, float], float,
+                                          float, float]:
     """(best in-memory s, best with-file s, final file bytes, saving share % (median) and that
     run's time spent saving (s), median ratio of the with-file to the in-memory run of each round,
-    that ratio's quartiles, and the median of the rounds' ratios of the process's CPU time)."""
+    that ratio's quartiles, the median of the rounds' ratios of the process's CPU time, and the
+    saving's CPU time in % of the with-file sweep's and in s (medians))."""
     spec = load_spec(spec)
     d = tempfile.mkdtemp(prefix="mcio-saving-")
     try:
@@ -149,9 +148,10 @@ def time_case(spec, repeat: int) -> tuple[float, float, int, float, float, float
         # each with-file run against the in-memory run beside it in time (ABBA: the same round)
         pairs = sorted(f / m for f, m in zip(disk, mem))
         q = statistics.quantiles(pairs, n=4) if len(pairs) > 1 else [pairs[0]] * 3
-        share, spent = costs[len(costs) // 2]
+        share, spent = costs[len(costs) // 2][:2]
         cpu_paired = statistics.median(f / m for f, m in zip(cpu[True], cpu[False]))
-        return min(mem), min(disk), size, share, spent, statistics.median(pairs), (q[0], q[2]), cpu_paired
+        return (min(mem), min(disk), size, share, spent, statistics.median(pairs), (q[0], q[2]), cpu_paired,
+                statistics.median(c[2] for c in costs), statistics.median(c[3] for c in costs))
     finally:
         shutil.rmtree(d, ignore_errors=True)
 
@@ -165,20 +165,18 @@ def main(argv=None) -> int:
     cases = [("main job (examples/ficon_knee.toml, 12 pt x 4 x 40k)", MAIN_JOB),
              (f"fast-path grid ({100 if a.quick else 400} pt x 4 x 40k)", grid_spec(100 if a.quick else 400))]
     print(f"{'case':<52}{'memory s':>9}{'file s':>9}{'ratio':>8}{'paired':>8}{'quartiles':>13}{'cpu':>7}"
-          f"{'saving %':>10}{'saving ms':>10}{'file kB':>9}")
+          f"{'saving %':>10}{'saving ms':>10}{'cpu %':>7}{'cpu ms':>8}{'file kB':>9}")
     worst, worst_paired, worst_share = 0.0, 0.0, 0.0
     for name, spec in cases:
-        m, f, size, share, spent, paired, (q1, q3), cpu_paired = time_case(spec, repeat)
+        m, f, size, share, spent, paired, (q1, q3), cpu_paired, cpu_share, cpu_spent = time_case(spec, repeat)
         worst, worst_paired, worst_share = max(worst, f / m), max(worst_paired, paired), max(worst_share, share)
         print(f"{name:<52}{m:>9.2f}{f:>9.2f}{f / m:>8.3f}{paired:>8.3f}{f'{q1:.3f}-{q3:.3f}':>13}{cpu_paired:>7.3f}"
-              f"{share:>10.2f}{spent * 1e3:>10.1f}{size / 1024:>9.0f}", flush=True)
+              f"{share:>10.2f}{spent * 1e3:>10.1f}{cpu_share:>7.2f}{cpu_spent * 1e3:>8.1f}{size / 1024:>9.0f}", flush=True)
     print(f"worst ratio {worst:.3f} (best / best), {worst_paired:.3f} (median of the rounds' ratios); worst saving "
           f"share {worst_share:.2f} % (target <= 1.05, i.e. 5 %): ratio {'met' if worst <= 1.05 else 'NOT met'}, "
           f"paired {'met' if worst_paired <= 1.05 else 'NOT met'}, share {'met' if worst_share <= 5 else 'NOT met'}")
     if not a.quick:
-        bg, fg = first_run_share(False, repeat), first_run_share(True, repeat)
-        print("first -o in a fresh process, main job (h5py imported once; background CPU counted in full): "
-              f"saving {bg:.2f} % with the import in the background, {fg:.2f} % with it on the main thread")
+        print(f"first -o in a fresh process, main job (h5py imported once): saving {first_run_share(repeat):.2f} %")
     return 0
 
 

@@ -2,9 +2,9 @@
 collections.
 
 A process that has loaded the kernels tracks ~200,000 objects (Numba's, LLVM's, the modules'),
-none of them garbage a sweep makes. CPython's full (oldest-generation) collection walks them all,
-~0.2 s here, and one falls at random into about one 400-point grid sweep in six: a tenth of that
-sweep's time. ``gc.freeze()`` moves the objects alive at the start to the permanent generation,
+none of them garbage a sweep makes. CPython's full (oldest-generation) collection walks them all;
+the first sweep of a process (``mcio sweep``), which loads the kernels, sets off several, and a
+later one now and then (their cost: benchmarks/README.md, "store"). ``gc.freeze()`` moves the objects alive at the start to the permanent generation,
 which collections skip, in O(1); ``gc.unfreeze()`` at the end gives them back to the oldest
 generation, so nothing is lost: garbage among them is found by the next full collection after
 the sweep. Objects made during the sweep (its points, their garbage) are collected as always.

@@ -18,7 +18,6 @@ from .batch.estimates import (BASE_MEMORY_BYTES, EVENT_S_PER_IO, FASTPATH_S_PER_
                               POINT_OVERHEAD_S, WARN_AFTER_S, machine_memory)
 from .batch.grid import MAX_AXIS_VALUES, RESERVED_DIMS, UNIT_OF_SUFFIX, VARIANT_DIM
 from .batch.points import MUST_BE_FINITE, STEADY_STATE_ONLY
-from .batch.run import HEADS_AHEAD
 from .batch.spec import (EAGER_POINTS, MAX_DEPTH, MAX_IOS_FACTOR, MAX_POINTS, MAX_RUN_IOS, PRECISION_VARS,
                          RUN_BOUNDS, RUN_DEFAULTS, RUN_KEYS, SAMPLED_VALUES, TOP_KEYS)
 from .errors import McioError

@@ -9,7 +9,7 @@ import mcio.batch
 OLD_NAMES = ("Axis", "SweepSpec", "load_spec", "parse_spec", "sweep", "run_point", "point_part", "point_task",
              "assemble", "open_results", "estimate", "Estimate", "check_size", "McioWarning", "SweepInterrupted",
              "dim_attrs", "STEADY_STATE_ONLY", "MUST_BE_FINITE", "WARN_AFTER_S", "EVENT_S_PER_IO", "machine_memory",
-             "MAX_POINTS", "MAX_RUN_IOS", "RUN_KEYS", "PRECISION_VARS", "VARIANT_DIM", "HEADS_AHEAD", "McioError")
+             "MAX_POINTS", "MAX_RUN_IOS", "RUN_KEYS", "PRECISION_VARS", "VARIANT_DIM", "McioError")
 
 
 def test_the_old_module_exports_the_batch_objects():

@@ -3,10 +3,8 @@ high-level API gave: the same objects in the same order, types, shapes, chunks, 
 values, attributes (names, values, types), dimension scales and netCDF dim ids; and its plan of a
 Dataset is what ``_for_writing`` + ``encoding_for`` make of it. Whatever the Dataset holds: string
 dimension coordinates, text variables, scalar and auxiliary coordinates, CF flags."""
-import json
 
 import h5py
-import hypothesis
 import numpy as np
 import pytest
 import xarray as xr
@@ -265,17 +263,6 @@ def test_a_part_record_holds_any_array_layout_in_c_order():
         assert back.vars[k][1].shape == np.shape(a)
 
 
-@hypothesis.given(hypothesis.strategies.one_of(
-    hypothesis.strategies.text(), hypothesis.strategies.integers(), hypothesis.strategies.floats(),
-    hypothesis.strategies.booleans(), hypothesis.strategies.none()))
-def test_a_record_header_member_is_the_text_json_gives(v):
-    """The header's members skip json's encoder for plain values (str, int, float) and give its text."""
-    assert store._json_text(v) == json.dumps(v)
-    assert store._json_object({"k": v, "ü\\": v}) == json.dumps({"k": v, "ü\\": v})
-    for other in (0.0, -0.0, np.float64(-0.0), 1, True):   # equal values, each its own text
-        assert store._json_object({"k": other}) == json.dumps({"k": store._json_value(other)})
-
-
 def test_a_buffers_record_is_framed_to_the_same_bytes_as_any_other():
     """A packed Part's buffer is framed in one join with a chained CRC: the same record, byte for
     byte, as the general framing of the same header and bytes, for empty and odd-sized ones."""
@@ -286,44 +273,3 @@ def test_a_buffers_record_is_framed_to_the_same_bytes_as_any_other():
         as_array = (np.frombuffer(bytes(buf), np.uint8),)   # (framed by the general path: joined)
         assert store._frame(5, header, (buf,)) == store._frame(5, header, as_array)
         assert [why for _, _, why in store.split_log(store._frame(5, header, (buf,)))] == [""]   # whole, CRC right
-
-
-def test_a_header_reuses_only_the_texts_of_unchanged_immutable_members():
-    """Attributes of the same keys as the last record's: a member whose value is the same
-    immutable object or an equal str / int / bool / None keeps its text; a list changed in place,
-    an equal float of the other sign, a value of another type are formatted again."""
-    seq = [1, 2]
-    half = np.float64(0.5)
-    for d in ({"a": 1, "b": seq, "c": 0.0, "d": "x", "e": half}, {"a": 1, "b": seq, "c": 0.0, "d": "x", "e": half},
-              {"a": True, "b": seq, "c": -0.0, "d": "x", "e": None},
-              {"a": 1, "b": seq + [3], "c": 0.0, "d": "y", "e": np.float64(0.25)},
-              {"a": 1, "b": seq, "c": 0.0, "d": "y", "e": np.float64(0.25)}):
-        assert store._json_object(d) == json.dumps({k: store._json_value(v) for k, v in d.items()})
-        seq.append(len(seq))   # (in place: the next dict holds the same list object, changed)
-
-
-def test_header_members_are_right_when_threads_format_the_same_keys_at_once():
-    """Dask's threads encode records side by side: each thread's text is its own dict's, however
-    their formatting interleaves (the reused texts are never updated in place)."""
-    import sys
-    import threading
-    errors = []
-
-    def work(k):
-        for i in range(3000):
-            d = {"point": k * 100000 + i, "title": "t", "x": float(i % 7), "when": f"w{i % 3}"}
-            if store._json_object(d) != json.dumps(d):
-                errors.append(d)
-                return
-
-    old = sys.getswitchinterval()
-    sys.setswitchinterval(1e-6)
-    try:
-        threads = [threading.Thread(target=work, args=(k,)) for k in range(4)]
-        for t in threads:
-            t.start()
-        for t in threads:
-            t.join()
-    finally:
-        sys.setswitchinterval(old)
-    assert not errors, errors[:3]

@@ -8,7 +8,6 @@ results are the same in-process or on any cluster. Ctrl-C ends in
 from __future__ import annotations
 
 import functools
-import itertools
 import threading
 import tomllib
 import warnings
@@ -140,11 +139,6 @@ def _run_points(spec, run, done: set, parts: dict, progress, dask, worker_thread
     prog = _Progress(progress, total, tick=dask is None)
     computed = 0
     stopped = False
-    saver = None
-    if run is not None and todo and not store.h5py_loaded():
-        # while the kernels run (on Dask this process only waits: at once)
-        saver = store.Saver(_ALWAYS if dask is not None else None)
-        saver.submit(store.prefetch_h5py)
     try:
         with interrupt.handling():
             prog.start(len(done))
@@ -162,12 +156,8 @@ def _run_points(spec, run, done: set, parts: dict, progress, dask, worker_thread
                 stopped = True
             if stopped:
                 raise interrupt.SweepInterrupted(len(done), total, run.out if run is not None else None)
-        if saver is not None:
-            saver.close()   # (a failure in the background is raised here, with the points kept)
     except BaseException:
         prog.close()
-        if saver is not None:
-            saver.close(raise_error=False)  # (the failure being raised comes first)
         if run is not None:
             if done:
                 run.close()
@@ -186,28 +176,15 @@ def _run_points(spec, run, done: set, parts: dict, progress, dask, worker_thread
     return ds
 
 
-_ALWAYS = threading.Event()
-_ALWAYS.set()
-
-
-#: Points whose coordinates and record headers' starts are made together, ahead of their runs
-#: (:meth:`mcio.store.PartStore.heads`).
-HEADS_AHEAD = 256
-
-
 def _compute(spec: SweepSpec, points, dask=None, worker_threads=None, store=None):
     """Yield ``(point, Part, I/Os simulated)`` for ``points``, each stored in ``store`` (a
     PartStore) first if given: in point order in-process, in completion order on Dask."""
     if dask is None:
-        points = iter(points)
-        while batch := list(itertools.islice(points, HEADS_AHEAD)):
-            coords = [spec.coords(p) for p in batch]
-            heads = store.heads(batch, coords) if store is not None else [None] * len(batch)
-            for p, c, head in zip(batch, coords, heads):
-                part = point_part(spec, p, coords=c)
-                if store is not None:
-                    store.write(p, part, part.coords, head)
-                yield p, part, ios_simulated(part)
+        for p in points:
+            part = point_part(spec, p)
+            if store is not None:
+                store.write(p, part, part.coords)
+            yield p, part, ios_simulated(part)
         return
     from ..store import read_part
     from .cluster import Cluster
