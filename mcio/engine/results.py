@@ -57,7 +57,7 @@ FLAG_MEANINGS = {"unstable": "stable unstable", "warmup_adequate": "warmup_too_s
 @functools.lru_cache(maxsize=1024)
 def _attrs(units: str, long_name: str, meanings: str | None = None) -> MappingProxyType:
     """A variable's attributes, one read-only mapping per distinct value: every point shares
-    them, so a part record's encoder knows them unchanged by identity (mcio.store._table)."""
+    them (one object per distinct value, made once)."""
     a = {"units": units, "long_name": long_name}
     if meanings is not None:   # a 0/1 flag as CF wants it
         flags = np.array([0, 1], np.int8)
