@@ -135,7 +135,18 @@ class Dist:
         if high == low:
             return Dist("deterministic", low, 0.0)
         mean = (low + high) / 2
-        return Dist("uniform", mean, (high - low) ** 2 / 12 / mean**2, low=low, high=high)
+        if not math.isfinite(mean):          # (low + high overflows: halve first)
+            mean = low / 2 + high / 2
+        if mean == 0.0:
+            # a span of a few subnormals (high 5e-324): its mean rounds to 0 and so does every
+            # draw; a duration of 0 is what any clock sees
+            return Dist("deterministic", 0.0, 0.0)
+        sq = mean * mean
+        if sq > 0.0 and math.isfinite(sq) and math.isfinite((high - low) ** 2):
+            scv = (high - low) ** 2 / 12 / sq
+        else:                                # (a square under- or overflows: the ratio first)
+            scv = ((high - low) / mean) ** 2 / 12
+        return Dist("uniform", mean, scv, low=low, high=high)
 
     def to_toml(self):
         """The TOML value that parses back to this distribution."""

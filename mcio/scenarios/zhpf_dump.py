@@ -58,7 +58,7 @@ from ..errors import McioError
 from ..model import Model
 from ..model.costs import mp_us
 from ..stream import KB_4K, Stream, simulate_stream, stream_model, stream_quantities
-from .base import Figure, Param, RunSize, Scenario, Tolerance, headline
+from .base import Figure, Param, ParamCondition, RunSize, Scenario, Tolerance, headline
 
 #: The seed's Table 1 (RRR0 classic, RRR6 z/HPF). The fit's targets; never read by build().
 MEASURED = {
@@ -187,6 +187,11 @@ def _figures() -> tuple[Figure, ...]:
 
 
 class ZhpfDump(Scenario):
+    param_effect = {
+        "zhpf_cost_ratio": (ParamCondition("zhpf_per_record = 'ratio'", "zhpf_per_record", lambda v: v == "ratio",
+                                           "ratio", "fitted"),),
+    }
+
     name = "zhpf-dump"
     description = "SNAPDUMP of 550,000 4 KB records, classic FICON vs z/HPF: a one-program stream (seed 003)"
     params = PARAMS
@@ -239,7 +244,7 @@ class ZhpfDump(Scenario):
                              if p["ha_service_us"] > 0 else 0.0,
                              "cu_us_per_command_ccw": p["cu_us_per_record"],
                              "cu_us_per_command_zhpf": cu_us_per_dcw(p)},
-        }, where="scenario zhpf-dump")
+        }, where="scenario zhpf-dump", user_set={})
 
     def build(self, p: dict) -> Model:
         return stream_model(self.base(p), self.stream(p))

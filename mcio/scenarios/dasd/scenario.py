@@ -316,7 +316,7 @@ class DasdMdc(Scenario):
                              "mp_us_per_io_ccw": p["mp_start_us"], "mp_start_fraction": 1.0,
                              "mp_us_per_io_zhpf": 0.0, "protocol_us_per_command_ccw": proto_us},
                 "control_unit": {"ha_service_us": p["cmr_us"], "miss_policy": p["cu_policy"]},
-            }, where=f"scenario {self.name}")
+            }, where=f"scenario {self.name}", user_set={})
         return Model.from_dict({
             "workload": {"type": "closed", "population": p["streams"], "think_ms": think.to_toml()},
             "io": sm.io,
@@ -326,7 +326,7 @@ class DasdMdc(Scenario):
                          "mp_us_per_io_zhpf": 0.0, "protocol_us_per_command_ccw": sm.protocol_us_per_command_ccw},
             "control_unit": {"ha_service_us": p["cmr_us"], "backend_servers": 1,
                              "backend_service_ms": sm.backend_service_ms.to_toml()},
-        }, where=f"scenario {self.name}")
+        }, where=f"scenario {self.name}", user_set={})
 
     def evaluate(self, variant, run):
         from ...engine import simulate

@@ -38,7 +38,7 @@ def _channel_model(channel_of_device: Sequence[int], used: Sequence[bool], n_cha
                     "paths": [[int(c)] for c in channel_of_device]},
         "channels": params.channel_section(shared, n_channels),
         "control_unit": _partner_section(shared, n_channels, n_dev, params, where),
-    }, where=where)
+    }, where=where, user_set={})
 
 
 def _partner_section(shared: bool, n_channels: int, n_dev: int, params: IsfcParams, where: str) -> dict:
