@@ -314,6 +314,9 @@ class Scenario(abc.ABC):
         from ..engine import simulate
         ds = simulate(self.model(variant), ios=run.ios, replications=run.replications, seed=run.seed,
                       point=self.stream(variant))
+        if "unstable" in ds and int(ds["unstable"]):
+            # (a figure of a run flagged unstable, e.g. too short for a steady state, is no figure)
+            raise McioError("--ios", run.ios, f"variant {variant!r}: {ds.attrs.get('unstable_reason') or 'unstable'}")
         return self.derive(variant, ds)
 
     def reproduce(self, run: RunSize | None = None, variants: Sequence[str] | None = None) -> list[FigureResult]:
