@@ -64,6 +64,15 @@ class Param:
                 raise McioError(name, value, "must be a string")
             from ..model.text import check_text
             check_text(name, value)
+        if isinstance(self.value, (tuple, list)):
+            if not isinstance(value, (tuple, list)):
+                raise McioError(name, value, "must be a list")
+            if all(isinstance(x, str) for x in self.value):
+                from ..model.text import check_text
+                for i, x in enumerate(value):
+                    check_text(f"{name}[{i}]", x)
+        if isinstance(self.value, dict) and not isinstance(value, dict):
+            raise McioError(name, value, "must be a table")
         if self.choices is not None and value not in self.choices:
             raise McioError(name, value, f"must be one of {', '.join(map(repr, self.choices))}")
         if (isinstance(self.value, (int, float)) and not isinstance(self.value, bool)

@@ -16,6 +16,7 @@ unpublished parameter does.
 """
 from __future__ import annotations
 
+from ...errors import McioError
 from ..base import Figure, Param, ParamCondition, RunSize, Scenario, Tolerance
 from . import filesystem as fs
 from . import published
@@ -27,6 +28,16 @@ EAV_CYLINDERS = (65520, 262668)   # what-if: 3390-54 and the largest EAV (domain
 BLOCK_SIZES = (512, 1024, 2048, 4096)
 
 _SEED = "seed 004 / z/VM 4.3.0 performance report"
+
+
+def _check_commands(value, name: str) -> tuple:
+    """A list of distinct CMS commands (:data:`COMMANDS`)."""
+    for i, c in enumerate(value):
+        if c not in COMMANDS:
+            raise McioError(f"{name}[{i}]", c, f"must be one of {', '.join(COMMANDS)}")
+    if len(set(value)) != len(value):
+        raise McioError(name, list(value), "commands must be distinct")
+    return tuple(value)
 PARAMS = (
     # the measurement ---------------------------------------------------------------------------
     Param("block_bytes", 4096, "byte", "seed", "'formatted with a block size of 4096' (CMS formats 512, "
@@ -60,7 +71,7 @@ PARAMS = (
           "pointer block to free it): 10 I/Os per COPY (9 without)"),
     Param("deferred", ("RENAME", "ERASE"), "", "fitted", "commands that leave the directory and map "
           "in storage until the end of the sequence: their 4.2.0 growth is one full map per 50 "
-          "commands (CREATE's is one per command, COPY's two)"),
+          "commands (CREATE's is one per command, COPY's two)", validate=_check_commands),
     # time --------------------------------------------------------------------------------------
     *(Param(k, v, u, p, r, (0.0, 1e9) if k != "media_mb_s" else (1e-3, 1e4))
       for k, (v, u, p, r) in TIMING_PARAMS.items()),

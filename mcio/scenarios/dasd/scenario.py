@@ -98,7 +98,7 @@ PARAMS = (
     P("cu_resident_fraction", 0.0, "1", "seed", "phase 1 is the data's first access ('the first time data is "
       "accessed, disconnect time will be in the 10-20 ms range'): cold. Phases 2 and 3 override it", (0.0, 1.0)),
     # ---- channel and pend ---------------------------------------------------------------------------
-    P("link_mb_s", 17.0, "Mbyte s-1", "seed", "ESCON: 'up to 17MB/sec'"),
+    P("link_mb_s", 17.0, "Mbyte s-1", "seed", "ESCON: 'up to 17MB/sec'", (0.01, 1e6)),
     P("max_open_exchanges", 1, "1", "IBM", "ESCON runs one I/O at a time per channel", (1, 100_000)),
     P("ccw_protocol_us", 20.0, "us", "assumed", "ESCON handshake per CCW beside the data; below the seed's "
       "0.1 ms resolution for a few records", (0.0, 1000.0)),
