@@ -64,7 +64,7 @@ class Param:
                 raise McioError(name, value, "must be a string")
             from ..model.text import check_text
             check_text(name, value)
-        if isinstance(self.value, (tuple, list)):
+        if isinstance(self.value, (tuple, list)) and self.validate is None:   # (a validator says more)
             if not isinstance(value, (tuple, list)):
                 raise McioError(name, value, "must be a list")
             if all(isinstance(x, str) for x in self.value):
