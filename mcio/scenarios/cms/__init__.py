@@ -32,6 +32,8 @@ _SEED = "seed 004 / z/VM 4.3.0 performance report"
 
 def _check_commands(value, name: str) -> tuple:
     """A list of distinct CMS commands (:data:`COMMANDS`)."""
+    if not isinstance(value, (list, tuple)):
+        raise McioError(name, value, f"must be a list of CMS commands ({', '.join(COMMANDS)})")
     for i, c in enumerate(value):
         if c not in COMMANDS:
             raise McioError(f"{name}[{i}]", c, f"must be one of {', '.join(COMMANDS)}")
