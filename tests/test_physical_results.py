@@ -105,3 +105,11 @@ def test_a_sweep_stores_a_too_short_point_as_unstable_with_its_reason():
     assert ds.unstable.values.all()
     assert all("too short" in r for r in ds.unstable_reason.values)
     assert np.isnan(ds.response_ms.values).all()
+
+
+@pytest.mark.parametrize("n, busy, flagged", [(100_000, 1.00002, False), (100_000, 1.001, True),
+                                              (7, 1.26, True), (7, 1.0 + 1e-12, False)])
+def test_a_busy_over_its_bound_is_excused_only_by_a_small_edge_that_covers_it(n, busy, flagged):
+    # (a busy figure counts whole the I/Os in service when the interval began: ~c / n of it)
+    part = _FakePart(**{**_OK, "ios_measured": [n, n], "device_busy": [0.5, busy], "throughput_iops": [500.0, 500.0]})
+    assert bool(physics.violation(_mm1(500.0), part)) is flagged
