@@ -10,7 +10,7 @@ import copy
 import pytest
 
 from mcio import McioError
-from mcio.model import Dist, Model, effect
+from mcio.model import Model, effect
 from mcio.model.spec import SECTIONS
 from mcio.scenarios import SCENARIO_OBJECTS
 from mcio.sweep import load_spec

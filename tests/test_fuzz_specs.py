@@ -16,7 +16,6 @@ to a minimal spec.
 from __future__ import annotations
 
 import collections
-import math
 import os
 import sys
 import time
@@ -379,7 +378,6 @@ def test_fuzz_figures():
     if sum(OUTCOMES.values()) == 0:
         # run on its own (e.g. -k fuzz_figures): run the fuzz test here, so the figures exist
         test_every_variant_is_refused_by_field_or_runs_to_flagged_finite_results()
-    total = sum(OUTCOMES.values())
     print(f"\nfuzz: {figures()}")
     assert OUTCOMES["other"] == 0
     assert OUTCOMES["refused"] > 0 and OUTCOMES["ran"] > 0
