@@ -190,3 +190,44 @@ def test_scenario_parameter_effect_in_a_spec_counts_over_its_variants():
                "variants": {"open": {"load": "open"}, "closed": {}}})
     with pytest.raises(McioError, match="program_limit = 'bytes'"):
         load_spec({"scenario": "cms-commit", "scenario_params": {"program_bytes": 40960}})
+
+
+# ---- the table is true: a field or parameter it calls ignored changes no result --------------
+
+def _tiny(model):
+    from mcio import simulate
+    ds = simulate(model, ios=300, replications=2, seed=3, warmup=50)
+    return {v: ds[v].values for v in ds.data_vars}
+
+
+def _same(a, b) -> bool:
+    import numpy as np
+    return all(np.array_equal(a[v], b[v], equal_nan=True) for v in a)
+
+
+@pytest.mark.parametrize("field, cond", PAIRS, ids=[f"{f}-{c.option.split(' ')[0]}" for f, c in PAIRS])
+def test_a_field_under_an_option_that_ignores_it_changes_no_result_bit_for_bit(field, cond):
+    counts = {}
+    for c in effect.EFFECT[field]:
+        counts = _merge(counts, c.counts_under)
+    ignored = _merge(_merge({"io": [{"miss_ratio": 0.5}], "workload": {"rate_iops": 50.0}
+                             if _merge(counts, cond.ignored_under).get("workload", {}).get("type") == "open" else {}},
+                            counts), cond.ignored_under)
+    if ignored.get("workload", {}).get("type", "closed") == "closed":
+        ignored["workload"].pop("rate_iops", None) if "workload" in ignored else None
+    with effect.deferred():
+        base = Model.from_dict(ignored)
+        changed = Model.from_dict(with_field(ignored, field))
+    assert _same(_tiny(base), _tiny(changed)), field
+
+
+@pytest.mark.parametrize("scenario, param, cond", SC_PAIRS, ids=[f"{s}-{p}" for s, p, _ in SC_PAIRS])
+def test_a_scenario_parameter_under_an_option_that_ignores_it_changes_no_result(scenario, param, cond):
+    sc = SCENARIO_OBJECTS[scenario]
+    option = {cond.param: cond.ignored_with}
+    if scenario == "ficon-channel" and option.get("load") == "open":
+        option["rate_iops"] = 2000.0     # (an open load needs its rate)
+    with effect.deferred():
+        base = sc.model(**option)
+        changed = sc.model(**option, **{param: _param_value(sc, param)})
+    assert _same(_tiny(base), _tiny(changed)), param

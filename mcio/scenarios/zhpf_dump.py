@@ -186,10 +186,15 @@ def _figures() -> tuple[Figure, ...]:
     return tuple(rows)
 
 
+_ZHPF = (ParamCondition("zhpf_share > 0 (some programs in transport mode)", "zhpf_share", lambda v: v > 0, 1.0, 0.0),)
+
+
 class ZhpfDump(Scenario):
     param_effect = {
         "zhpf_cost_ratio": (ParamCondition("zhpf_per_record = 'ratio'", "zhpf_per_record", lambda v: v == "ratio",
                                            "ratio", "fitted"),),
+        **{k: _ZHPF for k in ("mp_us_per_io_zhpf", "mp_us_per_command_zhpf", "protocol_us_per_io_zhpf",
+                              "protocol_us_per_command_zhpf")},
     }
 
     name = "zhpf-dump"
