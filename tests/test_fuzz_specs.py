@@ -294,7 +294,8 @@ EDGE_VALUES = (0, 5e-324, 1e-300, 1e300, 1.7976931348623157e308, float("nan"), f
 DIST_EDGES = ({"dist": "uniform", "low": 0.0, "high": 1e308}, {"dist": "uniform", "low": 0.0, "high": 5e-324},
               {"dist": "gamma", "mean": 1.0, "scv": 5e-324}, {"dist": "lognormal", "mean": 5e-324, "scv": 1e4},
               {"dist": "empirical", "values": [0.0, 1e9], "weights": [1e300, 5e-324]},
-              {"dist": "exponential", "mean": 1e9})
+              {"dist": "exponential", "mean": 1e9}, {"dist": "empirical", "values": [5e-295], "weights": [0.72]},
+              {"dist": "empirical", "values": [1.0, 2.0], "weights": [1e308, 1e308]})
 #: edges per field in CI (rotating over the list by the field's place); all with MCIO_FUZZ_EXAMPLES >= 1000
 CI_EDGES = 3
 FULL = EXAMPLES >= 1000

@@ -165,3 +165,15 @@ def test_cli_prints_a_bad_input_in_one_line_and_exits_2(tmp_path):
     assert r.exit_code == 2, r.output
     lines = [x for x in r.output.splitlines() if x.strip()]
     assert len(lines) == 1 and "devices.rotation_ms" in lines[0]
+
+
+@pytest.mark.parametrize("values, weights", [([5e-295], [0.72]), ([5e-295, 1e-300], [0.72, 1.0]),
+                                             ([1e9, 1e-300], [1e300, 1.0])])
+def test_an_empirical_duration_of_extreme_values_has_a_finite_mean_and_scv(values, weights):
+    d = Dist.parse("x", {"dist": "empirical", "values": values, "weights": weights})
+    assert math.isfinite(d.mean) and math.isfinite(d.scv) and d.scv >= 0
+
+
+def test_empirical_weights_must_have_a_finite_sum():
+    with pytest.raises(McioError, match="finite sum"):
+        Dist.parse("x", {"dist": "empirical", "values": [1.0, 2.0], "weights": [1e308, 1e308]})

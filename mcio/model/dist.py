@@ -90,12 +90,22 @@ class Dist:
                 if not isinstance(w, (list, tuple)) or len(w) != len(vals):
                     raise McioError(f"{name}.weights", w, f"must be a list of {len(vals)} weights")
                 w = tuple(_number(f"{name}.weights[{i}]", x) for i, x in enumerate(w))
-                if sum(w) <= 0:
-                    raise McioError(f"{name}.weights", list(w), "must have a positive sum")
+                if not 0 < sum(w) < math.inf:
+                    raise McioError(f"{name}.weights", list(w), "must have a positive, finite sum")
                 tot = sum(w)
                 mean = sum(a * b for a, b in zip(vals, w)) / tot
-                var = sum(b * (a - mean) ** 2 for a, b in zip(vals, w)) / tot
-                scv = var / mean**2 if mean > 0 else 0.0
+                if not math.isfinite(mean):       # (values x weights overflow: the weights normalised first)
+                    mean = sum(a * (b / tot) for a, b in zip(vals, w))
+                try:
+                    var = sum(b * (a - mean) ** 2 for a, b in zip(vals, w)) / tot
+                except OverflowError:             # (a square beyond float64: the relative form below)
+                    var = math.inf
+                if mean > 0 and mean * mean > 0 and math.isfinite(var):
+                    scv = var / mean**2
+                elif mean > 0:                    # (mean**2 underflows, or var overflows: relative deviations)
+                    scv = sum((b / tot) * ((a - mean) / mean) ** 2 for a, b in zip(vals, w))
+                else:
+                    scv = 0.0
                 return Dist("empirical", mean, scv, vals, w)
             if kind == "uniform":
                 for k in ("low", "high"):
