@@ -83,50 +83,66 @@ def device_servers(model) -> float:
     return 1.0 + d["aliases"]
 
 
+_LIMITS: dict = {}   # id(model) -> (model, its limits): a sweep's points share their models' figures
+
+
+def _limits(model):
+    """``model``'s figures for :func:`violation` (made once per model): per busy figure (name,
+    bound per server, servers, whether it counts misses only), the offered rate, the arrival SCV."""
+    got = _LIMITS.get(id(model))
+    if got is not None and got[0] is model:
+        return got[1]
+    d, cu, ch = model.devices, model.control_unit, model.channels
+    tot = sum(c["share"] for c in model.io)
+    miss = sum(c["share"] * c["miss_ratio"] for c in model.io) / tot
+    dev = device_servers(model)
+    stations = (("channel_busy", 1.0, ch["count"], False), ("link_busy", 1.0, ch["count"], False),
+                ("cu_ha_busy", 1.0, cu["ha_servers"], False), ("backend_busy", 1.0, cu["backend_servers"], True),
+                ("device_busy", dev, d["count"] * dev, False), ("device_busy_zvm", dev, d["count"] * dev, False))
+    rate = offered_iops(model)
+    lim = (stations, miss, rate, arrival_scv(model) if rate is not None else 1.0)
+    if len(_LIMITS) >= 256:
+        _LIMITS.clear()
+    _LIMITS[id(model)] = (model, lim)
+    return lim
+
+
 def violation(model, part) -> str:
     """The first bound a stable point's figures break ("" if none), as the unstable reason."""
-    def arr(name):
-        return np.asarray(part.data(name), float) if name in part.vars else None
-
-    n = arr("ios_measured")
+    var = part.vars
+    stations, miss, rate, scv = _limits(model)
+    n = np.asarray(var["ios_measured"][1], float) if "ios_measured" in var else None
     n_min = max(1.0, float(n.min())) if n is not None and n.size else 1.0
-    d, cu = model.devices, model.control_unit
-    shares = model.class_shares()
-    miss = max(float(sum(s * c["miss_ratio"] for s, c in zip(shares, model.io))), 1.0 / n_min)
-    exposures = d["count"] * device_servers(model)
-    # (figure, bound per server, servers, measured I/Os that use them)
-    stations = (("channel_busy", 1.0, model.channels["count"], n_min),
-                ("link_busy", 1.0, model.channels["count"], n_min),
-                ("cu_ha_busy", 1.0, cu["ha_servers"], n_min),
-                ("backend_busy", 1.0, cu["backend_servers"], n_min * miss),
-                ("device_busy", device_servers(model), exposures, n_min),
-                ("device_busy_zvm", device_servers(model), exposures, n_min))
-    for name, bound, servers, n_used in stations:
-        x = arr(name)
-        if x is None:
+    for name, bound, servers, misses_only in stations:
+        if name not in var:
             continue
+        x = np.asarray(var[name][1], float)
+        if not x.size:
+            continue
+        n_used = n_min * max(miss, 1.0 / n_min) if misses_only else n_min
         edge = EDGE_SERVICES * servers / n_used
         top = bound * (1 + ROUNDING + (edge if edge <= MAX_EDGE else 0.0))
+        if x.min() >= -ROUNDING and x.max() <= top:     # (NaN fails both: looked at below)
+            continue
         bad = ~((x >= -ROUNDING) & (x <= top))
         if bad.any():
             worst = float(x[bad].flat[np.argmax(np.abs(x[bad]))])
             return (f"run too short for a steady state: {name} {worst:.6g} outside [0, {bound:g}] "
                     f"(busy per server at most 1; raise run.ios)")
-    rate = offered_iops(model)
-    thr = arr("throughput_iops")
-    if rate is not None and thr is not None and n is not None:
-        m = np.maximum(n, 2.0)
-        slack = m / (m - 1) * (1 + THROUGHPUT_Z * np.sqrt(max(1.0, arrival_scv(model)) / m))
-        over = thr > rate * slack
-        if over.any():
-            return (f"run too short for a steady state: throughput {float(thr[over].max()):.6g} I/Os per second "
+    if rate is not None and n is not None and "throughput_iops" in var:
+        # (per replication; the replications' n differ only when a run was cut short)
+        m = max(2.0, n_min)
+        slack = m / (m - 1) * (1 + THROUGHPUT_Z * math.sqrt(max(1.0, scv) / m))
+        thr = float(np.max(var["throughput_iops"][1]))
+        if not thr <= rate * slack:
+            return (f"run too short for a steady state: throughput {thr:.6g} I/Os per second "
                     f"above the {rate:.6g} offered beyond sampling error (raise run.ios)")
-    parts = [arr(c) for c in ("iosq_ms", "pend_ms", "disconnect_ms", "connect_ms")]
-    resp = arr("response_ms")
-    if resp is not None and all(p is not None for p in parts):
-        total = parts[0] + parts[1] + parts[2] + parts[3]
-        off = np.abs(total - resp) > 1e-6 * np.maximum(np.abs(resp), 1e-9)
-        if off.any():
-            return (f"components do not sum to the response: IOSQ + pend + disconnect + connect "
-                    f"{float(total[off][0]):.6g} ms, response {float(resp[off][0]):.6g} ms")
+    names = ("iosq_ms", "pend_ms", "disconnect_ms", "connect_ms", "response_ms")
+    if all(c in var for c in names):
+        iosq, pend, disc, conn, resp = (var[c][1] for c in names)
+        for r in range(resp.shape[0]):
+            total = float(iosq[r]) + float(pend[r]) + float(disc[r]) + float(conn[r])
+            if not abs(total - float(resp[r])) <= 1e-6 * max(abs(float(resp[r])), 1e-9):
+                return (f"components do not sum to the response: IOSQ + pend + disconnect + connect "
+                        f"{total:.6g} ms, response {float(resp[r]):.6g} ms")
     return ""
