@@ -23,6 +23,13 @@ def _base(**sections) -> dict:
                              "backend_service_ms": {"dist": "exponential", "mean": 1.0}}}
     for k, v in sections.items():
         base[k] = {**base[k], **v} if isinstance(v, dict) else v
+    # the base's fields a case's options ignore are left out (a field set where it has no effect is
+    # an error, mcio/model/effect.py); being without effect, leaving them out changes no output
+    if base["workload"]["type"] == "closed":
+        base["workload"].pop("rate_iops", None)
+    if base.get("control_unit", {}).get("miss_policy", "backend") != "backend":
+        for k in ("backend_servers", "backend_service_ms"):
+            base["control_unit"].pop(k, None)
     return base
 
 

@@ -183,7 +183,7 @@ def set_field(model: Model, field_key: str, value, where: str) -> Model:
                                 f"as a table, e.g. {{dist = \"empirical\", values = [...], weights = [...]}}")
             set_to = {**cur, "mean": value}
     try:
-        return model.replace(key, set_to)
+        return model.replace(key, set_to, where=where, check=False)   # (the spec checks its points together)
     except McioError as e:
         raise McioError(where if e.field == field_key else e.field, e.value,
                         e.allowed if e.field == field_key else f"{e.allowed} (at {where} = {value!r})") from None

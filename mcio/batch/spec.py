@@ -46,6 +46,8 @@ import tomli_w
 from ..errors import McioError
 from ..model import Model
 from ..model.spec import SECTIONS, load_toml
+from ..model import effect
+from ..model.text import check_text
 from .estimates import check_size, estimate
 from .grid import MAX_AXIS_VALUES, VARIANT_DIM, Axis, apply_coords, flatten_keys, parse_axes, set_field
 
@@ -248,17 +250,20 @@ def parse_spec(raw: dict, text: str | None = None, source: str = "<dict>") -> Sw
         if k not in TOP_KEYS:
             raise McioError(k, raw[k], f"unknown key in sweep spec; allowed: {', '.join(TOP_KEYS)} "
                                        f"(or the model sections {', '.join(SECTIONS)})")
-    title = raw.get("title", "mcio sweep")
-    if not isinstance(title, str):
-        raise McioError("title", title, "must be a string")
-    if "description" in raw and not isinstance(raw["description"], str):
-        raise McioError("description", raw["description"], "must be a string")
+    title = check_text("title", raw.get("title", "mcio sweep"))
+    if "description" in raw:
+        check_text("description", raw["description"])
 
     if "model" in raw and "scenario" in raw:
         raise McioError("scenario", raw["scenario"], "give either [model] tables or scenario = ..., not both")
     if "scenario_params" in raw and "scenario" not in raw:
         raise McioError("scenario_params", raw["scenario_params"], "needs scenario = \"name\"")
     scenario = raw.get("scenario")
+    with effect.deferred():   # (a field counts if it counts at some point of the sweep: checked below)
+        return _parse_models(raw, text, source, title, scenario)
+
+
+def _parse_models(raw: dict, text, source: str, title: str, scenario) -> SweepSpec:
     if scenario is not None:
         from ..scenarios import build_scenario
         model = build_scenario(scenario, raw.get("scenario_params", {}))
@@ -267,12 +272,16 @@ def parse_spec(raw: dict, text: str | None = None, source: str = "<dict>") -> Sw
         if not isinstance(m, dict):
             raise McioError("model", m, "must be a table holding the model sections")
         model = _prefixed(lambda: Model.from_dict(m), "model.")
+        for k, (where, v) in list(model.user_set.items()):
+            model.user_set[k] = ("model." + where, v)
 
     run = _parse_run(raw.get("run", {}))
     axes = parse_axes(raw.get("sweep", {}), model)
     variants = _parse_variants(raw.get("variants"), scenario is not None)
     bases = tuple(_variant_model(model, scenario, raw.get("scenario_params", {}), name, over)
                   for name, over in variants)
+    if scenario is not None:
+        _check_scenario_params(scenario, raw.get("scenario_params", {}), variants)
     spec = SweepSpec(text=text if text is not None else tomli_w.dumps(raw), raw=raw, title=title, model=model,
                      axes=axes, run=run, scenario=scenario, source=source, variants=variants, _bases=bases)
     n = math.prod(len(a.values) for a in axes)
@@ -282,17 +291,31 @@ def parse_spec(raw: dict, text: str | None = None, source: str = "<dict>") -> Sw
     if n <= EAGER_POINTS:
         # build every point's model now: a bad axis value fails at validation, not mid-sweep
         models = tuple(spec.point_model(p) for p in range(spec.n_points))
+        effect.check_models(models)
         return SweepSpec(**{**spec.__dict__, "_models": models})
+    sampled = [*(bases or (model,))]
     for a in axes:  # a large grid: each axis value on the base model (points are built when run)
         vals = a.values
         if len(vals) > SAMPLED_VALUES:
             idx = np.unique(np.linspace(0, len(vals) - 1, SAMPLED_VALUES).round().astype(np.int64))
             vals = [vals[i] for i in idx]
         for v in vals:
-            apply_coords(model, (a,), {a.dim: v})
-    apply_coords(model, axes, spec.coords(0))
-    apply_coords(model, axes, spec.coords(spec.n_points - 1))
+            sampled.append(apply_coords(model, (a,), {a.dim: v}))
+    sampled.append(apply_coords(model, axes, spec.coords(0)))
+    sampled.append(apply_coords(model, axes, spec.coords(spec.n_points - 1)))
+    effect.check_models(sampled)
     return spec
+
+
+def _check_scenario_params(scenario: str, params, variants) -> None:
+    """Every scenario parameter the spec sets counts in some variant where it is set."""
+    from ..scenarios import SCENARIO_OBJECTS
+    sc = SCENARIO_OBJECTS.get(scenario)
+    if sc is None or not isinstance(params, dict):
+        return
+    sets = [({**params, **{k: v for k, v in over.items() if "." not in k}}, None) for _, over in variants] \
+        or [(dict(params), None)]
+    sc.check_effective(sets)
 
 
 def _check_depth(v, where: str, depth: int) -> None:
@@ -316,6 +339,7 @@ def _parse_variants(raw, scenario_spec: bool) -> tuple:
     out = []
     for name, over in raw.items():
         where = f"variants.{name}"
+        check_text("variants", name)
         if not name or not isinstance(over, dict):
             raise McioError(where, over, "must be a table of overrides (dotted model fields"
                             + (" or scenario parameters)" if scenario_spec else ")"))

@@ -22,6 +22,7 @@ from ..kernels.histogram import HIST_BUCKETS
 from ..model import Model
 from ..part import Part
 from ..warmup import MSER_BATCHES, mser_warmup_ios
+from . import physics
 from .pack import pack, stream_states
 from .results import FLAG_MEANINGS, _var, assemble, flag_var
 
@@ -216,14 +217,24 @@ def simulate_part(model: Model, ios: int = 200_000, replications: int = 4, seed:
     mser = mser_warmup_ios(bat, warmup + ios, warmup + acc[:, S.A_N])
     # adequate if MSER asks for no more than the warm-up used, to one batch's resolution
     adequate = bool((mser <= warmup + (warmup + ios) // MSER_BATCHES + 1).all())
-    part = assemble(model, acc, chs, devs, hist, per_device, extra={
+    extra = {
         "warmup_mser_ios": _var(mser, ("replication",), "1",
                                 "warm-up MSER recommends (I/Os, on 64 batch means; -1: too short)"),
         "warmup_adequate": flag_var(adequate, "1 if the fixed warm-up covers what MSER recommends in every "
-                                              "replication", FLAG_MEANINGS["warmup_adequate"])},
-                    coords=coords)
+                                              "replication", FLAG_MEANINGS["warmup_adequate"])}
+    # a run too short for a steady state: flagged, with the bound it breaks (mcio/engine/physics.py)
+    short = "" if over_capacity or cut or acc[:, S.A_UNSTABLE].any() else physics.too_short(model, ios)
+    if short:
+        acc[:, S.A_UNSTABLE] = 1.0
+    part = assemble(model, acc, chs, devs, hist, per_device, extra=extra, coords=coords)
+    if not short and not cut and not int(part.data("unstable")):
+        short = physics.violation(model, part)
+        if short:
+            acc[:, S.A_UNSTABLE] = 1.0
+            part = assemble(model, acc, chs, devs, hist, per_device, extra=extra, coords=coords)
     part.attrs.update({
         "unstable_reason": (f"open load over capacity: {station} utilisation {util:.3f} >= 1" if over_capacity
+                            else short if short
                             else "queue outgrew the model's I/O pool" if int(part.data("unstable")) else ""),
         "title": "mcio simulation",
         "mcio_version": __version__, "numba_version": numba.__version__,

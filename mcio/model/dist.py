@@ -90,12 +90,22 @@ class Dist:
                 if not isinstance(w, (list, tuple)) or len(w) != len(vals):
                     raise McioError(f"{name}.weights", w, f"must be a list of {len(vals)} weights")
                 w = tuple(_number(f"{name}.weights[{i}]", x) for i, x in enumerate(w))
-                if sum(w) <= 0:
-                    raise McioError(f"{name}.weights", list(w), "must have a positive sum")
+                if not 0 < sum(w) < math.inf:
+                    raise McioError(f"{name}.weights", list(w), "must have a positive, finite sum")
                 tot = sum(w)
                 mean = sum(a * b for a, b in zip(vals, w)) / tot
-                var = sum(b * (a - mean) ** 2 for a, b in zip(vals, w)) / tot
-                scv = var / mean**2 if mean > 0 else 0.0
+                if not math.isfinite(mean):       # (values x weights overflow: the weights normalised first)
+                    mean = sum(a * (b / tot) for a, b in zip(vals, w))
+                try:
+                    var = sum(b * (a - mean) ** 2 for a, b in zip(vals, w)) / tot
+                except OverflowError:             # (a square beyond float64: the relative form below)
+                    var = math.inf
+                if mean > 0 and mean * mean > 0 and math.isfinite(var):
+                    scv = var / mean**2
+                elif mean > 0:                    # (mean**2 underflows, or var overflows: relative deviations)
+                    scv = sum((b / tot) * ((a - mean) / mean) ** 2 for a, b in zip(vals, w))
+                else:
+                    scv = 0.0
                 return Dist("empirical", mean, scv, vals, w)
             if kind == "uniform":
                 for k in ("low", "high"):
@@ -135,7 +145,18 @@ class Dist:
         if high == low:
             return Dist("deterministic", low, 0.0)
         mean = (low + high) / 2
-        return Dist("uniform", mean, (high - low) ** 2 / 12 / mean**2, low=low, high=high)
+        if not math.isfinite(mean):          # (low + high overflows: halve first)
+            mean = low / 2 + high / 2
+        if mean == 0.0:
+            # a span of a few subnormals (high 5e-324): its mean rounds to 0 and so does every
+            # draw; a duration of 0 is what any clock sees
+            return Dist("deterministic", 0.0, 0.0)
+        sq = mean * mean
+        if sq > 0.0 and math.isfinite(sq) and math.isfinite((high - low) ** 2):
+            scv = (high - low) ** 2 / 12 / sq
+        else:                                # (a square under- or overflows: the ratio first)
+            scv = ((high - low) / mean) ** 2 / 12
+        return Dist("uniform", mean, scv, low=low, high=high)
 
     def to_toml(self):
         """The TOML value that parses back to this distribution."""

@@ -8,153 +8,21 @@ from __future__ import annotations
 
 import copy
 import difflib
+import math
 import tomllib
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, NamedTuple
 
 import tomli_w
 
 from ..errors import McioError
+from . import effect
+from .checks import (MAX_RATE_IOPS, MAX_SCV, MIN_MEDIA_MB_S, MIN_ROTATION_MS,
+                     choice, dist, integer, num, optional_list, paths, text, trace)
 from .costs import mp_us_per_io
-from .dist import KINDS, Dist, _number
+from .dist import Dist
 from .positional import positional_demand_ms, positional_parameters
-
-# ---- field checkers: each takes (dotted name, raw value) and returns the clean value ----------
-# Each carries ``schema``: its JSON Schema fragment (mcio/model/schema.py builds the spec schema
-# from them, so the schema and the validation cannot drift apart).
-
-
-def _with_schema(check: Callable, schema: dict) -> Callable:
-    check.schema = schema
-    return check
-
-
-def num(lo=0.0, lo_open=False, hi=None, hi_open=False) -> Callable:
-    rng = f"{'>' if lo_open else '>='} {lo:g}" + ("" if hi is None else f" and {'<' if hi_open else '<='} {hi:g}")
-
-    def check(name, v):
-        try:
-            x = _number(name, v, lo=lo, lo_open=lo_open)
-        except McioError as e:
-            if "finite" in e.allowed or "a number" in e.allowed:
-                raise
-            raise McioError(name, v, f"must be {rng}") from None
-        if hi is not None and (x > hi or (hi_open and x == hi)):
-            raise McioError(name, v, f"must be {rng}")
-        return x
-    sch = {"type": "number", ("exclusiveMinimum" if lo_open else "minimum"): lo}
-    if hi is not None:
-        sch["exclusiveMaximum" if hi_open else "maximum"] = hi
-    return _with_schema(check, sch)
-
-
-def integer(lo=0, hi=None) -> Callable:
-    def check(name, v):
-        if isinstance(v, bool) or not isinstance(v, (int, float)) or (isinstance(v, float) and not v.is_integer()):
-            raise McioError(name, v, "must be an integer")
-        v = int(v)
-        if v < lo or (hi is not None and v > hi):
-            raise McioError(name, v, f"must be an integer in [{lo}, {hi if hi is not None else 'inf'}]")
-        return v
-    sch = {"type": "integer", "minimum": lo}
-    if hi is not None:
-        sch["maximum"] = hi
-    return _with_schema(check, sch)
-
-
-def choice(*opts) -> Callable:
-    def check(name, v):
-        if v not in opts:
-            raise McioError(name, v, f"must be one of {', '.join(map(repr, opts))}")
-        return v
-    return _with_schema(check, {"enum": list(opts)})
-
-
-#: Largest mean (in the field's own unit) and SCV a duration may have: beyond them a run's clock
-#: loses the resolution of its shortest durations (2**53 ulps), and no I/O path has such delays.
-MAX_DURATION = 1e9
-MAX_SCV = 1e4
-
-
-def _dist(name, v):
-    d = Dist.parse(name, v)
-    if d.mean > MAX_DURATION:
-        raise McioError(name if not isinstance(v, dict) else f"{name}.mean", d.mean,
-                        f"must be <= {MAX_DURATION:g} (in the field's unit)")
-    if d.scv > MAX_SCV:
-        raise McioError(f"{name}.scv" if isinstance(v, dict) else name, d.scv, f"must be <= {MAX_SCV:g}")
-    if d.kind == "empirical" and max(d.values) > MAX_DURATION:
-        raise McioError(f"{name}.values", max(d.values), f"must be <= {MAX_DURATION:g} (in the field's unit)")
-    return d
-
-
-_DIST_SCHEMA = {"oneOf": [
-    {"type": "number", "minimum": 0, "maximum": MAX_DURATION, "description": "deterministic duration"},
-    {"type": "object", "required": ["dist"], "additionalProperties": False,
-     "properties": {"dist": {"enum": list(KINDS)},
-                    "mean": {"type": "number", "minimum": 0, "maximum": MAX_DURATION},
-                    "scv": {"type": "number", "minimum": 0, "maximum": MAX_SCV},
-                    "values": {"type": "array", "items": {"type": "number", "minimum": 0}, "minItems": 1},
-                    "weights": {"type": "array", "items": {"type": "number", "minimum": 0}, "minItems": 1}}}]}
-dist = _with_schema(_dist, _DIST_SCHEMA)
-
-
-def _text(name, v):
-    if not isinstance(v, str):
-        raise McioError(name, v, "must be a string")
-    return v
-
-
-text = _with_schema(_text, {"type": "string"})
-
-
-def optional_list(item: Callable) -> Callable:
-    def check(name, v):
-        if v is None:
-            return None
-        if not isinstance(v, (list, tuple)):
-            raise McioError(name, v, "must be a list")
-        return [item(f"{name}[{i}]", x) for i, x in enumerate(v)]
-    return _with_schema(check, {"type": "array", "items": getattr(item, "schema", {})})
-
-
-def _trace(name, v):
-    """Arrival times (ms), non-decreasing, at least two: the gaps are replayed cyclically."""
-    if v is None:
-        return None
-    times = optional_list(num(hi=MAX_DURATION * 1e3))(name, v)
-    if len(times) < 2:
-        raise McioError(name, f"{len(times)} times", "needs at least 2 arrival times")
-    for i in range(1, len(times)):
-        if times[i] < times[i - 1]:
-            raise McioError(f"{name}[{i}]", times[i], f"arrival times must not decrease (previous {times[i - 1]})")
-    if times[-1] <= times[0]:
-        raise McioError(name, "all equal", "arrival times must span a positive interval")
-    return times
-
-
-trace = _with_schema(_trace, {"type": "array", "items": {"type": "number", "minimum": 0}, "minItems": 2})
-
-
-def _paths(name, v):
-    if v is None:
-        return None
-    if not isinstance(v, (list, tuple)) or not v:
-        raise McioError(name, v, "must be a non-empty list of channel-index lists (one for all devices, or one per device)")
-    out = []
-    for i, p in enumerate(v):
-        if not isinstance(p, (list, tuple)) or not p:
-            raise McioError(f"{name}[{i}]", p, "device has no path: give a non-empty list of channel indices")
-        idx = [integer(0, 255)(f"{name}[{i}]", c) for c in p]
-        if len(set(idx)) != len(idx):
-            raise McioError(f"{name}[{i}]", p, "channel indices in a path group must be distinct")
-        out.append(idx)
-    return out
-
-
-paths = _with_schema(_paths, {"type": "array", "minItems": 1, "items": {
-    "type": "array", "minItems": 1, "uniqueItems": True, "items": {"type": "integer", "minimum": 0, "maximum": 255}}})
 
 
 class Field(NamedTuple):
@@ -172,7 +40,7 @@ F = Field
 SECTIONS: dict[str, dict[str, Field]] = {
     "workload": {
         "type": F(choice("open", "closed"), "closed", "open: I/Os arrive at a rate; closed: a fixed number are kept outstanding"),
-        "rate_iops": F(num(lo=1e-3, hi=1e8), 1000.0, "open: arrival rate (SSCH/s)"),
+        "rate_iops": F(num(lo=1e-3, hi=MAX_RATE_IOPS), 1000.0, "open: arrival rate (SSCH/s)"),
         "arrival_scv": F(num(hi=MAX_SCV), 1.0, "open: squared coefficient of variation of the gaps (1 = Poisson, 0 = evenly spaced)"),
         "arrival_trace_ms": F(trace, None, "open: arrival times (ms), replayed cyclically from a random start; replaces rate_iops"),
         "population": F(integer(1, 1_000_000), 1, "closed: I/Os kept outstanding (at most 1e6: each costs the kernel ~170 bytes of state per replication)"),
@@ -198,8 +66,8 @@ SECTIONS: dict[str, dict[str, Field]] = {
         "paths": F(paths, None, "channel indices per device (one list for all, or one per device); default: every channel"),
         "geometry": F(choice("emulated", "3390", "3380"), "emulated", "emulated: no positional parts (a miss is back-end service); 3390 / 3380: a rotating disk whose misses seek and rotate (needs control_unit.miss_policy read_through or staging)"),
         "cylinders": F(integer(1, 65520), None, "positional: cylinders per volume; default: the geometry's reference model (3390-3: 3,339; 3380-K: 2,655)"),
-        "rotation_ms": F(num(lo=0.0, lo_open=True, hi=1000.0), None, "positional: one revolution (ms); rotational latency is uniform over it; default 14.2 (3390), 16.7 (3380)"),
-        "media_mb_s": F(num(lo=0.0, lo_open=True, hi=1e4), None, "positional: data rate off the head (MB/s = KB/ms); default 4.2 (3390), 3.0 (3380)"),
+        "rotation_ms": F(num(lo=MIN_ROTATION_MS, hi=1000.0), None, "positional: one revolution (ms); rotational latency is uniform over it; default 14.2 (3390), 16.7 (3380); at least 1e-6 ms: the run's clock (ms, float64) resolves no shorter time over the longest run (1e9 ms x 2**-52 = 2.2e-7 ms)"),
+        "media_mb_s": F(num(lo=MIN_MEDIA_MB_S, hi=1e4), None, "positional: data rate off the head (MB/s = KB/ms); default 4.2 (3390), 3.0 (3380); at least 1e-3 MB/s: one I/O's media transfer (io.kb <= 1e6 KB) must fit in the longest duration a run holds (1e9 ms)"),
         "cylinder_kb": F(num(lo=0.0, lo_open=True, hi=1e6), None, "positional: data per cylinder (KB): how far a sequential I/O moves the arm; default 4 KB blocks, 15 tracks: 737.28 (3390, 12 per track), 614.4 (3380, 10)"),
         "seek_settle_ms": F(num(hi=100.0), 2.0, "positional: seek time of a 1-cylinder move's fixed part: seek(d) = seek_settle_ms + seek_ms_per_sqrt_cyl * sqrt(d) for d >= 1, 0 for d = 0 (ms; assumed, not published)"),
         "seek_ms_per_sqrt_cyl": F(num(hi=100.0), None, "positional: the seek curve's sqrt(distance) coefficient (ms); default: the curve whose mean over random access is the published average seek of the reference model (3390-3: 12.5 ms over 3,339 cylinders; 3380-K: 16 ms over 2,655)"),
@@ -269,6 +137,15 @@ def _section(sec: str, raw: dict, where: str) -> dict:
             else None for k, f in fields.items()}
 
 
+class ModelDict(dict):
+    """A model's sections as :meth:`Model.to_dict` writes them, with ``user_set``: the fields its
+    user set (the rest were written because every field is)."""
+
+    def __init__(self, *args, user_set: dict | None = None, **kw):
+        super().__init__(*args, **kw)
+        self.user_set = dict(user_set or {})
+
+
 @dataclass(frozen=True)
 class Model:
     """A validated model. Sections are dicts of clean values; ``io`` is a list of class dicts."""
@@ -278,10 +155,26 @@ class Model:
     devices: dict
     channels: dict
     control_unit: dict
+    #: the fields the user set (not left at their defaults): ``section.field`` (``io.field`` for
+    #: a class's) -> (where it was set, its value); :mod:`.effect` checks that each counts
+    user_set: dict = field(default_factory=dict, compare=False, repr=False)
 
     # ---- construction ----
     @classmethod
-    def from_dict(cls, raw: dict, where: str = "model") -> "Model":
+    def from_dict(cls, raw: dict, where: str = "model", *, user_set: dict | None = None) -> "Model":
+        """A validated model from its sections (a dict as TOML holds it). Every field set in
+        ``raw`` is the user's (``user_set``: given instead, e.g. by :meth:`replace`), and must
+        count under the model's options (:mod:`.effect`), unless a caller checks a set of
+        models together (:func:`.effect.deferred`)."""
+        if user_set is None and isinstance(raw, ModelDict):
+            user_set = raw.user_set
+        m = cls._from_dict(raw, where, user_set)
+        if not effect.is_deferred():
+            effect.check_model(m)
+        return m
+
+    @classmethod
+    def _from_dict(cls, raw: dict, where: str, user_set: dict | None) -> "Model":
         if not isinstance(raw, dict):
             raise McioError(where, raw, "must be a table")
         allowed = ("workload", "io", "devices", "channels", "control_unit")
@@ -301,7 +194,9 @@ class Model:
             devices=_section("devices", raw.get("devices", {}), "devices"),
             channels=_section("channels", raw.get("channels", {}), "channels"),
             control_unit=_section("control_unit", raw.get("control_unit", {}), "control_unit"),
+            user_set={},
         )
+        m.user_set.update(_user_set(m, raw, io_raw) if user_set is None else user_set)
         m._cross_check()
         return m
 
@@ -353,11 +248,14 @@ class Model:
 
     # ---- output ----
     def to_dict(self) -> dict:
+        """Every field (defaults included) as TOML holds it. The dict remembers which fields the
+        user set (:class:`ModelDict`): a model rebuilt from it, changed or not (a calibration
+        row's load), counts as set only what the user set, not every field written."""
         def clean(sec: dict) -> dict:
             return {k: (v.to_toml() if isinstance(v, Dist) else v) for k, v in sec.items() if v is not None}
-        return {"workload": clean(self.workload), "io": [clean(c) for c in self.io],
-                "devices": clean(self.devices), "channels": clean(self.channels),
-                "control_unit": clean(self.control_unit)}
+        return ModelDict({"workload": clean(self.workload), "io": [clean(c) for c in self.io],
+                          "devices": clean(self.devices), "channels": clean(self.channels),
+                          "control_unit": clean(self.control_unit)}, user_set=self.user_set)
 
     def to_toml(self) -> str:
         return tomli_w.dumps(self.to_dict())
@@ -376,8 +274,10 @@ class Model:
             raise McioError(key, None, "no such model field")
         return node
 
-    def replace(self, key: str, value) -> "Model":
-        """A new model with dotted field ``key`` (e.g. ``workload.population``, ``io.0.kb``) set."""
+    def replace(self, key: str, value, *, where: str | None = None, check: bool = True) -> "Model":
+        """A new model with dotted field ``key`` (e.g. ``workload.population``, ``io.0.kb``) set,
+        by the user (``where``: how errors name it, default ``key``). ``check``: that every field
+        the user set counts (:mod:`.effect`); a sweep checks its points together instead."""
         d = copy.deepcopy(self.to_dict())
         parts = key.split(".")
         if parts[0] not in SECTIONS:
@@ -394,7 +294,12 @@ class Model:
         if isinstance(node, list):
             raise McioError(key, value, "name a field of an io class, e.g. io.0.kb")
         node[last] = value
-        return Model.from_dict(d)
+        user = dict(self.user_set)
+        user[effect.canonical(key)] = (where or key, value)
+        m = Model._from_dict(d, "model", user)
+        if check and not effect.is_deferred():
+            effect.check_model(m)
+        return m
 
     # ---- derived quantities used by the engine and the capacity check ----
     def device_weights(self):
@@ -486,11 +391,34 @@ class Model:
     def check_open_capacity(self) -> None:
         """Raise if an open workload's rate meets or exceeds some station's capacity."""
         name, u, rate = self.open_bottleneck()
+        u, rate = float(u), float(rate)      # (plain numbers in the message, never np.float64(...))
         if u >= 1.0:
             field = "workload.rate_iops" if self.workload["arrival_trace_ms"] is None else "workload.arrival_trace_ms"
+            cap = rate / u
+            allowed = (f"allowed: rate_iops < {cap:.6g}" if math.isfinite(cap) and cap > 0
+                       else f"no rate fits: the {name} alone is at capacity")
             raise McioError(field, round(rate, 6),
-                            f"open load at or over capacity ({name} utilisation {u:.3f} >= 1); "
-                            f"allowed: rate_iops < {rate / u:.6g}")
+                            f"open load at or over capacity ({name} utilisation {u:.3f} >= 1); {allowed}")
+
+
+def _user_set(m: "Model", raw: dict, io_raw: list) -> dict:
+    """The fields ``raw`` sets to other than their defaults: ``section.field`` -> (its dotted
+    name, its value). A field written at its default is not "set": a model mcio wrote (every
+    field, ``Model.to_toml``) reads back as it was."""
+    out = {}
+
+    def put(sec: str, clean: dict, sub, where: str):
+        for k, v in sub.items() if isinstance(sub, dict) else ():
+            f = SECTIONS[sec][k]
+            default = None if f.default is None else f.check(f"{where}.{k}", f.default)
+            if clean[k] != default:
+                out.setdefault(f"{sec}.{k}", (f"{where}.{k}", v))
+
+    for sec in ("workload", "devices", "channels", "control_unit"):
+        put(sec, getattr(m, sec), raw.get(sec, {}), sec)
+    for i, c in enumerate(io_raw):
+        put("io", m.io[i], c, f"io[{i}]")
+    return out
 
 
 def load_toml(path) -> dict:

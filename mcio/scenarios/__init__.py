@@ -114,7 +114,7 @@ def mm1_demo(rate_iops: float = 500.0, service_ms: float = 1.0) -> Model:
         "devices": {"count": 1},
         "channels": {"count": 1, "mp_us_per_io_ccw": 0.0, "mp_us_per_io_zhpf": 0.0},
         "control_unit": {"backend_service_ms": {"dist": "exponential", "mean": service_ms}},
-    }, where="scenario mm1-demo")
+    }, where="scenario mm1-demo", user_set={})
 
 
 def _mm1_scenario():

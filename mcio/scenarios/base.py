@@ -21,6 +21,7 @@ A scenario declares
 from __future__ import annotations
 
 import abc
+import dataclasses
 import math
 from dataclasses import asdict, dataclass, field
 from typing import Any, Mapping, Sequence
@@ -42,6 +43,10 @@ class Param:
     provenance: str
     reason: str
     bounds: tuple[float | None, float | None] | None = None
+    #: the allowed values of a text (or other) parameter; None: any of the default's kind
+    choices: tuple | None = None
+    #: a further check of the value (``value, field name`` -> the clean value, or McioError)
+    validate: Any = None
 
     def __post_init__(self):
         if self.provenance not in PROVENANCE:
@@ -49,14 +54,37 @@ class Param:
 
     def check(self, value, where: str) -> Any:
         """``value`` if it is allowed, else McioError naming ``where.name``: of the default's kind
-        (a flag takes true/false, a text a string, a number a number) and within ``bounds``."""
+        (a flag takes true/false, a text a string without NUL, a number a finite number, an
+        integer an integral one), one of ``choices`` and within ``bounds``."""
+        name = f"{where}.{self.name}"
         if isinstance(self.value, bool) and not isinstance(value, bool):
-            raise McioError(f"{where}.{self.name}", value, "must be true or false")
-        if isinstance(self.value, str) and not isinstance(value, str):
-            raise McioError(f"{where}.{self.name}", value, "must be a string")
+            raise McioError(name, value, "must be true or false")
+        if isinstance(self.value, str):
+            if not isinstance(value, str):
+                raise McioError(name, value, "must be a string")
+            from ..model.text import check_text
+            check_text(name, value)
+        if isinstance(self.value, (tuple, list)) and self.validate is None:   # (a validator says more)
+            if not isinstance(value, (tuple, list)):
+                raise McioError(name, value, "must be a list")
+            if all(isinstance(x, str) for x in self.value):
+                from ..model.text import check_text
+                for i, x in enumerate(value):
+                    check_text(f"{name}[{i}]", x)
+        if isinstance(self.value, dict) and not isinstance(value, dict):
+            raise McioError(name, value, "must be a table")
+        if self.choices is not None and value not in self.choices:
+            raise McioError(name, value, f"must be one of {', '.join(map(repr, self.choices))}")
         if (isinstance(self.value, (int, float)) and not isinstance(self.value, bool)
                 and (isinstance(value, bool) or not isinstance(value, (int, float)))):
-            raise McioError(f"{where}.{self.name}", value, f"must be a number ({self.unit})")
+            raise McioError(name, value, f"must be a number ({self.unit})")
+        if isinstance(value, (int, float)) and not isinstance(value, bool) and not isinstance(self.value, bool):
+            if not math.isfinite(value):
+                raise McioError(name, value, f"must be a finite number ({self.unit})")
+            if isinstance(self.value, int) and not float(value).is_integer():
+                raise McioError(name, value, f"must be an integer ({self.unit})")
+        if self.validate is not None:
+            value = self.validate(value, name)
         if self.bounds is None:
             return value
         lo, hi = self.bounds
@@ -67,6 +95,29 @@ class Param:
             raise McioError(f"{where}.{self.name}", value,
                             f"must be in [{'-inf' if lo is None else lo}, {'inf' if hi is None else hi}] {self.unit}")
         return value
+
+
+@dataclass(frozen=True)
+class ParamCondition:
+    """An option under which a scenario parameter counts: ``option`` in the spec's words,
+    ``param`` the parameter that decides it and ``test`` its values that make it hold;
+    ``counts_with`` / ``ignored_with``: one value of ``param`` each way (the enumerating test
+    uses them)."""
+
+    option: str
+    param: str
+    test: Any
+    counts_with: Any
+    ignored_with: Any
+
+    def holds(self, vals: Mapping) -> bool:
+        return bool(self.test(vals.get(self.param)))
+
+    def state(self, vals: Mapping) -> str:
+        return f"{self.param} = {vals.get(self.param)!r}"
+
+
+ALWAYS_COUNTS = ()
 
 
 @dataclass(frozen=True)
@@ -160,6 +211,10 @@ class Scenario(abc.ABC):
     calibration_params: tuple[str, ...] = ()
     #: what :attr:`RunSize.ios` counts for this scenario (printed by ``mcio reproduce``)
     ios_meaning: str = "I/Os"
+    #: parameter -> the :class:`ParamCondition` s under which it counts (all must hold); a
+    #: parameter not here always counts. A parameter the user sets where it has no effect is an
+    #: error naming the option that would make it count (tests/test_field_effect.py enumerates them).
+    param_effect: Mapping[str, tuple] = {}
 
     # ---- parameters ----------------------------------------------------------------------
 
@@ -205,19 +260,51 @@ class Scenario(abc.ABC):
         """The Model of ``variant`` (default: the first) with ``overrides`` (parameter names or
         dotted model fields; a number given for a distribution field sets its mean)."""
         from ..model import Model
+        from ..model import effect
         if variant is None:
             variant = next(iter(self.variants))
         vals = self.resolve(overrides, variant)
+        if not effect.is_deferred():
+            self.check_effective([(dict(overrides or {}), variant)])
         dotted = {k: vals.pop(k) for k in list(vals) if "." in k}
-        m = self.build(vals)
+        with effect.deferred():   # (the scenario's own choices are not the user's: only overrides count)
+            m = self.build(vals)
         if not isinstance(m, Model):
             raise McioError("scenario", self.name, "build() did not return a Model")
+        m = dataclasses.replace(m, user_set={})
         for k, v in dotted.items():
             cur = m.get(k)
             if isinstance(cur, dict) and "mean" in cur and isinstance(v, (int, float)):
                 v = {**cur, "mean": v}
-            m = m.replace(k, v)
+            m = m.replace(k, v, where=f"scenario_params.{k}", check=False)
+        if not effect.is_deferred():
+            effect.check_model(m)
         return m
+
+    def check_effective(self, sets) -> None:
+        """Raise for a parameter the user set that counts under none of ``sets`` where it is set:
+        ``sets`` is a list of (the user's overrides, the scenario variant they apply to); a
+        parameter's conditions are :attr:`param_effect`'s (absent: it always counts)."""
+        counted: dict[str, tuple] = {}
+        for over, variant in sets:
+            vals = None
+            for k, v in over.items():
+                if "." in k or k == "variant" or (k in counted and counted[k][0]):
+                    continue
+                conds = self.param_effect.get(k, ALWAYS_COUNTS)
+                if vals is None:
+                    vals = self.resolve({q: x for q, x in over.items() if q != "variant"},
+                                        over.get("variant", variant) or next(iter(self.variants)))
+                bad = next((c for c in conds if not c.holds(vals)), None)
+                if bad is None:
+                    counted[k] = (True,)
+                elif k not in counted:
+                    counted[k] = (False, v, bad, vals)
+        for k, got in counted.items():
+            if not got[0]:
+                _, v, c, vals = got
+                raise McioError(f"scenario_params.{k}", v, f"has no effect with {c.state(vals)}: it counts only "
+                                                          f"with {c.option}; remove it or set that parameter")
 
     # ---- figures ---------------------------------------------------------------------------
 
@@ -236,6 +323,9 @@ class Scenario(abc.ABC):
         from ..engine import simulate
         ds = simulate(self.model(variant), ios=run.ios, replications=run.replications, seed=run.seed,
                       point=self.stream(variant))
+        if "unstable" in ds and int(ds["unstable"]):
+            # (a figure of a run flagged unstable, e.g. too short for a steady state, is no figure)
+            raise McioError("--ios", run.ios, f"variant {variant!r}: {ds.attrs.get('unstable_reason') or 'unstable'}")
         return self.derive(variant, ds)
 
     def reproduce(self, run: RunSize | None = None, variants: Sequence[str] | None = None) -> list[FigureResult]:

@@ -43,7 +43,7 @@ from pathlib import Path
 
 from ..errors import McioError
 from ..model import Dist, Model
-from .base import Figure, Param, RunSize, Scenario, Tolerance, headline
+from .base import Figure, Param, ParamCondition, RunSize, Scenario, Tolerance, headline
 from .fitted import read_fitted
 
 # ---- the seed table ---------------------------------------------------------------------------
@@ -310,6 +310,12 @@ class FiconChannel(Scenario):
     params = PARAMS
     variants = VARIANTS
     figures = FIGURES
+    param_effect = {
+        "rate_iops": (ParamCondition("load = 'open'", "load", lambda v: v == "open", "open", "closed"),),
+        "population": (ParamCondition("load = 'closed'", "load", lambda v: v == "closed", "closed", "open"),),
+        "think_ms": (ParamCondition("load = 'closed'", "load", lambda v: v == "closed", "closed", "open"),),
+        "zhpf_mp_ratio": (ParamCondition("zhpf_share > 0", "zhpf_share", lambda v: v > 0, 0.5, 0.0),),
+    }
     run_size = RunSize(**CALIBRATION["budget"])
     calibration_params = CALIBRATION_PARAMS
     calibration_start = CALIBRATION_START
@@ -365,7 +371,7 @@ class FiconChannel(Scenario):
                              "backend_service_ms": Dist.from_mean_scv(p["backend_service_ms"],
                                                                       p["backend_scv"]).to_toml()},
         }
-        return Model.from_dict(raw, where="scenario ficon-channel")
+        return Model.from_dict(raw, where="scenario ficon-channel", user_set={})
 
 
 #: The registered instance.

@@ -58,7 +58,7 @@ from ..errors import McioError
 from ..model import Model
 from ..model.costs import mp_us
 from ..stream import KB_4K, Stream, simulate_stream, stream_model, stream_quantities
-from .base import Figure, Param, RunSize, Scenario, Tolerance, headline
+from .base import Figure, Param, ParamCondition, RunSize, Scenario, Tolerance, headline
 
 #: The seed's Table 1 (RRR0 classic, RRR6 z/HPF). The fit's targets; never read by build().
 MEASURED = {
@@ -186,7 +186,17 @@ def _figures() -> tuple[Figure, ...]:
     return tuple(rows)
 
 
+_ZHPF = (ParamCondition("zhpf_share > 0 (some programs in transport mode)", "zhpf_share", lambda v: v > 0, 1.0, 0.0),)
+
+
 class ZhpfDump(Scenario):
+    param_effect = {
+        "zhpf_cost_ratio": (ParamCondition("zhpf_per_record = 'ratio'", "zhpf_per_record", lambda v: v == "ratio",
+                                           "ratio", "fitted"),),
+        **{k: _ZHPF for k in ("mp_us_per_io_zhpf", "mp_us_per_command_zhpf", "protocol_us_per_io_zhpf",
+                              "protocol_us_per_command_zhpf")},
+    }
+
     name = "zhpf-dump"
     description = "SNAPDUMP of 550,000 4 KB records, classic FICON vs z/HPF: a one-program stream (seed 003)"
     params = PARAMS
@@ -239,7 +249,7 @@ class ZhpfDump(Scenario):
                              if p["ha_service_us"] > 0 else 0.0,
                              "cu_us_per_command_ccw": p["cu_us_per_record"],
                              "cu_us_per_command_zhpf": cu_us_per_dcw(p)},
-        }, where="scenario zhpf-dump")
+        }, where="scenario zhpf-dump", user_set={})
 
     def build(self, p: dict) -> Model:
         return stream_model(self.base(p), self.stream(p))

@@ -16,7 +16,8 @@ unpublished parameter does.
 """
 from __future__ import annotations
 
-from ..base import Figure, Param, RunSize, Scenario, Tolerance
+from ...errors import McioError
+from ..base import Figure, Param, ParamCondition, RunSize, Scenario, Tolerance
 from . import filesystem as fs
 from . import published
 from .filesystem import COMMANDS, RELEASES, FsRules, run_batch
@@ -27,38 +28,57 @@ EAV_CYLINDERS = (65520, 262668)   # what-if: 3390-54 and the largest EAV (domain
 BLOCK_SIZES = (512, 1024, 2048, 4096)
 
 _SEED = "seed 004 / z/VM 4.3.0 performance report"
+
+
+def _check_commands(value, name: str) -> tuple:
+    """A list of distinct CMS commands (:data:`COMMANDS`)."""
+    if not isinstance(value, (list, tuple)):
+        raise McioError(name, value, f"must be a list of CMS commands ({', '.join(COMMANDS)})")
+    for i, c in enumerate(value):
+        if c not in COMMANDS:
+            raise McioError(f"{name}[{i}]", c, f"must be one of {', '.join(COMMANDS)}")
+    if len(set(value)) != len(value):
+        raise McioError(name, list(value), "commands must be distinct")
+    return tuple(value)
 PARAMS = (
     # the measurement ---------------------------------------------------------------------------
-    Param("block_bytes", 4096, "byte", "seed", "'formatted with a block size of 4096'"),
-    Param("file_blocks", 10, "1", "seed", "'files composed of 10 blocks'", (1, None)),
-    Param("n_commands", 50, "1", "seed", "'each issued fifty times'", (1, None)),
-    Param("release", "4.2.0", "", "seed", "which release's commit rule build() uses: 4.2.0 or 4.3.0"),
-    Param("cylinders", 32760, "1", "seed", "minidisk size build() uses (the seed's largest)", (1, None)),
-    Param("command", "CREATE", "", "seed", "command whose I/O build() runs: CREATE, COPY, RENAME, ERASE"),
+    Param("block_bytes", 4096, "byte", "seed", "'formatted with a block size of 4096' (CMS formats 512, "
+          "1024, 2048 or 4096)", choices=BLOCK_SIZES),
+    # (the file system's walk costs ~ n_commands x file_blocks x map size: the bounds keep the
+    # largest, 1000 x 1000 on the largest EAV, to ~10 s of validation)
+    Param("file_blocks", 10, "1", "seed", "'files composed of 10 blocks'; at most 1000", (1, 1000)),
+    Param("n_commands", 50, "1", "seed", "'each issued fifty times'; at most 1000", (1, 1000)),
+    Param("release", "4.2.0", "", "seed", "which release's commit rule build() uses: 4.2.0 or 4.3.0",
+          choices=RELEASES),
+    Param("cylinders", 32760, "1", "seed", "minidisk size build() uses (the seed's largest); at most the "
+          "largest EAV's 262,668", (1, EAV_CYLINDERS[-1])),
+    Param("command", "CREATE", "", "seed", "command whose I/O build() runs: CREATE, COPY, RENAME, ERASE",
+          choices=COMMANDS),
     # the file system's unpublished rules --------------------------------------------------------
     Param("blocks_per_program", 5, "1", "fitted",
           "blocks per channel program: the published 4.2.0 growth per commit (1, 4, 11, 36 extra "
           "I/Os for 6, 19, 56, 180 map blocks) holds for 5 only (4 gives 45 extra at 32,760 cyl, 6 "
-          "gives 30)", (1, None)),
+          "gives 30)", (1, 100_000)),
     Param("program_limit", "blocks", "", "assumed",
           "'blocks': a program carries blocks_per_program blocks at every block size; 'bytes': "
-          "program_bytes / block size (the table, at 4 KB only, cannot tell them apart)"),
+          "program_bytes / block size (the table, at 4 KB only, cannot tell them apart)",
+          choices=("blocks", "bytes")),
     Param("program_bytes", 20480, "byte", "assumed", "5 x 4 KB: the byte limit that equals the fitted "
-          "count at 4 KB", (512, None)),
+          "count at 4 KB", (512, 2**31)),
     Param("grouping", "any", "", "fitted", "blocks of one program need not be adjacent; 'contiguous' "
-          "gives 5 I/Os per CREATE where the table has 4"),
+          "gives 5 I/Os per CREATE where the table has 4", choices=("any", "contiguous")),
     Param("label_separate", True, "", "fitted", "the label (commit point) is written alone after the "
           "control blocks: RENAME's 2 I/Os per 50 at every size in 4.3.0 (1 without)"),
     Param("copy_replaces_target", True, "", "fitted", "COPY replaces an existing target (reads its "
           "pointer block to free it): 10 I/Os per COPY (9 without)"),
     Param("deferred", ("RENAME", "ERASE"), "", "fitted", "commands that leave the directory and map "
           "in storage until the end of the sequence: their 4.2.0 growth is one full map per 50 "
-          "commands (CREATE's is one per command, COPY's two)"),
+          "commands (CREATE's is one per command, COPY's two)", validate=_check_commands),
     # time --------------------------------------------------------------------------------------
-    *(Param(k, v, u, p, r, (0.0, None) if k != "media_mb_s" else (1e-3, None))
+    *(Param(k, v, u, p, r, (0.0, 1e9) if k != "media_mb_s" else (1e-3, 1e4))
       for k, (v, u, p, r) in TIMING_PARAMS.items()),
     Param("commit_rate_per_s", 1.0, "s-1", "assumed", "what-if: commands per second one user "
-          "issues, for the device busy it causes", (0.0, None)),
+          "issues, for the device busy it causes", (0.0, 1e8)),
 )
 
 _RULE_KEYS = ("blocks_per_program", "program_limit", "program_bytes", "grouping", "label_separate",
@@ -141,6 +161,12 @@ class CmsCommit(Scenario):
                 "cached": {"seek_ms": 0.0, "rotation_ms": 0.0, "media_mb_s": 17.0}}
     figures = _figures()
     run_size = RunSize(ios=20_000, replications=4, seed=1)
+    param_effect = {
+        "program_bytes": (ParamCondition("program_limit = 'bytes'", "program_limit", lambda v: v == "bytes",
+                                         "bytes", "blocks"),),
+        "blocks_per_program": (ParamCondition("program_limit = 'blocks'", "program_limit",
+                                              lambda v: v == "blocks", "blocks", "bytes"),),
+    }
 
     def build(self, p):
         """The engine Model of ``p['n_commands']`` ``p['command']``s at ``p['release']`` on a

@@ -61,7 +61,7 @@ def device_model(programs, block_bytes: int, media_mb_s: float = 4.2, rotation_m
                      "mp_us_per_io_zhpf": 0.0, "max_open_exchanges": 1},
         "control_unit": {"ha_service_us": pend_ms * 1000.0,
                          "backend_service_ms": {"dist": "empirical", "values": lat}},
-    }, where="scenario cms-commit")
+    }, where="scenario cms-commit", user_set={})
 
 
 def mean_service_ms(programs, block_bytes: int, media_mb_s: float = 4.2, rotation_ms: float = 14.2,

@@ -98,7 +98,7 @@ PARAMS = (
     P("cu_resident_fraction", 0.0, "1", "seed", "phase 1 is the data's first access ('the first time data is "
       "accessed, disconnect time will be in the 10-20 ms range'): cold. Phases 2 and 3 override it", (0.0, 1.0)),
     # ---- channel and pend ---------------------------------------------------------------------------
-    P("link_mb_s", 17.0, "Mbyte s-1", "seed", "ESCON: 'up to 17MB/sec'"),
+    P("link_mb_s", 17.0, "Mbyte s-1", "seed", "ESCON: 'up to 17MB/sec'", (0.01, 1e6)),
     P("max_open_exchanges", 1, "1", "IBM", "ESCON runs one I/O at a time per channel", (1, 100_000)),
     P("ccw_protocol_us", 20.0, "us", "assumed", "ESCON handshake per CCW beside the data; below the seed's "
       "0.1 ms resolution for a few records", (0.0, 1000.0)),
@@ -316,7 +316,7 @@ class DasdMdc(Scenario):
                              "mp_us_per_io_ccw": p["mp_start_us"], "mp_start_fraction": 1.0,
                              "mp_us_per_io_zhpf": 0.0, "protocol_us_per_command_ccw": proto_us},
                 "control_unit": {"ha_service_us": p["cmr_us"], "miss_policy": p["cu_policy"]},
-            }, where=f"scenario {self.name}")
+            }, where=f"scenario {self.name}", user_set={})
         return Model.from_dict({
             "workload": {"type": "closed", "population": p["streams"], "think_ms": think.to_toml()},
             "io": sm.io,
@@ -326,7 +326,7 @@ class DasdMdc(Scenario):
                          "mp_us_per_io_zhpf": 0.0, "protocol_us_per_command_ccw": sm.protocol_us_per_command_ccw},
             "control_unit": {"ha_service_us": p["cmr_us"], "backend_servers": 1,
                              "backend_service_ms": sm.backend_service_ms.to_toml()},
-        }, where=f"scenario {self.name}")
+        }, where=f"scenario {self.name}", user_set={})
 
     def evaluate(self, variant, run):
         from ...engine import simulate

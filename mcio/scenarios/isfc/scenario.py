@@ -16,7 +16,7 @@ import numpy as np
 from ...errors import McioError
 from ...model import Model
 from ..base import Figure, Param, RunSize, Scenario, Tolerance
-from .link import IsfcLink, direction_shares, parse_senders
+from .link import IsfcLink, check_systems, direction_shares, parse_senders
 from .params import DEFAULT_PARAMS, SEED_000, IsfcParams
 from .sim import _channel_model, ci95, simulate_link, summary
 
@@ -26,6 +26,15 @@ STRAIGHT_3X3 = {"3C": "D000-D002", "3D": "D003-D005", "3E": "D006-D008"}
 ONE_CHANNEL_2FCTC = {"3C": "D050-D051"}   # the seed gives no device numbers: any two will do
 
 _P = DEFAULT_PARAMS
+
+
+def _check_systems(value, name: str):
+    """Two distinct system names (:func:`.link.check_systems`), errors naming ``name``."""
+    try:
+        return tuple(check_systems(value))
+    except McioError as e:
+        raise McioError(name, value, e.allowed) from None
+
 #: The physics (IsfcParams' fields, provenance as its comments give it) and the layout.
 PARAMS: tuple[Param, ...] = (
     Param("kb_per_io", _P.kb_per_io, "kB", "seed", "data per SSCH: link 565 MB/s / 754 SSCH/s = 0.749 MB "
@@ -50,7 +59,8 @@ PARAMS: tuple[Param, ...] = (
           (0.0, None)),
     Param("layout", STRIPED_3X3, "1", "seed", "CHPID -> FCTC device-number ranges (default: the seed's "
           "striped 3 x 3 link)"),
-    Param("systems", ("LPAR1", "LPAR2"), "1", "seed", "the two z/VM members (LPAR1 receives, LPAR2 sends)"),
+    Param("systems", ("LPAR1", "LPAR2"), "1", "seed", "the two z/VM members (LPAR1 receives, LPAR2 sends)",
+          validate=_check_systems),
     Param("sender", "LPAR2", "1", "seed", "the member that relocates (writes); 'auto' = the name that "
               "sorts second"),
     Param("shared", True, "1", "seed", "shared channels: both ends of each connection on the same CHPID "

@@ -38,7 +38,7 @@ def _channel_model(channel_of_device: Sequence[int], used: Sequence[bool], n_cha
                     "paths": [[int(c)] for c in channel_of_device]},
         "channels": params.channel_section(shared, n_channels),
         "control_unit": _partner_section(shared, n_channels, n_dev, params, where),
-    }, where=where)
+    }, where=where, user_set={})
 
 
 def _partner_section(shared: bool, n_channels: int, n_dev: int, params: IsfcParams, where: str) -> dict:
@@ -132,7 +132,7 @@ def simulate_link(link: IsfcLink, senders="auto", params: IsfcParams = DEFAULT_P
         n_used = int(used[flat].sum())
         ds = simulate(model, ios=ios_per_device * n_used, replications=R, seed=seed, point=g, per_device=True)
         if int(ds["unstable"]) if "unstable" in ds else 0:
-            raise McioError("isfc", "simulation", "the engine flagged the run unstable")
+            raise McioError("isfc", "simulation", "the engine flagged the run unstable: " + str(ds.attrs.get("unstable_reason")))
         for k in ch_vars:
             ch_vars[k][:, chs] = ds[k].values
         dev_x[:, flat] = ds["device_ssch_iops"].values
