@@ -151,9 +151,7 @@ def test_precision_rounds_report_the_length_they_ran(monkeypatch):
         return xr.Dataset({"response_ms": (("replication",), x), "unstable": ((), np.int8(0))})
 
     ds = P.simulate_to_precision(None, 1e-6, ios=1000, max_ios=2**62, replications=4, simulate=fake)
-    if int(ds["ios_used"]) != ran[-1]:
-        pytest.xfail("mcio/batch/precision.py (not this helper's file) reports the next round's length: "
-                     "break after the last round before computing n (see the report)")
+    assert int(ds["ios_used"]) == ran[-1] and int(ds["precision_rounds"]) == len(ran) == P.MAX_ROUNDS
     assert int(ds["ios_spent"]) == sum(ran)
 
 

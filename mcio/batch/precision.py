@@ -76,8 +76,8 @@ def simulate_to_precision(model, precision: float, precision_of=("response_ms",)
         if int(ds["unstable"].max()) if "unstable" in ds else 0:
             break          # no steady state: no run length helps
         worst = max(relative_halfwidth(ds, v) for v in precision_of)
-        if worst <= precision or n >= max_ios:
-            break
+        if worst <= precision or n >= max_ios or rounds == MAX_ROUNDS:
+            break          # (after the last round: n is the length that ran, not a next one)
         need = n * (worst / precision) ** 2 * MARGIN if math.isfinite(worst) else n * MAX_GROWTH
         n = int(min(max_ios, max(n + 1, min(need, n * MAX_GROWTH))))
     reached = all(relative_halfwidth(ds, v) <= precision for v in precision_of)
