@@ -33,7 +33,7 @@ import numpy as np
 from scipy.optimize import brentq
 from scipy.special import gammaln
 
-from .errors import McioError
+from ..errors import McioError
 
 __all__ = [
     "QueueMetrics",
