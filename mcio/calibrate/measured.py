@@ -64,9 +64,9 @@ from typing import Callable, Sequence
 
 import numpy as np
 
-from .errors import McioError
-from .model import Model
-from .scenarios.base import Scenario
+from ..errors import McioError
+from ..model import Model
+from ..scenarios.base import Scenario
 
 # ---- the measured table -------------------------------------------------------------------
 
@@ -288,7 +288,7 @@ def resolve_scenario(scenario) -> Scenario:
     """A :class:`~mcio.scenarios.base.Scenario` instance, or the name of a registered one."""
     if isinstance(scenario, Scenario):
         return scenario
-    from .scenarios import SCENARIO_OBJECTS
+    from ..scenarios import SCENARIO_OBJECTS
     if not isinstance(scenario, str) or scenario not in SCENARIO_OBJECTS:
         raise McioError("--scenario", scenario, "unknown scenario (calibration needs one on the Scenario "
                         f"contract); allowed: {', '.join(sorted(SCENARIO_OBJECTS)) or '(none)'}")
@@ -404,13 +404,13 @@ def _metrics(ds) -> dict:
 
 
 def _ci(x) -> float:
-    from .engine import ci95_halfwidth
+    from ..engine import ci95_halfwidth
     return float(ci95_halfwidth(np.asarray(x)))
 
 
 def simulate_row(m: Model, row: Row, index: int, ios: int, replications: int, seed: int) -> dict:
     """Simulate one measured row (stream key = row index: common random numbers)."""
-    from .engine import simulate
+    from ..engine import simulate
     where = f"measured row {index + 1} ({row.iops:g} IOPS)"
     if row.is_open:
         mm = row_model(m, row)
@@ -494,7 +494,7 @@ class CalibrationResult:
         """The result file (:mod:`mcio.scenarios.fitted`): a runnable sweep spec whose
         ``[scenario_params]`` are the fitted values (and the fixed overrides), with the fit's
         table and uncertainty in comments."""
-        from .scenarios.fitted import format_fitted
+        from ..scenarios.fitted import format_fitted
         if not self.params:
             raise McioError("--output", measured, "nothing was fitted (--params none): no result file to write")
         return format_fitted(scenario=self.scenario, values=self.params, fixed=self.fixed,
