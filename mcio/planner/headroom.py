@@ -171,9 +171,13 @@ class _Problem:
                 ds = self._run(base)
                 rate = float(np.nanmean(ds["throughput_iops"].values))
                 d = base.to_dict()
-                d["workload"] = {**d["workload"], "type": "open", "rate_iops": rate}
+                closed_only = ("population", "think_ms", "binding")   # (no effect on an open load: refused there)
+                d["workload"] = {**{k: v for k, v in d["workload"].items() if k not in closed_only},
+                                 "type": "open", "rate_iops": rate}
                 from ..model import Model
-                self.base = Model.from_dict(d)
+                user = {k: v for k, v in getattr(d, "user_set", {}).items()
+                        if k not in {f"workload.{f}" for f in closed_only}}
+                self.base = Model.from_dict(d, user_set=user)
                 self.notes.append(f"the closed load (population {w['population']}) runs as an open load at "
                                   f"its measured rate, {rate:.1f} SSCH/s, growing by the factor")
             self.key, self.kind, self.integer = "workload.rate_iops", "factor", False
