@@ -86,13 +86,8 @@ def sweep_cmd(spec, out, resume, threads, dask, quiet):
         raise McioError("--threads", threads, "must be an integer >= 1")
     bar = _Bar(quiet)
     t0 = time.perf_counter()
-    from ..interrupt import SweepInterrupted
-    try:
+    try:  # (Ctrl-C: SweepInterrupted, one line and exit 130 by the group's policy, mcio.cli.app)
         ds = sweep(s, out=out, resume=resume, progress=bar, dask=dask, worker_threads=threads if dask else None)
-    except SweepInterrupted as e:
-        bar.close()
-        click.echo(f"mcio: {e}", err=True)
-        sys.exit(e.exit_code)
     finally:
         bar.close()
     from .whatif import diagnostics
@@ -127,11 +122,7 @@ def run_cmd(spec, point, ios, replications, threads):
         s = parse_spec({**s.raw, "run": run}, source=s.source)
     set_threads(threads)
     s.point_model(point)  # validates the index
-    try:
-        ds = run_point(s, point)
-    except KeyboardInterrupt:  # Ctrl-C: the kernels stopped at once (engine.run_kernels); no result
-        click.echo("mcio: interrupted: the run was stopped before it finished; nothing to report", err=True)
-        sys.exit(130)
+    ds = run_point(s, point)   # (Ctrl-C: the kernels stop at once; the group prints one line, exit 130)
     click.echo(report(ds, s, point))
 
 
