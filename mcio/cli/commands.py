@@ -124,6 +124,9 @@ def run_cmd(spec, point, ios, replications, threads):
     s.point_model(point)  # validates the index
     ds = run_point(s, point)   # (Ctrl-C: the kernels stop at once; the group prints one line, exit 130)
     click.echo(report(ds, s, point))
+    from .whatif import diagnostics
+    for line in diagnostics(ds):   # (a warm-up too short, an unstable point: as after a sweep)
+        click.echo(f"mcio: {line}", err=True)
 
 
 def report(ds, spec, point: int) -> str:
