@@ -46,6 +46,7 @@ CONNECT_TIMEOUT_S = 20
 #: Memory a local worker process takes (the interpreter, NumPy, Numba with the kernels loaded,
 #: one point's state): what bounds ``local:N`` by the machine's memory.
 WORKER_BYTES = 250 << 20
+CLIENT_BYTES = 400 << 20   # this process (the client), set aside before counting workers
 
 
 def import_distributed(dask=None):
@@ -107,13 +108,26 @@ def max_local_workers() -> tuple[int, str]:
     """(the most local worker processes this machine runs usefully, why): one per usable core,
     and no more than its memory holds at :data:`WORKER_BYTES` each (this process's own share, the
     estimates' base, set aside)."""
-    from .estimates import BASE_MEMORY_BYTES, machine_memory
     cores = usable_cores()
-    mem = machine_memory()
-    by_mem = max(1, (mem - BASE_MEMORY_BYTES) // WORKER_BYTES) if mem else cores
+    mem = _machine_bytes()
+    by_mem = max(1, (mem - CLIENT_BYTES) // WORKER_BYTES) if mem else cores
     why = f"{cores} usable core(s)" + (f", {mem / 2**30:.1f} GiB memory at ~{WORKER_BYTES >> 20} MiB a worker"
                                        if mem else "")
     return int(min(cores, by_mem)), why
+
+
+def _machine_bytes() -> int | None:
+    """The memory this process may use: Dask's own figure (the machine's, or its cgroup's limit)
+    where ``distributed`` is installed, else the machine's physical memory; None if unknown."""
+    try:
+        from distributed.system import MEMORY_LIMIT
+        return int(MEMORY_LIMIT)
+    except ImportError:
+        pass
+    try:
+        return int(os.sysconf("SC_PHYS_PAGES") * os.sysconf("SC_PAGE_SIZE"))
+    except (ValueError, OSError, AttributeError):
+        return None
 
 
 def usable_cores() -> int:

@@ -42,6 +42,9 @@ def compare_cmd(a, b, point, ios, replications, seed, threads, out):
     if la == lb:
         la, lb = "A:" + la, "B:" + lb
     set_threads(threads)
+    from ..batch.estimates import check_run, estimate_models, timed
+    check_run(timed(lambda c: estimate_models([ma, mb], ios, replications, s_per_io=c), [ma, mb]),
+              "--replications", replications, "this comparison")
     ds = compare(ma, mb, ios=ios, replications=replications, seed=seed, labels=(la, lb))
     click.echo(f"mcio compare: {la} vs {lb} ({replications} paired replications x {ios} I/Os, seed {seed})")
     click.echo(format_compare(ds))
@@ -106,9 +109,9 @@ def short_warmup_line(ds, dims, bad, total: int) -> str:
         rec = rec.reshape(total, -1)[bad] if rec.size % total == 0 and rec.size else rec.reshape(1, -1)
         if rec.size and rec.max() > 0:
             need = f" to at least {int(rec.max())} I/Os (the largest warm-up MSER recommends there)"
+    first = f"first: {_where(ds, dims, int(bad[0]))}; all " if dims else ""
     return (f"warning: warm-up shorter than the initial transient at {bad.size} of {total} point(s) "
-            f"(first: {_where(ds, dims, int(bad[0]))}; all flagged warmup_adequate = 0 in the file): "
-            f"raise [run] warmup{need}")
+            f"({first}flagged warmup_adequate = 0 in the file): raise [run] warmup{need}")
 
 
 def _where(ds, dims, flat: int) -> str:
