@@ -8,7 +8,8 @@ Cases with real initial bias (where the diagnostic should fire): the FICON model
 issued together and no warm-up, and M/M/1 at load 0.95 started empty with a warm-up of 10.
 
 Each point is one call of the kernels (seed = point number), the batch means they return judged by
-the new rule and, beside it, by the old one (MSER's cut beyond the warm-up in any replication).
+the new rule (mcio.warmup.judge_warmup, what the engine stores as warmup_adequate) and, beside it,
+by the old one (MSER's cut beyond the warm-up in any replication).
 
     python benchmarks/warmup_false_alarms.py [--seeds 30] [--quick]
 
@@ -32,7 +33,7 @@ from mcio.engine.run import run_kernels  # noqa: E402
 from mcio.kernels import layout as S  # noqa: E402
 from mcio.scenarios import SCENARIOS  # noqa: E402
 from mcio.scenarios.ficon_channel import model as ficon  # noqa: E402
-from mcio.warmup import cut_exceeds, truncation_effect, warmup_short  # noqa: E402
+from mcio.warmup import cut_exceeds, judge_warmup, truncation_effect  # noqa: E402
 
 
 def mm1(rho: float):
@@ -43,10 +44,9 @@ def judge(model, ios: int, warmup: int, R: int, seed: int) -> tuple[bool, bool, 
     """(new rule fires, old rule fires, the point's mean response, its standard error) for one point."""
     acc, _, _, _, bat = run_kernels(model, ios, R, seed, warmup, seed, fast_path_applies(model))
     total = warmup + ios
-    m_w, m_c, var_w, rec = truncation_effect(bat, total, warmup + acc[:, S.A_N], warmup)
-    ex = cut_exceeds(rec, warmup, ios)
-    return (bool(warmup_short(m_w, m_c, var_w, ex)), bool(ex.any()), float(m_w.mean()),
-            float(m_w.std(ddof=1) / np.sqrt(R)))
+    rec, short = judge_warmup(bat, warmup, ios, warmup + acc[:, S.A_N])   # what the engine stores
+    m_w = truncation_effect(bat, total, warmup + acc[:, S.A_N], warmup)[0]
+    return short, bool(cut_exceeds(rec, warmup, ios).any()), float(m_w.mean()), float(m_w.std(ddof=1) / np.sqrt(R))
 
 
 def bias_in_se(model, ios: int, warmup: int, R: int, got, seeds: int) -> float:

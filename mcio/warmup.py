@@ -4,6 +4,12 @@ The kernels sum response times into K equal batches of completions over the whol
 included). MSER (White, 1997) picks the truncation d that minimises the standard error of the
 mean of what remains, sum_{i>d} (Y_i - mean_d)^2 / (n - d)^2, over d <= n/2. If the truncation
 MSER wants is longer than the fixed warm-up used, the estimates may carry initial-state bias.
+
+MSER's cut alone is no diagnostic: on a stationary run it follows the noise and passes the
+warm-up in a quarter to two thirds of the points (more as the load grows). :func:`warmup_short`
+asks more: the cut passes the warm-up in most replications AND dropping it moves the point's mean
+by more than two standard errors; its false-alarm and detection rates are measured by
+benchmarks/warmup_false_alarms.py (figures in benchmarks/README.md).
 """
 from __future__ import annotations
 
@@ -60,8 +66,7 @@ def mser_warmup_ios(bat_sums: np.ndarray, total: int, done: np.ndarray) -> np.nd
 
 # ---- the diagnostic: is the warm-up too short for the precision the run reports? -------------
 
-#: A replication "asks for more warm-up" when MSER's cut passes the warm-up used by more than
-#: one batch (the resolution of 64 batch means).
+
 def cut_exceeds(mser_ios: np.ndarray, warmup: int, ios: int) -> np.ndarray:
     """Per replication (last axis): MSER's recommended warm-up passes ``warmup`` by more than one
     batch of the ``warmup + ios`` completions the batches cover (bool, same shape)."""
@@ -126,3 +131,17 @@ def warmup_short(mean_after_warmup: np.ndarray, mean_after_cut: np.ndarray, var_
     most = 2 * ex.sum(axis=-1) >= R
     with np.errstate(invalid="ignore"):
         return most & (shift > BIAS_Z * se)
+
+
+def judge_warmup(bat_sums: np.ndarray, warmup: int, ios: int, done: np.ndarray) -> tuple[np.ndarray, bool]:
+    """What the engine stores for a point: (MSER's recommended warm-up per replication, whether
+    :func:`warmup_short` says the warm-up is too short), from the kernels' batch sums over
+    ``warmup + ios`` completions, ``done[r]`` of them run. The means are computed only where the
+    cut passes the warm-up in most replications (rarely: the common case costs MSER alone)."""
+    total = int(warmup) + int(ios)
+    rec = mser_warmup_ios(bat_sums, total, done)
+    ex = cut_exceeds(rec, warmup, ios)
+    if 2 * int(ex.sum()) < ex.size:
+        return rec, False
+    m_w, m_c, var_w, _ = truncation_effect(bat_sums, total, done, warmup)
+    return rec, bool(warmup_short(m_w, m_c, var_w, ex))

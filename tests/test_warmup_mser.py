@@ -4,7 +4,7 @@ from hypothesis import given, strategies as st
 
 from mcio import simulate
 from mcio.scenarios.ficon_channel import model as ficon
-from mcio.warmup import batch_counts, cut_exceeds, mser_truncation, truncation_effect, warmup_short
+from mcio.warmup import batch_counts, cut_exceeds, judge_warmup, mser_truncation, truncation_effect, warmup_short
 
 
 def test_mser_finds_a_planted_transient():
@@ -29,8 +29,10 @@ def _judge(model, ios, warmup, R, seed):
     from mcio.engine.run import run_kernels
     from mcio.kernels import layout as S
     acc, _, _, _, bat = run_kernels(model, ios, R, seed, warmup, seed, fast_path_applies(model))
-    m_w, m_c, var_w, rec = truncation_effect(bat, warmup + ios, warmup + acc[:, S.A_N], warmup)
-    return bool(warmup_short(m_w, m_c, var_w, cut_exceeds(rec, warmup, ios))), rec
+    rec, short = judge_warmup(bat, warmup, ios, warmup + acc[:, S.A_N])
+    m_w, m_c, var_w, rec2 = truncation_effect(bat, warmup + ios, warmup + acc[:, S.A_N], warmup)
+    assert (rec2 == rec).all() and short == bool(warmup_short(m_w, m_c, var_w, cut_exceeds(rec, warmup, ios)))
+    return short, rec
 
 
 def test_cold_start_with_a_big_population_is_flagged_and_warm_start_is_not():
