@@ -106,7 +106,7 @@ def once(args: list[str], err: Path, after_s: float) -> tuple[int, float, float,
         finally:
             proc.kill()
     lines = [ln for ln in err.read_text().splitlines() if ln.strip() and ln != "kernels running"
-             and not ln.startswith("mcio: warning: this sweep is large")]
+             and " is large: " not in ln]
     return rc, line_s, took, (lines[-1] if lines else "") + (f" (+{len(lines) - 1} more lines)" if len(lines) > 1 else "")
 
 

@@ -8,7 +8,7 @@ MSER wants is longer than the fixed warm-up used, the estimates may carry initia
 MSER's cut alone is no diagnostic: on a stationary run it follows the noise and passes the
 warm-up in a quarter to two thirds of the points (more as the load grows). :func:`warmup_short`
 asks more: the cut passes the warm-up in most replications AND dropping it moves the point's mean
-by more than two standard errors; its false-alarm and detection rates are measured by
+by more than 2.5 standard errors; its false-alarm and detection rates are measured by
 benchmarks/warmup_false_alarms.py (figures in benchmarks/README.md).
 """
 from __future__ import annotations
@@ -108,7 +108,7 @@ def truncation_effect(bat_sums: np.ndarray, total: int, done: np.ndarray, warmup
 #: How far (in standard errors of the point's mean) dropping MSER's cut must move the mean for the
 #: warm-up to count as too short: with the majority condition, <= 1 % false alarms on stationary
 #: runs (benchmarks/warmup_false_alarms.py; figures in benchmarks/README.md).
-BIAS_Z = 2.0
+BIAS_Z = 2.5
 
 
 def warmup_short(mean_after_warmup: np.ndarray, mean_after_cut: np.ndarray, var_of_mean: np.ndarray,

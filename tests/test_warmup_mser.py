@@ -37,11 +37,11 @@ def _judge(model, ios, warmup, R, seed):
 
 def test_cold_start_with_a_big_population_is_flagged_and_warm_start_is_not():
     m = ficon(population=578)          # 578 I/Os start together: a transient of ~600-2000 completions
-    # at 5,000 measured I/Os the transient biases the mean by ~4 standard errors
-    # (benchmarks/warmup_false_alarms.py): flagged; after a long warm-up, not
-    cold = [_judge(m, 5_000, 0, 4, s) for s in range(3)]
-    assert all(c[0] for c in cold) and all((c[1] > 0).all() for c in cold)
-    assert not any(_judge(m, 5_000, 30_000, 4, s)[0] for s in range(3))
+    # at 5,000 measured I/Os the transient biases the mean by ~3.7 standard errors: flagged at
+    # most points (80 %: benchmarks/warmup_false_alarms.py); after a long warm-up, at none
+    cold = [_judge(m, 5_000, 0, 4, s) for s in range(8)]
+    assert sum(c[0] for c in cold) >= 5 and all((c[1] > 0).all() for c in cold)
+    assert not any(_judge(m, 5_000, 30_000, 4, s)[0] for s in range(8))
 
 
 def test_stationary_points_are_not_flagged_though_mser_cuts_past_the_warm_up():
@@ -58,8 +58,8 @@ def test_stationary_points_are_not_flagged_though_mser_cuts_past_the_warm_up():
     assert new == 0 and old >= 10, (new, old)
 
 
-def test_the_rule_needs_most_replications_and_a_shift_beyond_two_standard_errors():
-    m_w = np.array([[10.0, 10.2, 9.9, 10.1]] * 4)
+def test_the_rule_needs_most_replications_and_a_shift_beyond_bias_z_standard_errors():
+    m_w = np.array([[10.0, 10.2, 9.9, 10.1]] * 4)   # standard error of the mean: 0.065
     var = np.full((4, 4), 0.01)
     shift = np.array([[0.1] * 4, [1.0] * 4, [1.0] * 4, [1.0] * 4])[:, :, None][:, :, 0]
     ex = np.array([[1, 1, 1, 1], [1, 1, 1, 1], [1, 0, 0, 0], [1, 1, 0, 0]], bool)
