@@ -72,15 +72,19 @@ class McioGroup(click.Group):
 
 def interrupted(ctx, e: BaseException | None = None):
     """Ctrl-C's one line and exit 130: ``str(e)`` of an interrupt that says what it kept (a
-    SweepInterrupted), else :data:`INTERRUPTED`. Later presses are ignored meanwhile: the line is
-    all that is left to do."""
+    SweepInterrupted), else :data:`INTERRUPTED`. Another press while the line is written is
+    ignored (it would cut the line short); the handler before is restored after."""
     import signal
     try:
-        signal.signal(signal.SIGINT, signal.SIG_IGN)
+        old = signal.signal(signal.SIGINT, signal.SIG_IGN)
     except (ValueError, OSError):  # not the main thread: nothing to protect
-        pass
-    text = str(e) if e is not None and type(e) is not KeyboardInterrupt and str(e) else ""
-    click.echo(f"mcio: {text}" if text else INTERRUPTED, err=True)
+        old = None
+    try:
+        text = str(e) if e is not None and type(e) is not KeyboardInterrupt and str(e) else ""
+        click.echo(f"mcio: {text}" if text else INTERRUPTED, err=True)
+    finally:
+        if old is not None:
+            signal.signal(signal.SIGINT, old)
     ctx.exit(getattr(e, "exit_code", EXIT_INTERRUPTED))
 
 
