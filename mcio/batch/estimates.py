@@ -121,6 +121,16 @@ def run_ios(run: dict) -> int:
     return int(run["ios"] + mx * 8 // 7) + warm * MAX_ROUNDS
 
 
+def run_rounds(run: dict) -> int:
+    """Simulations a point takes: 1, or with a precision target the rounds from ``ios`` to
+    ``max_ios`` at up to 8x a round (mcio/batch/precision.py)."""
+    if run.get("precision") is None:
+        return 1
+    from .precision import MAX_GROWTH, MAX_ROUNDS
+    mx = run.get("max_ios") or run["ios"]
+    return int(min(MAX_ROUNDS, 1 + math.ceil(math.log(max(1.0, mx / run["ios"])) / math.log(MAX_GROWTH))))
+
+
 def estimate_runs(points: int, run: dict, channels: int, devices: int, slots: int, fast_path: bool,
                   threads: int | None = None, open_load: bool = False, s_per_io: float | None = None) -> Estimate:
     """:func:`estimate` from the sizes themselves: ``points`` runs of ``run`` (a spec's [run]:
@@ -145,7 +155,7 @@ def estimate_runs(points: int, run: dict, channels: int, devices: int, slots: in
     ios = P * R * run_ios(run)
     cost = s_per_io if s_per_io is not None else FASTPATH_S_PER_IO if fast_path else \
         EVENT_S_PER_IO * (1 + OPEN_EXTRA * open_load) * (1 + DEVICE_EXTRA * math.log2(max(1, D)))
-    seconds = ios * cost / running + P * (POINT_OVERHEAD_S + R * REPLICATION_OVERHEAD_S)
+    seconds = ios * cost / running + P * run_rounds(run) * (POINT_OVERHEAD_S + R * REPLICATION_OVERHEAD_S)
     return Estimate(P, ios, int(memory), float(seconds), machine_memory(), running, int(point_bytes),
                     int(results_bytes))
 
