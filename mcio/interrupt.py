@@ -95,18 +95,12 @@ def clear() -> None:
     _PRESSES[0] = 0
 
 
-NOTICE = b"\nmcio: Ctrl-C: stopping now, keeping every finished point (Ctrl-C again: abandon at once)\n"
-
-
 def _on_sigint(signum, frame):
+    # (silent: the sweep stops within a second and then says in one line what it kept)
     _PRESSES[0] += 1
     _FLAG[0] = 1
     if _PRESSES[0] >= 2:  # asked twice: whatever runs now (not polling the flag) is abandoned
         raise KeyboardInterrupt
-    try:
-        os.write(2, NOTICE)  # a raw write: no Python-level lock a handler could deadlock on
-    except OSError:
-        pass
 
 
 @contextlib.contextmanager

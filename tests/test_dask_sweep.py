@@ -55,13 +55,77 @@ def test_without_distributed_dask_is_one_error_line(tmp_path, monkeypatch):
     spec = write(tmp_path, SPEC)
     out = tmp_path / "x.h5"
     monkeypatch.setattr(points_mod, "_simulate", lambda *a, **k: pytest.fail("simulated"))
-    r = CliRunner().invoke(main, ["sweep", str(spec), "-o", str(out), "--dask", "local:2"])
+    r = CliRunner().invoke(main, ["sweep", str(spec), "-o", str(out), "--dask", "local:1"])
     assert r.exit_code == 2
-    assert r.stderr.splitlines() == ["mcio: error: --dask = 'local:2': needs the missing package 'distributed': "
+    assert r.stderr.splitlines() == ["mcio: error: --dask = 'local:1': needs the missing package 'distributed': "
                                      "pip install 'mcio[dask]' (dask[distributed])"], r.stderr
     with pytest.raises(McioError, match="needs the missing package 'distributed'"):
         sweep(spec, out=out, dask="tcp://127.0.0.1:8786")
     assert not out.exists() and not parts_dir(out).exists()
+
+
+def test_local_workers_beyond_the_machine_are_one_error_line(tmp_path, monkeypatch):
+    top, why = dist_mod.max_local_workers()
+    assert 1 <= top <= dist_mod.usable_cores() and "core" in why
+    monkeypatch.setattr(points_mod, "_simulate", lambda *a, **k: pytest.fail("simulated"))
+    out = tmp_path / "x.h5"
+    r = CliRunner().invoke(main, ["sweep", str(write(tmp_path, SPEC)), "-o", str(out), "--dask", f"local:{top + 1}"])
+    assert r.exit_code == 2, r.stderr
+    assert r.stderr.splitlines() == [f"mcio: error: --dask = 'local:{top + 1}': at most {top} local worker process(es) "
+                                     f"on this machine ({why}); for more, run workers on other machines: "
+                                     "dask worker ADDRESS"], r.stderr
+    assert not out.exists() and not parts_dir(out).exists()
+    # memory bounds it too: ~250 MiB a worker
+    monkeypatch.setattr(dist_mod, "_machine_bytes", lambda: (400 << 20) + 3 * (250 << 20) + 1)
+    monkeypatch.setattr(dist_mod, "usable_cores", lambda: 64)
+    assert dist_mod.max_local_workers()[0] == 3
+
+
+def _intrude(addr: str, tmp_path, cert=None) -> bool:
+    """Whether a peer at ``addr`` (tls://host:port) answers a connection as Dask would: plain
+    TCP (``cert`` "tcp"), TLS without a certificate (None) or with ``cert`` (a Security whose
+    certificate the peer presents). Raw sockets: a failed distributed.Client can deadlock in
+    its own finaliser."""
+    import socket
+    import ssl
+    host, port = addr.split("://", 1)[1].rsplit(":", 1)
+    raw = socket.create_connection((host, int(port)), timeout=5)
+    try:
+        if cert == "tcp":
+            raw.sendall(b"\x00" * 64)      # not a TLS handshake
+            try:
+                return bool(raw.recv(1))
+            except OSError:
+                return False
+        ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_CLIENT)
+        ctx.check_hostname, ctx.verify_mode = False, ssl.CERT_NONE
+        if cert is not None:
+            (tmp_path / "c.pem").write_text(cert.tls_client_cert)
+            (tmp_path / "k.pem").write_text(cert.tls_client_key)
+            ctx.load_cert_chain(tmp_path / "c.pem", tmp_path / "k.pem")
+        try:
+            with ctx.wrap_socket(raw, server_hostname=host) as tls:
+                tls.sendall(b"\x00" * 64)   # (TLS 1.3: a rejected certificate shows at the first read)
+                return bool(tls.recv(1))
+        except (ssl.SSLError, OSError):
+            return False
+    finally:
+        raw.close()
+
+
+def test_the_local_cluster_admits_no_one_without_its_certificate(tmp_path):
+    """`--dask local:N` listens on TLS with a certificate authority of its own: another user of the
+    machine can reach the port but not talk to the scheduler (without TLS, with TLS but no
+    certificate, or with a certificate of their own), so cannot submit work."""
+    distributed = pytest.importorskip("distributed")
+    with dist_mod.Cluster("local:1") as c:
+        addr = c.client.scheduler.address
+        assert addr.startswith("tls://127.0.0.1:"), addr
+        assert c.client.submit(int, "7", pure=False).result(timeout=60) == 7   # its owner can
+        assert _intrude(addr, tmp_path, c.client.security)   # the check itself: its own certificate is answered
+        assert not _intrude(addr, tmp_path, "tcp")
+        assert not _intrude(addr, tmp_path, None)
+        assert not _intrude(addr, tmp_path, distributed.Security.temporary())
 
 
 # ---- on a LocalCluster ---------------------------------------------------------------------------
@@ -210,3 +274,34 @@ def test_variant_sweep_on_dask_is_the_in_process_one(client, tmp_path):
     assert list(back.variant.values) == ["ccw", "fast_mp", "fast_mp_again"]
     assert_same_results(back, open_results(tmp_path / "ref.h5"))
     np.testing.assert_array_equal(back.response_ms.values, ref.response_ms.values)
+
+
+def test_a_lost_worker_is_reported_with_the_points_run_again_and_results_are_unchanged(client, tmp_path):
+    """(Last in the module: it kills one of the fixture's workers; its nanny starts another.)"""
+    import os
+    import signal
+    from mcio.errors import McioWarning
+    spec = write(tmp_path, SPEC.replace('"workload.population" = [2, 8]', '"workload.population" = [2, 4, 8]')
+                 .replace("ios = 2000", "ios = 400000"))
+    ref = sweep(spec, out=tmp_path / "ref.h5")
+    killed = {}
+
+    def kill_a_busy_worker(done, total, ios):
+        if done >= 1 and not killed:
+            busy = {w: keys for w, keys in client.processing().items() if keys}
+            if busy:
+                w, keys = sorted(busy.items())[0]
+                pid = client.run(os.getpid, workers=[w])[w]
+                killed.update(worker=w, points=sorted(int(str(k)[-6:]) for k in keys))
+                os.kill(pid, signal.SIGKILL)
+
+    out = tmp_path / "lost.h5"
+    with pytest.warns(McioWarning, match="Dask: 1 worker") as rec:
+        sweep(spec, out=out, dask=client, progress=kill_a_busy_worker)
+    assert killed, "no worker was busy when the first point came in"
+    text = " ".join(str(w.message) for w in rec if issubclass(w.category, McioWarning))
+    assert f"{killed['worker']}: point(s) {', '.join(map(str, killed['points']))} run again elsewhere" in text, \
+        (text, killed)
+    assert "results unchanged" in text
+    assert_same_results(open_results(out), open_results(tmp_path / "ref.h5"))
+    np.testing.assert_array_equal(open_results(out).response_ms.values, ref.response_ms.values)

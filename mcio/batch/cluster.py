@@ -10,7 +10,18 @@ gives the same results in-process or on any cluster.
 
 ``dask`` is a scheduler address (``tcp://host:8786``), ``"local"`` / ``"local:N"`` (a
 LocalCluster of N worker processes with one thread each, started and stopped here; default N: the
-cores this process may use), or a ``distributed.Client`` (or Cluster) that the caller owns.
+cores this process may use; at most :func:`max_local_workers`), or a ``distributed.Client`` (or
+Cluster) that the caller owns.
+
+The local cluster listens on 127.0.0.1 over TLS with a certificate authority made for it alone and
+kept in this process's memory (``distributed.Security.temporary()``; the workers get it from their
+nanny, not over the network): a Dask scheduler runs whatever a client submits, so without
+this any other user of the machine could connect to its port and run code as this user. Every
+peer must present a certificate that authority signed.
+
+A worker lost mid-sweep (killed, out of memory) is reported once the points are in (a
+McioWarning naming it and the points the scheduler ran again elsewhere); the results do not
+change, since a point is a pure function of the spec and its index.
 The scheduler and the workers need this version of mcio installed (the scheduler unpickles
 the task graph). Run remote workers with one thread each
 (``dask worker ADDRESS --nthreads 1``): a task uses the worker's Numba threads over replications,
@@ -32,6 +43,10 @@ from ..errors import McioError
 
 FIELD = "--dask"
 CONNECT_TIMEOUT_S = 20
+#: Memory a local worker process takes (the interpreter, NumPy, Numba with the kernels loaded,
+#: one point's state): what bounds ``local:N`` by the machine's memory.
+WORKER_BYTES = 250 << 20
+CLIENT_BYTES = 400 << 20   # this process (the client), set aside before counting workers
 
 
 def import_distributed(dask=None):
@@ -62,6 +77,10 @@ def parse_address(dask) -> tuple[str, int | None]:
         n = s[len("local:"):]
         if not n.isdigit() or int(n) < 1:
             raise McioError(FIELD, dask, "local:N needs a whole number of worker processes N >= 1")
+        top, why = max_local_workers()
+        if int(n) > top:
+            raise McioError(FIELD, dask, f"at most {top} local worker process(es) on this machine ({why}); "
+                                         "for more, run workers on other machines: dask worker ADDRESS")
         return "local", int(n)
     host = s.split("://", 1)[-1].rsplit(":", 1)[0].strip("[]")
     head = s.split(":", 1)[0]
@@ -83,6 +102,32 @@ def _resolves(host: str) -> bool:
         return True
     except (socket.gaierror, UnicodeError, OSError):
         return False
+
+
+def max_local_workers() -> tuple[int, str]:
+    """(the most local worker processes this machine runs usefully, why): one per usable core,
+    and no more than its memory holds at :data:`WORKER_BYTES` each (this process's own share, the
+    estimates' base, set aside)."""
+    cores = usable_cores()
+    mem = _machine_bytes()
+    by_mem = max(1, (mem - CLIENT_BYTES) // WORKER_BYTES) if mem else cores
+    why = f"{cores} usable core(s)" + (f", {mem / 2**30:.1f} GiB memory at ~{WORKER_BYTES >> 20} MiB a worker"
+                                       if mem else "")
+    return int(min(cores, by_mem)), why
+
+
+def _machine_bytes() -> int | None:
+    """The memory this process may use: Dask's own figure (the machine's, or its cgroup's limit)
+    where ``distributed`` is installed, else the machine's physical memory; None if unknown."""
+    try:
+        from distributed.system import MEMORY_LIMIT
+        return int(MEMORY_LIMIT)
+    except ImportError:
+        pass
+    try:
+        return int(os.sysconf("SC_PHYS_PAGES") * os.sysconf("SC_PAGE_SIZE"))
+    except (ValueError, OSError, AttributeError):
+        return None
 
 
 def usable_cores() -> int:
@@ -119,6 +164,16 @@ def _sigint_deferred():
         signal.pthread_sigmask(signal.SIG_SETMASK, old)
 
 
+def _private_security(distributed):
+    """TLS with a certificate authority made for this cluster alone (in memory): only peers holding
+    its certificate can connect. Needs the ``cryptography`` package (a dependency of mcio[dask])."""
+    try:
+        return distributed.Security.temporary()
+    except ImportError as e:
+        raise McioError(FIELD, "local", f"needs the missing package {getattr(e, 'name', None) or 'cryptography'!r} "
+                                        "to secure the local cluster: pip install 'mcio[dask]'") from None
+
+
 class Cluster:
     """A client for ``dask`` as a context manager: closes only what it started."""
 
@@ -144,11 +199,13 @@ class Cluster:
                 self.worker_threads = max(1, usable_cores() // n)
             import logging
             try:
+                security = _private_security(distributed)
                 with _sigint_deferred():
                     cluster = self._own(distributed.LocalCluster(
                         n_workers=n, threads_per_worker=1, processes=True, host="127.0.0.1",
+                        protocol="tls://", security=security,
                         dashboard_address=None, silence_logs=logging.ERROR, preload=[IGNORE_SIGINT]))
-                self.client = self._own(distributed.Client(cluster))
+                self.client = self._own(distributed.Client(cluster, security=security))
             except BaseException:
                 self.close()
                 raise
@@ -193,6 +250,7 @@ class Cluster:
                                    key=f"mcio-point-{token}-{p:06d}", pure=False, priority=-p)
             futures[f] = p
         pending = set(futures)
+        by_key = {f.key: p for f, p in futures.items()}
         try:
             for f in distributed.as_completed(list(futures)):
                 p = futures[f]
@@ -206,6 +264,34 @@ class Cluster:
                     self.client.cancel(list(pending))
                 except Exception:  # noqa: BLE001 - the cluster may already be gone
                     pass
+        lost = lost_workers(self.client, by_key)
+        if lost:
+            import warnings
+            from ..errors import McioWarning
+            said = "; ".join(f"{w}: point(s) {', '.join(map(str, ps)) or 'none'} run again elsewhere"
+                             for w, ps in lost.items())
+            warnings.warn(McioWarning(f"Dask: {len(lost)} worker(s) lost during the sweep ({said}); results "
+                                      "unchanged (a point is a pure function of the spec and its index)"),
+                          stacklevel=2)
+
+
+def lost_workers(client, by_key: dict) -> dict[str, list[int]]:
+    """{worker address: sorted points of ``by_key`` (task key -> point) that were running on it or
+    whose results it held} for every worker the scheduler removed while those tasks existed, from
+    its ``remove-worker`` events. Empty if none, or if the scheduler cannot be asked."""
+    try:
+        events = client.get_events("all")
+    except Exception:  # noqa: BLE001 - a report, not a result: never fail the sweep for it
+        return {}
+    out: dict[str, set] = {}
+    for _, msg in events or ():
+        if not isinstance(msg, dict) or msg.get("action") != "remove-worker":
+            continue
+        keys = set(msg.get("processing-tasks") or ()) | set(msg.get("lost-computed-tasks") or ())
+        points = {by_key[k] for k in keys if k in by_key}
+        if points:
+            out.setdefault(str(msg.get("worker", "?")), set()).update(points)
+    return {w: sorted(ps) for w, ps in out.items()}
 
 
 def _result(f, p: int, dask):
@@ -238,4 +324,4 @@ def _lacks_mcio(e: BaseException | None) -> bool:
     return False
 
 
-__all__ = ["Cluster", "import_distributed", "parse_address", "usable_cores"]
+__all__ = ["Cluster", "import_distributed", "lost_workers", "max_local_workers", "parse_address", "usable_cores"]

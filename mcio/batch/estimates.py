@@ -5,6 +5,7 @@ minutes announced. Where the per-I/O and per-point figures come from: benchmarks
 """
 from __future__ import annotations
 
+import math
 import os
 import sys
 import warnings
@@ -12,17 +13,29 @@ from dataclasses import dataclass
 
 from ..errors import McioError, McioWarning
 
-#: Per-I/O cost on one thread, for the time estimate: the event engine and the fast path (see the
-#: module docstring for their source); an estimate to within a factor of a few, which is what a
-#: warning needs.
-EVENT_S_PER_IO = 400e-9
-FASTPATH_S_PER_IO = 60e-9
-POINT_OVERHEAD_S = 0.01     # packing, the Dataset, the part file: per point, whatever its size
+#: Per-I/O cost on one thread, for the time estimate: the event engine and the fast path
+#: (measured: benchmarks/README.md, "batch: figures behind the estimates"; the event engine's
+#: cost varies with the model, the figure is its middle).
+EVENT_S_PER_IO = 330e-9
+FASTPATH_S_PER_IO = 20e-9
+#: The event engine's cost grows with an open load (arrivals of their own, queues that build up)
+#: and with the devices (their rows leave the cache): x (1 + OPEN_EXTRA), x (1 + DEVICE_EXTRA * log2 D).
+OPEN_EXTRA = 0.6
+DEVICE_EXTRA = 0.1
+POINT_OVERHEAD_S = 0.6e-3   # per point, whatever its size: packing, its record, the ticker
+REPLICATION_OVERHEAD_S = 0.075e-3   # per replication of a point: its streams, outputs, MSER
 WARN_AFTER_S = 300.0        # "a few minutes": a run estimated longer than this is announced
-BASE_MEMORY_BYTES = 400 << 20   # the interpreter with numba, xarray, scipy imported
-#: Bytes of kernel state per replication that runs at once: ~170 per I/O slot (population, or the
-#: open models' 2**16-slot pool), plus per channel and device rows.
-KERNEL_BYTES_PER_SLOT = 170
+BASE_MEMORY_BYTES = 225 << 20   # the interpreter with numba (kernels loaded), xarray, scipy imported
+SWEEP_BYTES = 15 << 20          # writing a results file: h5py, netCDF, the background saver
+#: Bytes of kernel state per replication that runs at once, per I/O slot (the closed population,
+#: or the event engine's 2**16-slot pool of an open model; the fast path has none) and device row.
+KERNEL_BYTES_PER_SLOT = 290
+#: Bytes a finished point holds until the final file is written (its Part with ~40 array views
+#: and coordinates, its row of the assembled Dataset, the allocator's share), measured by peak
+#: RSS over 1,000-8,000-point grids: per point, per replication, per replication and channel.
+RESULT_BYTES_PER_POINT = 14_900
+RESULT_BYTES_PER_REPLICATION = 480
+RESULT_BYTES_PER_REPLICATION_CHANNEL = 210
 
 
 @dataclass(frozen=True)
@@ -70,45 +83,167 @@ def _axis_max(spec, key: str, base):
     return max([base] + vals) if vals else base
 
 
-def estimate(spec, threads: int | None = None, fast_path: bool | None = None) -> Estimate:
+def estimate(spec, threads: int | None = None, fast_path: bool | None = None, points: int | None = None,
+             s_per_io: float | None = None) -> Estimate:
     """Peak memory and run time of a sweep, from its sizes alone (nothing is simulated).
 
-    Memory: every replication's result arrays (the engine allocates them all at once, then stacks
-    them: the response-time histogram alone is 42 kB per replication), the kernel state of the
-    replications running at once, and every point's results held for the final file (twice: the
-    parts and the assembled Dataset). Time: I/Os (warm-up included) x a per-I/O cost on
-    ``threads`` threads (default: the cores) plus a per-point overhead. ``spec``: a parsed
-    :class:`mcio.batch.spec.SweepSpec` (:func:`mcio.batch.estimate` also takes a path or TOML)."""
-    r = spec.run
-    R = r["replications"]
-    warm = r["warmup"] if r["warmup"] is not None else max(1000, r["ios"] // 10)
+    Memory: the process with its libraries, the file-writing machinery, every replication's
+    result arrays of one point (the engine allocates them all at once, then stacks them: the
+    response-time histogram alone is 42 kB per replication), the kernel state of the
+    replications running at once, and every finished point's results, held for the final file.
+    Time: I/Os (warm-up included; a precision target's rounds up to ``max_ios``) x a per-I/O cost
+    on ``threads`` threads (default: the cores), plus per-point and per-replication overheads.
+    ``spec``: a parsed :class:`mcio.batch.spec.SweepSpec` (:func:`mcio.batch.estimate` also
+    takes a path or TOML); ``points``: only that many of its points (``mcio run``: 1);
+    ``s_per_io``: the per-I/O cost on one thread, measured (:func:`measured_s_per_io`), instead
+    of the fixed figures."""
     m = spec.model
     C = _axis_max(spec, "channels.count", m.channels["count"])
     D = _axis_max(spec, "devices.count", m.devices["count"])
     slots = _axis_max(spec, "workload.population", m.workload["population"]) if m.workload["type"] == "closed" \
         else 1 << 16
-    if threads is None:
-        try:
-            threads = len(os.sched_getaffinity(0))
-        except (AttributeError, OSError):
-            threads = os.cpu_count() or 1
-    running = max(1, min(R, threads))
-    hist, n_acc, n_ch, n_dev, n_rows = _kernel_sizes()
-    per_rep_out = 8 * (n_acc + C * n_ch + D * n_dev + hist + 64)
-    kernel = running * (KERNEL_BYTES_PER_SLOT * (slots + D) + 8 * 4 * 8 * n_rows)
-    per_point_result = 8 * (R * (24 + 8 * C + 4) + 64)
-    P = spec.n_points
-    point_bytes = 2 * R * per_rep_out + kernel
-    results_bytes = 2 * P * per_point_result
-    memory = BASE_MEMORY_BYTES + point_bytes + results_bytes
-    ios = P * R * (r["ios"] + warm)
     if fast_path is None:
         from ..engine import fast_path_applies
         fast_path = fast_path_applies(m)
-    cost = FASTPATH_S_PER_IO if fast_path else EVENT_S_PER_IO
-    seconds = ios * cost / running + P * POINT_OVERHEAD_S
+    return estimate_runs(spec.n_points if points is None else points, spec.run, C, D, slots, fast_path, threads,
+                         open_load=m.workload["type"] != "closed", s_per_io=s_per_io)
+
+
+def run_ios(run: dict) -> int:
+    """I/Os per replication a point may simulate, warm-up included: ``ios + warmup``, or with a
+    precision target, the pilot plus rounds up to ``max_ios`` (each at most 8x the last: their
+    sum stays below 8/7 of the last), each with its warm-up."""
+    warm = run["warmup"] if run.get("warmup") is not None else max(1000, run["ios"] // 10)
+    if run.get("precision") is None:
+        return run["ios"] + warm
+    mx = run.get("max_ios") or run["ios"]
+    from .precision import MAX_ROUNDS
+    return int(run["ios"] + mx * 8 // 7) + warm * MAX_ROUNDS
+
+
+def run_rounds(run: dict) -> int:
+    """Simulations a point takes: 1, or with a precision target the rounds from ``ios`` to
+    ``max_ios`` at up to 8x a round (mcio/batch/precision.py)."""
+    if run.get("precision") is None:
+        return 1
+    from .precision import MAX_GROWTH, MAX_ROUNDS
+    mx = run.get("max_ios") or run["ios"]
+    return int(min(MAX_ROUNDS, 1 + math.ceil(math.log(max(1.0, mx / run["ios"])) / math.log(MAX_GROWTH))))
+
+
+def estimate_runs(points: int, run: dict, channels: int, devices: int, slots: int, fast_path: bool,
+                  threads: int | None = None, open_load: bool = False, s_per_io: float | None = None) -> Estimate:
+    """:func:`estimate` from the sizes themselves: ``points`` runs of ``run`` (a spec's [run]:
+    replications, ios, warmup, precision, max_ios) of a model with at most ``channels`` channels,
+    ``devices`` devices and ``slots`` I/O slots (closed population; any open model: 2**16), on the
+    fast path or the event engine (``open_load``: an open workload); ``s_per_io``: a measured
+    per-I/O cost on one thread (else the fixed figures of this module)."""
+    R = run["replications"]
+    C, D = channels, devices
+    if threads is None:
+        threads = _usable_threads()
+    running = max(1, min(R, threads))
+    hist, n_acc, n_ch, n_dev, n_rows = _kernel_sizes()
+    per_rep_out = 8 * (n_acc + C * n_ch + D * n_dev + hist + 64)
+    pool = 0 if fast_path else KERNEL_BYTES_PER_SLOT * (slots + D)
+    kernel = running * (pool + 8 * 4 * 8 * n_rows)
+    P = points
+    point_bytes = 2 * R * per_rep_out + kernel
+    results_bytes = P * (RESULT_BYTES_PER_POINT + R * (RESULT_BYTES_PER_REPLICATION
+                                                       + C * RESULT_BYTES_PER_REPLICATION_CHANNEL))
+    memory = BASE_MEMORY_BYTES + SWEEP_BYTES + point_bytes + results_bytes
+    ios = P * R * run_ios(run)
+    cost = s_per_io if s_per_io is not None else FASTPATH_S_PER_IO if fast_path else \
+        EVENT_S_PER_IO * (1 + OPEN_EXTRA * open_load) * (1 + DEVICE_EXTRA * math.log2(max(1, D)))
+    seconds = ios * cost / running + P * run_rounds(run) * (POINT_OVERHEAD_S + R * REPLICATION_OVERHEAD_S)
     return Estimate(P, ios, int(memory), float(seconds), machine_memory(), running, int(point_bytes),
                     int(results_bytes))
+
+
+#: A pilot (:func:`measured_s_per_io`) runs about this long: long enough that the kernels' set-up
+#: is a small part of it, short enough to go unnoticed before a run of minutes.
+PILOT_S = 0.03
+PILOT_IOS = (2_000, 2_000_000)
+
+
+def measured_s_per_io(models) -> float | None:
+    """The per-I/O cost on one thread, as this machine runs it now: a pilot of each model (two
+    replications of a few thousand I/Os on the kernels, no warm-up; about :data:`PILOT_S` each),
+    the largest. The engines' cost varies more than tenfold between models (devices, positional
+    physics, open or closed load) and with the machine's load: a fixed figure cannot be within
+    1.5x of every run. None if no model could be piloted (over capacity, kernels unavailable)."""
+    import time
+    import numba
+    from ..engine import fast_path_applies, run_kernels
+    best = None
+    for m in models:
+        try:
+            if m.open_bottleneck()[1] >= 1.0:
+                continue
+            fast = fast_path_applies(m)
+            guess = FASTPATH_S_PER_IO if fast else EVENT_S_PER_IO
+            n = int(min(max(PILOT_S / guess, PILOT_IOS[0]), PILOT_IOS[1]))
+            R = 2
+            running = max(1, min(R, numba.get_num_threads()))
+            run_kernels(m, 100, R, 0, 0, 0, fast)   # (untimed: the first call loads the kernels)
+            t = time.perf_counter()
+            run_kernels(m, n, R, 0, 0, 0, fast)
+            cost = (time.perf_counter() - t) * running / (R * n)
+        except KeyboardInterrupt:
+            raise
+        except Exception:  # noqa: BLE001 - an estimate, not a result: fall back to the fixed figures
+            continue
+        best = cost if best is None else max(best, cost)
+    return best
+
+
+def pilot_models(spec) -> list:
+    """The models a sweep's pilot times: its first and last points (a grid's axes usually grow
+    the load or the model from one end to the other)."""
+    idx = sorted({0, spec.n_points - 1})
+    return [spec.point_model(p) for p in idx]
+
+
+def estimate_models(models, ios: int, replications: int, warmup: int | None = None,
+                    threads: int | None = None, s_per_io: float | None = None) -> Estimate:
+    """The estimate of one simulation of each of ``models`` (``mcio compare``, ``mcio reproduce``):
+    their times add up; the memory is that of the largest (they run one after another).
+    ``s_per_io``: a measured per-I/O cost (:func:`measured_s_per_io`) for every model."""
+    from ..engine import fast_path_applies
+    run = {"replications": replications, "ios": ios, "warmup": warmup}
+    ests = []
+    for m in models:
+        slots = m.workload["population"] if m.workload["type"] == "closed" else 1 << 16
+        ests.append(estimate_runs(1, run, m.channels["count"], m.devices["count"], slots, fast_path_applies(m),
+                                  threads, open_load=m.workload["type"] != "closed", s_per_io=s_per_io))
+    top = max(ests, key=lambda e: e.memory_bytes)
+    return Estimate(len(ests), sum(e.ios for e in ests), top.memory_bytes, sum(e.seconds for e in ests),
+                    top.machine_bytes, top.threads, top.point_bytes, top.results_bytes)
+
+
+def timed(make, models) -> Estimate:
+    """``make(s_per_io)``: the estimate from the fixed figures (``s_per_io`` None), then, where it
+    says the run may take long enough to matter (over a tenth of the warning's threshold: the
+    fixed figures can be several times off), again from a pilot of ``models``
+    (:func:`measured_s_per_io`)."""
+    est = make(None)
+    if est.seconds > WARN_AFTER_S / 10:
+        cost = measured_s_per_io(models)
+        if cost is not None:
+            est = make(cost)
+    return est
+
+
+def _usable_threads() -> int:
+    try:
+        import numba
+        return int(numba.get_num_threads())   # what the kernels will use (--threads)
+    except Exception:  # noqa: BLE001 - numba not importable here: the cores
+        pass
+    try:
+        return len(os.sched_getaffinity(0))
+    except (AttributeError, OSError):
+        return os.cpu_count() or 1
 
 
 def _kernel_sizes() -> tuple[int, int, int, int, int]:
@@ -125,17 +260,34 @@ def check_size(spec, est: Estimate | None = None) -> Estimate:
     est = est or estimate(spec, fast_path=False)
     if est.machine_bytes and est.memory_bytes > est.machine_bytes:
         field = "run.replications" if est.point_bytes >= est.results_bytes else "sweep"
-        raise McioError(field, spec.run["replications"] if field == "run.replications" else f"{spec.n_points} points",
-                        f"needs about {est.memory_bytes / 2**30:.1f} GiB, more than this machine's "
-                        f"{est.machine_bytes / 2**30:.1f} GiB; run fewer replications or points (or split the sweep)")
+        refuse(est, field, spec.run["replications"] if field == "run.replications" else f"{spec.n_points} points",
+               "run fewer replications or points (or split the sweep)")
+    return est
+
+
+def refuse(est: Estimate, field: str, value, advice: str) -> None:
+    raise McioError(field, value, f"needs about {est.memory_bytes / 2**30:.1f} GiB, more than this machine's "
+                                  f"{est.machine_bytes / 2**30:.1f} GiB; {advice}")
+
+
+def check_run(est: Estimate, field: str, value, what: str = "this run") -> Estimate:
+    """The sweep's rules for any command that simulates (``mcio run``, ``compare``,
+    ``reproduce``): refused (McioError on ``field``) beyond this machine's memory, announced (a
+    McioWarning) beyond a few minutes."""
+    if est.machine_bytes and est.memory_bytes > est.machine_bytes:
+        refuse(est, field, value, "run fewer replications")
+    if est.seconds > WARN_AFTER_S:
+        warnings.warn(McioWarning(f"{what} is large: {est}"), stacklevel=3)
     return est
 
 
 def warn_if_long(spec, threads=None) -> Estimate:
-    """The estimate of ``spec``, after refusing it if too large for this machine's memory (McioError)
+    """The estimate of ``spec`` (timed by a pilot of its first and last points where it may be
+    long: :func:`timed`), after refusing it if too large for this machine's memory (McioError),
     and announcing it (a McioWarning, to the caller's caller) if estimated beyond a few minutes."""
     est = estimate(spec, threads=threads)
     check_size(spec, est)
+    est = timed(lambda c: estimate(spec, threads=threads, s_per_io=c), pilot_models(spec))
     if est.seconds > WARN_AFTER_S:
         warnings.warn(McioWarning(f"this sweep is large: {est}"), stacklevel=3)
     return est

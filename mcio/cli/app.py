@@ -3,7 +3,12 @@
 - :class:`~mcio.McioError` (a bad input: it names the field, the value and what is allowed), or an
   OSError about a file (missing, unreadable, unwritable: the path and the reason): one line
   ``mcio: error: ...`` on stderr, exit code 2;
-- any other exception is a bug in mcio: its traceback, then a line asking to report it, exit 1.
+- any other exception is a bug in mcio: its traceback, then a line asking to report it, exit 1;
+- Ctrl-C (KeyboardInterrupt, whatever raised it: the kernels stopped by :mod:`mcio.interrupt`, a
+  sweep's :class:`~mcio.interrupt.SweepInterrupted`, or Python's own handler in any other stage):
+  one line ``mcio: interrupted: ...`` on stderr, exit 130 (128 + SIGINT), for every command of the
+  group, those added later included. A sweep says what it kept; a command that writes only at its
+  end has written nothing.
 
 Set ``MCIO_DEBUG=1`` to get the traceback of a bad input too. The ``mcio isfc`` group uses the
 same class, so it behaves alike when invoked on its own.
@@ -20,6 +25,8 @@ from ..errors import McioError
 
 EXIT_BAD_INPUT = 2
 EXIT_BUG = 1
+EXIT_INTERRUPTED = 130   # 128 + SIGINT, what a shell reports for a process Ctrl-C ended
+INTERRUPTED = "mcio: interrupted: the run was stopped before it finished; nothing written"
 REPORT_TO = "the mcio maintainers (with the command line and this traceback)"
 
 
@@ -39,6 +46,8 @@ class McioGroup(click.Group):
             ctx.exit(EXIT_BAD_INPUT)
         except (click.exceptions.ClickException, click.exceptions.Exit, click.exceptions.Abort):
             raise  # click's own exits
+        except KeyboardInterrupt as e:
+            interrupted(ctx, e)
         except BrokenPipeError:
             # the reader went away (mcio ... | head): not an error of ours; quiet, like cat
             sys.stderr.close()
@@ -59,6 +68,24 @@ class McioGroup(click.Group):
             if os.environ.get("MCIO_DEBUG"):
                 raise
             _bug(ctx)
+
+
+def interrupted(ctx, e: BaseException | None = None):
+    """Ctrl-C's one line and exit 130: ``str(e)`` of an interrupt that says what it kept (a
+    SweepInterrupted), else :data:`INTERRUPTED`. Another press while the line is written is
+    ignored (it would cut the line short); the handler before is restored after."""
+    import signal
+    try:
+        old = signal.signal(signal.SIGINT, signal.SIG_IGN)
+    except (ValueError, OSError):  # not the main thread: nothing to protect
+        old = None
+    try:
+        text = str(e) if e is not None and type(e) is not KeyboardInterrupt and str(e) else ""
+        click.echo(f"mcio: {text}" if text else INTERRUPTED, err=True)
+    finally:
+        if old is not None:
+            signal.signal(signal.SIGINT, old)
+    ctx.exit(getattr(e, "exit_code", EXIT_INTERRUPTED))
 
 
 def _warnings_as_lines() -> None:
@@ -113,4 +140,5 @@ def set_threads(n: int | None) -> None:
     numba.set_num_threads(n)
 
 
-__all__ = ["main", "McioGroup", "one_line", "set_threads", "EXIT_BAD_INPUT", "EXIT_BUG"]
+__all__ = ["main", "McioGroup", "one_line", "set_threads", "interrupted", "EXIT_BAD_INPUT", "EXIT_BUG",
+           "EXIT_INTERRUPTED"]

@@ -86,13 +86,8 @@ def sweep_cmd(spec, out, resume, threads, dask, quiet):
         raise McioError("--threads", threads, "must be an integer >= 1")
     bar = _Bar(quiet)
     t0 = time.perf_counter()
-    from ..interrupt import SweepInterrupted
-    try:
+    try:  # (Ctrl-C: SweepInterrupted, one line and exit 130 by the group's policy, mcio.cli.app)
         ds = sweep(s, out=out, resume=resume, progress=bar, dask=dask, worker_threads=threads if dask else None)
-    except SweepInterrupted as e:
-        bar.close()
-        click.echo(f"mcio: {e}", err=True)
-        sys.exit(e.exit_code)
     finally:
         bar.close()
     from .whatif import diagnostics
@@ -127,12 +122,14 @@ def run_cmd(spec, point, ios, replications, threads):
         s = parse_spec({**s.raw, "run": run}, source=s.source)
     set_threads(threads)
     s.point_model(point)  # validates the index
-    try:
-        ds = run_point(s, point)
-    except KeyboardInterrupt:  # Ctrl-C: the kernels stopped at once (engine.run_kernels); no result
-        click.echo("mcio: interrupted: the run was stopped before it finished; nothing to report", err=True)
-        sys.exit(130)
+    from ..batch.estimates import check_run, estimate, timed
+    check_run(timed(lambda c: estimate(s, points=1, s_per_io=c), [s.point_model(point)]),
+              "run.replications", s.run["replications"], "this run")
+    ds = run_point(s, point)   # (Ctrl-C: the kernels stop at once; the group prints one line, exit 130)
     click.echo(report(ds, s, point))
+    from .whatif import diagnostics
+    for line in diagnostics(ds):   # (a warm-up too short, an unstable point: as after a sweep)
+        click.echo(f"mcio: {line}", err=True)
 
 
 def report(ds, spec, point: int) -> str:
@@ -313,6 +310,7 @@ def reproduce_cmd(name, as_json, ios, replications, seed, variants):
     run = dataclasses.replace(scn.run_size, **{k: v for k, v in
                                                (("ios", ios), ("replications", replications), ("seed", seed))
                                                if v is not None})
+    check_run_of_scenario(scn, run, list(variants) or None)
     rows = scn.reproduce(run, list(variants) or None)
     if as_json:
         click.echo(json.dumps([r.to_json() for r in rows], indent=1))
@@ -321,6 +319,23 @@ def reproduce_cmd(name, as_json, ios, replications, seed, variants):
         click.echo(f"({run.replications} replications x {run.ios} {scn.ios_meaning}, seed {run.seed})")
         click.echo(format_table(rows))
     sys.exit(1 if any(r.within is False for r in rows) else 0)
+
+
+def check_run_of_scenario(scn, run, variants) -> None:
+    """The sweep's estimate rules for ``mcio reproduce``: one simulation of each variant that
+    has figures, at ``run``'s size (a scenario that simulates otherwise, e.g. several runs a
+    variant, is estimated as one)."""
+    from ..batch.estimates import check_run, estimate_models, timed
+    needed = [v for v in dict.fromkeys(f.variant for f in scn.figures) if variants is None or v in variants]
+    models = []
+    for v in needed:
+        try:
+            models.append(scn.model(v))
+        except McioError:   # a variant that is no single engine model (isfc-link's non-shared): not counted
+            pass
+    if models:
+        check_run(timed(lambda c: estimate_models(models, run.ios, run.replications, s_per_io=c), models),
+                  "--replications", run.replications, f"reproducing {scn.name}")
 
 
 @main.command("validate")

@@ -42,6 +42,9 @@ def compare_cmd(a, b, point, ios, replications, seed, threads, out):
     if la == lb:
         la, lb = "A:" + la, "B:" + lb
     set_threads(threads)
+    from ..batch.estimates import check_run, estimate_models, timed
+    check_run(timed(lambda c: estimate_models([ma, mb], ios, replications, s_per_io=c), [ma, mb]),
+              "--replications", replications, "this comparison")
     ds = compare(ma, mb, ios=ios, replications=replications, seed=seed, labels=(la, lb))
     click.echo(f"mcio compare: {la} vs {lb} ({replications} paired replications x {ios} I/Os, seed {seed})")
     click.echo(format_compare(ds))
@@ -74,7 +77,10 @@ def overloaded_points(spec, limit: int = 10_000) -> list[tuple[int, dict, str, f
 
 
 def diagnostics(ds) -> list[str]:
-    """One warning line per unstable point and per point whose warm-up MSER judged too short."""
+    """What an analyst must see after a sweep: one warning line per unstable point, and ONE line
+    for every point whose warm-up is too short (their count, the first, the largest warm-up MSER
+    recommends among them and the spec key to raise; the points themselves are in the file's flag
+    ``warmup_adequate``)."""
     import numpy as np
     lines = []
     from ..plot import sweep_dims
@@ -90,10 +96,22 @@ def diagnostics(ds) -> list[str]:
         ok = np.atleast_1d(ds["warmup_adequate"].values).ravel()
         bad = np.flatnonzero(ok == 0)
         if bad.size:
-            where = ", ".join(_where(ds, dims, i) for i in bad[:8]) + (" ..." if bad.size > 8 else "")
-            lines.append(f"warning: warm-up shorter than MSER recommends at {bad.size} point(s): {where}; "
-                         "raise [run] warmup (see warmup_mser_ios)")
+            lines.append(short_warmup_line(ds, dims, bad, ok.size))
     return lines
+
+
+def short_warmup_line(ds, dims, bad, total: int) -> str:
+    """The one warning line for the points (flat indices ``bad`` of ``total``) whose warm-up is too short."""
+    import numpy as np
+    need = ""
+    if "warmup_mser_ios" in ds:
+        rec = np.asarray(ds["warmup_mser_ios"].values)
+        rec = rec.reshape(total, -1)[bad] if rec.size % total == 0 and rec.size else rec.reshape(1, -1)
+        if rec.size and rec.max() > 0:
+            need = f" to at least {int(rec.max())} I/Os (the largest warm-up MSER recommends there)"
+    first = f"first: {_where(ds, dims, int(bad[0]))}; all " if dims else ""
+    return (f"warning: warm-up shorter than the initial transient at {bad.size} of {total} point(s) "
+            f"({first}flagged warmup_adequate = 0 in the file): raise [run] warmup{need}")
 
 
 def _where(ds, dims, flat: int) -> str:
@@ -101,4 +119,10 @@ def _where(ds, dims, flat: int) -> str:
     if not dims:
         return "the point"
     idx = np.unravel_index(flat, tuple(ds.sizes[d] for d in dims))
-    return "point " + ", ".join(f"{d}={ds[d].values[k]}" for d, k in zip(dims, idx))
+    return "point " + ", ".join(f"{d}={_short(ds[d].values[k])}" for d, k in zip(dims, idx))
+
+
+def _short(v) -> str:
+    """A coordinate as a reader writes it: floats to 6 significant digits (no float noise)."""
+    import numpy as np
+    return f"{float(v):.6g}" if isinstance(v, (float, np.floating)) else str(v)
