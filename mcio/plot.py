@@ -271,7 +271,7 @@ def _diagnostic_footnote(fig, ds) -> None:
     if "warmup_adequate" in ds:
         bad = int((np.asarray(ds["warmup_adequate"].values) == 0).sum())
         if bad:
-            notes.append(f"warm-up shorter than MSER recommends at {bad} point(s) (see warmup_mser_ios)")
+            notes.append(f"warm-up shorter than the initial transient at {bad} point(s) (see warmup_mser_ios)")
     if "unstable" in ds:
         bad = int(np.asarray(ds["unstable"].values).astype(bool).sum())
         if bad:

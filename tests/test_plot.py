@@ -200,7 +200,7 @@ def test_short_warmup_and_unstable_points_are_noted_on_the_figure(grid):
     fig = plot_curves(g)
     try:
         texts = [t.get_text() for t in fig.texts]
-        assert any("warm-up shorter than MSER recommends at 1 point" in t for t in texts), texts
+        assert any("warm-up shorter than the initial transient at 1 point" in t for t in texts), texts
     finally:
         plt.close(fig)
     fig = plot_curves(grid.assign(warmup_adequate=grid["warmup_adequate"] * 0 + 1))

@@ -9,6 +9,7 @@ from pathlib import Path
 import click
 
 from ..errors import McioError
+from ..model.text import for_terminal
 from .app import main, set_threads
 
 BUILTIN_EXAMPLE = "ficon_knee.toml"
@@ -146,7 +147,7 @@ def report(ds, spec, point: int) -> str:
     where = ", ".join(([f"variant = {c['variant']}"] if "variant" in c else [])
                       + [f"{a.key} = {c[a.dim]}" for a in spec.axes])
     warm = ds.attrs.get("warmup_ios", "auto")
-    lines = [f"mcio run: {spec.title} — point {point}{': ' + where if where else ''}",
+    lines = [f"mcio run: {for_terminal(spec.title)} — point {point}{': ' + where if where else ''}",
              f"{ds.attrs.get('replications', '?')} replications x {ds.attrs.get('ios', '?')} I/Os "
              f"(warm-up {warm}), seed {ds.attrs.get('seed', '?')}"
              + ("   ** UNSTABLE: open load over capacity **" if int(ds.get("unstable", 0)) else ""),
@@ -249,7 +250,7 @@ def _groups(path) -> list[str]:
 
 
 def _describe(ds, name) -> list[str]:
-    out = [f"{name}: {ds.attrs.get('title', '')}", "dimensions:"]
+    out = [f"{name}: {for_terminal(ds.attrs.get('title', ''))}", "dimensions:"]
     for d, n in ds.sizes.items():
         vals = ds[d].values if d in ds.coords else None
         key = ds[d].attrs.get("mcio_key", "") if d in ds.coords else ""

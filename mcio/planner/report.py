@@ -86,8 +86,8 @@ def _flags_html(ds) -> str:
     if "warmup_adequate" in ds:
         ok = np.atleast_1d(ds["warmup_adequate"].transpose(*dims).values).ravel()
         for i in np.flatnonzero(ok == 0):
-            lines.append(f"short warm-up at {where(i)}: MSER recommends more than [run] warmup "
-                         "(see warmup_mser_ios); the mean may carry the start's bias")
+            lines.append(f"short warm-up at {where(i)}: MSER cuts past [run] warmup in most "
+                         "replications and the cut moves the mean beyond its noise (see warmup_mser_ios)")
     if not lines:
         return '<p class="ok">No flags: every point is stable and its warm-up adequate.</p>'
     return '<ul class="flags">' + "".join(f"<li>{e(s)}</li>" for s in lines) + "</ul>"

@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ..errors import McioError
+from ..model.text import for_terminal
 
 ENGINE_DIMS = ("replication", "channel", "quantile", "device", "sample", "input")
 
@@ -209,7 +210,7 @@ def sweep_table(ds, vars: list[str] | tuple[str, ...] | None = None, by: str | N
     flags = _flags(ds, row_dims)
     if flags is not None:
         cols.append(Column("flags", "flag", "unstable: open load over capacity (no steady state); "
-                           "short warm-up: MSER recommends a longer warm-up"))
+                           "short warm-up: the mean still carries the start's transient (raise [run] warmup)"))
     tab = Table(ds.attrs.get("title", "mcio sweep"), cols)
     shape = tuple(ds.sizes[d] for d in row_dims)
     coords = [np.atleast_1d(ds[d].values) if d in ds.coords else np.arange(ds.sizes[d]) for d in row_dims]
@@ -309,7 +310,7 @@ def format_text(tab: Table, legend: bool = True) -> str:
     def line(row):
         return "  ".join(s.ljust(w) if c.kind in ("key", "flag") else s.rjust(w)
                          for s, w, c in zip(row, widths, tab.columns)).rstrip()
-    out = [tab.title, line(heads)] + [line(r) for r in cells]
+    out = [for_terminal(tab.title), line(heads)] + [line(r) for r in cells]
     out += tab.notes
     if legend:
         seen = set()
