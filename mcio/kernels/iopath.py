@@ -27,6 +27,7 @@ This module holds the state and the event loop only; each stage is a small inlin
 import numba as nb
 import numpy as np
 
+from .areas import areas_close, areas_restart
 from .blockrng import next_from
 from .heap import heap_put
 from .ioclass import attr_draws
@@ -40,12 +41,13 @@ from .options import JIT, JIT_LEAF
 from .rng import uniform
 from .stages import (AFTER_HA, ARRIVE, BE, CONN, DEVICE, DQ_WAITING, EV_ARRIVE, GETCH, HA, INF,
                      MPEND, MPSTART, N_DEV_STATE, N_SF, N_SI, SF_T_ARR, SI_G_NEXT, SI_G_PREV,
-                     SI_NXT, XFER, after_transfer, batch_add, channel_areas, count_completion,
+                     SI_NXT, XFER, after_transfer, batch_add, count_completion,
                      heap_event, next_event, release, stage_after_ha, stage_arrive, stage_conn,
                      stage_ha, stage_be, stage_device, stage_getch, stage_mpend, stage_mpstart, stage_xfer,
                      transfer_ends, cu_committed, flush_block, BLOCK_IOS, N_BK)
 from .stats import A_AREA_BE, A_AREA_HA, A_AREA_IOSQ, A_AREA_MPQ, A_AREA_SYS, A_EVENTS, A_TIME_MS, \
     A_UNSTABLE, C_OE_MAX
+from .winner import winner_new
 
 VBLOCK = 128                     # variates per refill of a distribution's block
 POLL_IOS = 2048                  # completions between two looks at the stop flag (~1-3 ms of run)
@@ -59,7 +61,7 @@ def _is_zero(dp, row):
 @nb.njit(**JIT)
 def _new_state(ip, dp, dev_grp, grp_ptr, grp_ch, chg_ptr, chg):
     """The replication's state at time 0, grouped as kernels/stages.py names it: (sf, si, dev,
-    dev_state, paths, oe, mp, cu, ps, heap)."""
+    dev_state, paths, oe, oe_tl, mp, cu, ps, heap)."""
     P = ip[IP_SLOTS]
     D = ip[IP_DEVICES]
     C = ip[IP_CHANNELS]
@@ -78,9 +80,10 @@ def _new_state(ip, dp, dev_grp, grp_ptr, grp_ch, chg_ptr, chg):
     paths = (dev_grp, grp_ptr, grp_ch, chg_ptr, chg, np.zeros(G, np.int64), np.full(G, -1, np.int64),
              np.full(G, -1, np.int64))
     oe = np.zeros(C, np.int64)
+    oe_tl = np.zeros(C)
     mp_busy = np.zeros(C, np.int64)
     mp = (mp_busy, np.full(C, -1, np.int64), np.full(C, -1, np.int64), np.zeros(C, np.int64),
-          np.full(C, -1, np.int64), np.full(C, -1, np.int64))
+          np.full(C, -1, np.int64), np.full(C, -1, np.int64), np.zeros(C), np.zeros(C), np.zeros(C))
     # a station with at least as many servers as slots never queues: no heap of free times
     kw_n = np.array([ip[IP_HA_SERVERS] if ip[IP_HA_SERVERS] < P else 0,
                      ip[IP_BE_SERVERS] if ip[IP_BE_SERVERS] < P else 0], np.int64)
@@ -88,14 +91,15 @@ def _new_state(ip, dp, dev_grp, grp_ptr, grp_ch, chg_ptr, chg):
           kw_n, np.zeros((2, max(1, kw_n.max()))), np.zeros(2))
     L = min(ip[IP_OE_CAP], P)
     ps_next_t = np.full(C, INF)
+    tw_t, tw_c = winner_new(C)
     ps = (np.zeros((C, L), np.int64), np.zeros(C, np.int64), np.zeros(C), np.zeros(C), ps_next_t,
-          np.full(C, -1, np.int64))
+          np.full(C, -1, np.int64), np.zeros(C), tw_t, tw_c)
     # ---- events ----
     h_t = np.zeros(P + 1)
     h_c = np.zeros(P + 1, np.int64)
     h_n = np.zeros(2, np.int64)       # size, root taken (heap.heap_take)
     heap = (h_t, h_c, h_n)
-    return sf, si, dev, dev_state, paths, oe, mp, cu, ps, heap
+    return sf, si, dev, dev_state, paths, oe, oe_tl, mp, cu, ps, heap
 
 
 @nb.njit(**JIT_LEAF)
@@ -129,14 +133,16 @@ def _first_arrivals(s, trace, traced, is_open, think_zero, n_slots, rng, heap, r
 
 
 @nb.njit(**JIT_LEAF)
-def _measurement_starts(acc, chs, devs, hist, oe):
-    """Warm-up over: the accumulators restart from the current state (peak exchanges from now)."""
+def _measurement_starts(t, acc, chs, devs, hist, oe, oe_tl, mp, ps):
+    """Warm-up over at ``t``: the accumulators restart from the current state (peak exchanges and
+    the channels' areas from now)."""
     acc[:] = 0.0
     chs[:, :] = 0.0
     devs[:, :] = 0.0
     hist[:] = 0
     for cc in range(chs.shape[0]):
         chs[cc, C_OE_MAX] = oe[cc]
+    areas_restart(t, oe_tl, mp[6], mp[7], mp[8], ps[6])
 
 
 @nb.njit(**JIT)
@@ -173,7 +179,6 @@ def run_one(fp, ip, dp, ev, ec, cls_cum, cls_kb, cls_miss, cls_mp, cls_proto,
     D = ip[IP_DEVICES]
     EXPO = ip[IP_EXPOSURES]
     HPAV = ip[IP_HYPERPAV] == 1
-    C = ip[IP_CHANNELS]
     OECAP = ip[IP_OE_CAP]
     SEL = ip[IP_SELECTION]
     WARM = ip[IP_WARMUP]
@@ -198,11 +203,11 @@ def run_one(fp, ip, dp, ev, ec, cls_cum, cls_kb, cls_miss, cls_mp, cls_proto,
     vpos = np.full(N_ROWS, VBLOCK, np.int64)
     rng = (vb, vpos, lanes, scal, dp, ev, ec)
 
-    sf, si, dev, dev_state, paths, oe, mp, cu, ps, heap = _new_state(ip, dp, dev_grp, grp_ptr, grp_ch,
-                                                                    chg_ptr, chg)
+    sf, si, dev, dev_state, paths, oe, oe_tl, mp, cu, ps, heap = _new_state(ip, dp, dev_grp, grp_ptr,
+                                                                            grp_ch, chg_ptr, chg)
     dq_s = dev[4]
     cu_work = cu[4]
-    ps_next_t = ps[4]
+    tw_t, tw_c = ps[7], ps[8]
     h_t, h_c, h_n = heap
     rs_slot = np.zeros(2 * P + 8, np.int64)      # the ready stack: I/Os whose stage can run now
     rs_stage = np.zeros(2 * P + 8, np.int64)
@@ -211,7 +216,7 @@ def run_one(fp, ip, dp, ev, ec, cls_cum, cls_kb, cls_miss, cls_mp, cls_proto,
 
     t = 0.0
     t_last = 0.0
-    a_sys = a_iosq = a_mpq = n_events = 0.0
+    a_sys = a_iosq = n_events = 0.0
     b_cur = 0
     b_next = (STOP + NB - 1) // NB
     t0 = 0.0
@@ -241,7 +246,7 @@ def run_one(fp, ip, dp, ev, ec, cls_cum, cls_kb, cls_miss, cls_mp, cls_proto,
                     n_sys += 1
                     stage = stage_arrive(x, t, sf, si, rng, attrs, pick, dev, HPAV, EXPO)
                 elif stage == GETCH:
-                    stage = stage_getch(x, t, sf, si, paths, oe, chs, SEL, OECAP)
+                    stage = stage_getch(x, t, sf, si, paths, oe, oe_tl, chs, SEL, OECAP)
                 elif stage == MPSTART:
                     stage = stage_mpstart(x, t, sf, si, rng, mp, heap, cls_mp, start_frac, mp_det)
                 elif stage == HA:
@@ -267,8 +272,8 @@ def run_one(fp, ip, dp, ev, ec, cls_cum, cls_kb, cls_miss, cls_mp, cls_proto,
                             nbk = flush_block(bk, nbk, acc, hist)
                     if done == WARM:
                         # warm-up over: measurement starts now, from the current state
-                        a_sys = a_iosq = a_mpq = n_events = 0.0
-                        _measurement_starts(acc, chs, devs, hist, oe)
+                        a_sys = a_iosq = n_events = 0.0
+                        _measurement_starts(t, acc, chs, devs, hist, oe, oe_tl, mp, ps)
                         cu_work[0] = cu_committed(sf, 0, t)
                         cu_work[1] = cu_committed(sf, 1, t)
                         t0 = t
@@ -279,7 +284,7 @@ def run_one(fp, ip, dp, ev, ec, cls_cum, cls_kb, cls_miss, cls_mp, cls_proto,
                         ctl_done[0] += POLL_IOS
                         if ctl_stop[0] != 0:
                             stop = True     # a stop request: end now, with what is counted
-                    rs_n = release(x, sf, si, paths, oe, dev, HPAV, rs_slot, rs_stage, rs_n)
+                    rs_n = release(x, t, sf, si, paths, oe, oe_tl, chs, dev, HPAV, rs_slot, rs_stage, rs_n)
                     n_sys -= 1
                     if is_open:
                         free[n_free] = x
@@ -297,15 +302,15 @@ def run_one(fp, ip, dp, ev, ec, cls_cum, cls_kb, cls_miss, cls_mp, cls_proto,
             break
 
         # ---- the next event: heap, a link transfer ending, or an open arrival ----
-        tn, src, cmin = next_event(heap, ps_next_t, next_arr)
+        tn, src, cmin = next_event(heap, tw_t, tw_c, next_arr)
         if src < 0:
             break
         dt = tn - t_last
         if dt > 0.0:
-            # time-weighted sums in locals: a store to ``acc`` could not stay in a register
+            # time-weighted sums in locals: a store to ``acc`` could not stay in a register (the
+            # channels' areas are added when their levels change: kernels/areas.py)
             a_sys += n_sys * dt
             a_iosq += dq_s[DQ_WAITING] * dt
-            a_mpq = channel_areas(dt, a_mpq, chs, oe, mp, ps, C)
         t = tn
         t_last = tn
         n_events += 1.0
@@ -323,10 +328,10 @@ def run_one(fp, ip, dp, ev, ec, cls_cum, cls_kb, cls_miss, cls_mp, cls_proto,
             else:
                 next_arr = t + next_from(vb, vpos, np.int64(D_INTERARRIVAL), lanes, scal, dp, ev, ec)
         elif src == 1:
-            x_next = transfer_ends(cmin, t, sf, si, ps, bw)
+            x_next = transfer_ends(cmin, t, sf, si, ps, bw, chs)
             stage_next = after_transfer(x_next, t, sf, heap)
         else:
-            x_next, stage_next = heap_event(t, sf, si, mp, heap)
+            x_next, stage_next = heap_event(t, sf, si, mp, heap, chs)
 
     flush_block(bk, nbk, acc, hist)
     ctl_done[0] += done - (poll_at - POLL_IOS)
@@ -335,5 +340,5 @@ def run_one(fp, ip, dp, ev, ec, cls_cum, cls_kb, cls_miss, cls_mp, cls_proto,
     acc[A_AREA_IOSQ] += a_iosq
     acc[A_AREA_HA] += cu_work[0] - cu_committed(sf, 0, t)
     acc[A_AREA_BE] += cu_work[1] - cu_committed(sf, 1, t)
-    acc[A_AREA_MPQ] += a_mpq
+    acc[A_AREA_MPQ] += areas_close(t, chs, oe, oe_tl, mp[0], mp[6], mp[3], mp[7], mp[8], ps[1], ps[6])
     acc[A_EVENTS] += n_events
