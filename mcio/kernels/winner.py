@@ -28,17 +28,21 @@ def winner_new(n):
 
 @nb.njit(**JIT_STAGE)
 def winner_set(i, v, tw_t, tw_c):
-    """Item i's time is now ``v`` (ms): its leaf, then each node up to the root, stopping where
-    a node's winner is what it was (nothing above it changes)."""
+    """Item i's time is now ``v`` (ms): its leaf, then each node up to the root. The winner coming
+    up is carried in registers and met with its sibling, whose address depends only on the
+    level: the loads do not wait on the stores below them, and the walk (log2 M steps) has no
+    data-dependent branch to mispredict."""
     k = (tw_t.shape[0] >> 1) + i
+    cur_t = v
+    cur_c = tw_c[k]
     tw_t[k] = v
-    k >>= 1
-    while k >= 1:
-        j = 2 * k
-        if tw_t[j + 1] < tw_t[j]:
-            j += 1
-        if tw_t[k] == tw_t[j] and tw_c[k] == tw_c[j]:
-            break
-        tw_t[k] = tw_t[j]
-        tw_c[k] = tw_c[j]
+    while k > 1:
+        st = tw_t[k ^ 1]
+        sc = tw_c[k ^ 1]
+        # the left child (even k) wins a tie: a right sibling must be strictly earlier
+        if st < cur_t or (st == cur_t and (k & 1) == 1):
+            cur_t = st
+            cur_c = sc
         k >>= 1
+        tw_t[k] = cur_t
+        tw_c[k] = cur_c
