@@ -44,9 +44,7 @@ def _child(kind: str, ios: int, out: str, channels: int = 0) -> None:
     model = ficon_model()[0] if kind == "event" else mmc_model(1)
     if channels:
         from benchmarks.channel_scaling import scaled_model
-        model = scaled_model(channels)
-        if os.environ.get("MCIO_PROFILE_CU") == "unbounded":
-            model = model.replace("control_unit.ha_servers", 65536).replace("control_unit.backend_servers", 65536)
+        model = scaled_model(abs(channels), "unbounded" if channels < 0 else "scaled")
 
     numba.set_num_threads(1)          # run_kernels then calls the kernel in this thread
     run_kernels(model, 1_000, 1, 1, 100, 0, kind == "fast")          # compile
@@ -92,7 +90,8 @@ def main(argv=None) -> int:
     ap.add_argument("--ios", type=float, default=None, help="measured I/Os (default 5e6 event, 3e7 fast)")
     ap.add_argument("--top", type=int, default=30)
     ap.add_argument("--channels", type=int, default=0,
-                    help="event: benchmarks/channel_scaling.py's open model on this many channels")
+                    help="event: benchmarks/channel_scaling.py's open model on this many channels "
+                         "(negative: its control unit never queues)")
     ap.add_argument("--child", help=argparse.SUPPRESS)
     a = ap.parse_args(argv)
     ios = int(a.ios or (5e6 if a.kind == "event" else 3e7))

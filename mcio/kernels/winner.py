@@ -3,7 +3,7 @@
 The event engine keeps each channel link's next transfer end in a leaf; the root is the earliest
 of all, so choosing the next event never looks at every channel. ``tw_t`` float64[2 M] (ms) and
 ``tw_c`` int64[2 M], M the least power of two >= n: leaves M + i hold item i's time and index
-(INF and -1 past n); node k < M holds the earlier of its children 2 k and 2 k + 1, the left one on
+(INF past n); node k < M holds the earlier of its children 2 k and 2 k + 1, the left one on
 a tie, so the root (node 1) is the earliest item with the lowest index among equals: what a scan
 of the items in index order with a strict ``<`` finds. With n = 1 the one leaf is the root.
 """
@@ -21,28 +21,29 @@ def winner_new(n):
         m <<= 1
     tw_t = np.full(2 * m, np.inf)
     tw_c = np.full(2 * m, -1, np.int64)
-    for i in range(n):
-        tw_c[m + i] = i
+    for i in range(m):
+        tw_c[m + i] = i          # past n: INF, never earlier than a real item
     return tw_t, tw_c
 
 
 @nb.njit(**JIT_STAGE)
 def winner_set(i, v, tw_t, tw_c):
-    """Item i's time is now ``v`` (ms): its leaf, then each node up to the root. The winner coming
-    up is carried in registers and met with its sibling, whose address depends only on the
-    level: the loads do not wait on the stores below them, and the walk (log2 M steps) has no
-    data-dependent branch to mispredict."""
+    """Item i's time is now ``v`` (ms): its leaf, then each node up to the root (log2 M steps).
+
+    The winner coming up is carried in registers and met with each sibling, whose address depends
+    only on the level (no load waits on the store below it); it is chosen by ``min`` and integer
+    arithmetic, not a branch (which child wins is a coin flip to a predictor). Earliest time,
+    then lowest index: the same as the left child winning a tie, leaves being in index order."""
     k = (tw_t.shape[0] >> 1) + i
-    cur_t = v
-    cur_c = tw_c[k]
     tw_t[k] = v
+    ct = v
+    cc = np.int64(i)
     while k > 1:
         st = tw_t[k ^ 1]
         sc = tw_c[k ^ 1]
-        # the left child (even k) wins a tie: a right sibling must be strictly earlier
-        if st < cur_t or (st == cur_t and (k & 1) == 1):
-            cur_t = st
-            cur_c = sc
+        take = np.int64(st < ct) | (np.int64(st == ct) & np.int64(sc < cc))
+        ct = min(st, ct)
+        cc += (sc - cc) * take
         k >>= 1
-        tw_t[k] = cur_t
-        tw_c[k] = cur_c
+        tw_t[k] = ct
+        tw_c[k] = cc
