@@ -17,9 +17,12 @@ device freed, statistics taken). The control unit's stations are FIFO multi-serv
 by the Kiefer-Wolfowitz recursion (an I/O's start and end there are known when it arrives), so
 from HA to the transfer nothing waits on another I/O unless a back end can queue: a pass-through
 device's I/O crosses HA, AFTER_HA, DEVICE, a back end that never queues and the protocol with
-one event. Timed events: think, MP work, HA-to-transfer (EV_PROTO), the host adapter's end
+one event. Timed events in the heap: think, HA-to-transfer (EV_PROTO), the host adapter's end
 (positional devices, whose seam keeps state), a miss reaching a back end that can queue,
-device-side disconnect, connect pacing.
+device-side disconnect, connect pacing. Per channel, in a slot each (winner trees,
+``kernels/winner.py``): the MP's piece of work in progress and the link's next transfer end. No
+event looks at every channel: the channels' time-weighted figures are added when their levels
+change (``kernels/areas.py``).
 
 This module holds the state and the event loop only; each stage is a small inlined function in
 ``stages``, over the state arrays allocated here (named and grouped there).
@@ -42,7 +45,7 @@ from .rng import uniform
 from .stages import (AFTER_HA, ARRIVE, BE, CONN, DEVICE, DQ_WAITING, EV_ARRIVE, GETCH, HA, INF,
                      MPEND, MPSTART, N_DEV_STATE, N_SF, N_SI, SF_T_ARR, SI_G_NEXT, SI_G_PREV,
                      SI_NXT, XFER, after_transfer, batch_add, count_completion,
-                     heap_event, next_event, release, stage_after_ha, stage_arrive, stage_conn,
+                     heap_event, mp_work_ends, next_event, release, stage_after_ha, stage_arrive, stage_conn,
                      stage_ha, stage_be, stage_device, stage_getch, stage_mpend, stage_mpstart, stage_xfer,
                      transfer_ends, cu_committed, flush_block, BLOCK_IOS, N_BK)
 from .stats import A_AREA_BE, A_AREA_HA, A_AREA_IOSQ, A_AREA_MPQ, A_AREA_SYS, A_EVENTS, A_TIME_MS, \
@@ -84,6 +87,7 @@ def _new_state(ip, dp, dev_grp, grp_ptr, grp_ch, chg_ptr, chg):
     mp_busy = np.zeros(C, np.int64)
     mp = (mp_busy, np.full(C, -1, np.int64), np.full(C, -1, np.int64), np.zeros(C, np.int64),
           np.full(C, -1, np.int64), np.full(C, -1, np.int64), np.zeros(C), np.zeros(C), np.zeros(C))
+    mp = mp + winner_new(C)
     # a station with at least as many servers as slots never queues: no heap of free times
     kw_n = np.array([ip[IP_HA_SERVERS] if ip[IP_HA_SERVERS] < P else 0,
                      ip[IP_BE_SERVERS] if ip[IP_BE_SERVERS] < P else 0], np.int64)
@@ -208,6 +212,7 @@ def run_one(fp, ip, dp, ev, ec, cls_cum, cls_kb, cls_miss, cls_mp, cls_proto,
     dq_s = dev[4]
     cu_work = cu[4]
     tw_t, tw_c = ps[7], ps[8]
+    tm_t, tm_c = mp[9], mp[10]
     h_t, h_c, h_n = heap
     rs_slot = np.zeros(2 * P + 8, np.int64)      # the ready stack: I/Os whose stage can run now
     rs_stage = np.zeros(2 * P + 8, np.int64)
@@ -248,7 +253,7 @@ def run_one(fp, ip, dp, ev, ec, cls_cum, cls_kb, cls_miss, cls_mp, cls_proto,
                 elif stage == GETCH:
                     stage = stage_getch(x, t, sf, si, paths, oe, oe_tl, chs, SEL, OECAP)
                 elif stage == MPSTART:
-                    stage = stage_mpstart(x, t, sf, si, rng, mp, heap, cls_mp, start_frac, mp_det)
+                    stage = stage_mpstart(x, t, sf, si, rng, mp, cls_mp, start_frac, mp_det)
                 elif stage == HA:
                     stage = stage_ha(x, t, sf, si, rng, cu, heap, dev_state, cls_kb, cls_proto, pos)
                 elif stage == BE:
@@ -260,7 +265,7 @@ def run_one(fp, ip, dp, ev, ec, cls_cum, cls_kb, cls_miss, cls_mp, cls_proto,
                 elif stage == XFER:
                     stage = stage_xfer(x, t, sf, si, ps, heap, bw)
                 elif stage == MPEND:
-                    stage = stage_mpend(x, t, sf, si, mp, heap)
+                    stage = stage_mpend(x, t, sf, si, mp)
                 elif stage == DEVICE:
                     stage = stage_device(x, t, sf, heap)
                 else:  # DONE
@@ -302,7 +307,7 @@ def run_one(fp, ip, dp, ev, ec, cls_cum, cls_kb, cls_miss, cls_mp, cls_proto,
             break
 
         # ---- the next event: heap, a link transfer ending, or an open arrival ----
-        tn, src, cmin = next_event(heap, tw_t, tw_c, next_arr)
+        tn, src, cmin = next_event(heap, tm_t, tm_c, tw_t, tw_c, next_arr)
         if src < 0:
             break
         dt = tn - t_last
@@ -327,11 +332,14 @@ def run_one(fp, ip, dp, ev, ec, cls_cum, cls_kb, cls_miss, cls_mp, cls_proto,
                 trace_i = trace_i + 1 if trace_i + 1 < trace.shape[0] else 0
             else:
                 next_arr = t + next_from(vb, vpos, np.int64(D_INTERARRIVAL), lanes, scal, dp, ev, ec)
+        elif src == 3:
+            x_next = tm_c[1] >> 3
+            stage_next = mp_work_ends(x_next, t, sf, si, mp, chs)
         elif src == 1:
             x_next = transfer_ends(cmin, t, sf, si, ps, bw, chs)
             stage_next = after_transfer(x_next, t, sf, heap)
         else:
-            x_next, stage_next = heap_event(t, sf, si, mp, heap, chs)
+            x_next, stage_next = heap_event(t, sf, si, heap)
 
     flush_block(bk, nbk, acc, hist)
     ctl_done[0] += done - (poll_at - POLL_IOS)

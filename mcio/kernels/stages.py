@@ -20,10 +20,13 @@ are built once per replication):
   chg int64[:], rotor int64[G], gq_h int64[G], gq_t int64[G]): path groups and their FIFO of I/Os
   deferred for lack of an open exchange.
 - ``mp`` = (mp_busy int64[C], mq_h, mq_t, mq_n, me_h, me_t int64[C], mp_t0, mq_tl, mq_area
-  float64[C]): the channel MP and its start- and end-work FIFOs (mq_n: the start work waiting).
-  With ``channels.mp_order = "fifo"`` end work joins the start FIFO (me_* stay empty); each queued
-  I/O's SI_MPSTAGE says which piece it waits for. mp_t0, mq_tl, mq_area: when the busy period
-  began, the queue's last change and its area (``areas``).
+  float64[C], tm_t float64[2 M], tm_c int64[2 M]): the channel MP and its start- and end-work
+  FIFOs (mq_n: the start work waiting). With ``channels.mp_order = "fifo"`` end work joins the
+  start FIFO (me_* stay empty); each queued I/O's SI_MPSTAGE says which piece it waits for.
+  mp_t0, mq_tl, mq_area: when the busy period began, the queue's last change and its area
+  (``areas``). tm_t, tm_c: the winner tree of the MPs' pieces in progress (an MP serves one at a
+  time: one slot per channel, not the heap), keyed by the event code x * 8 + EV_MP, so that with
+  the heap they make the order one heap of both would give (``next_event``).
 - ``cu`` = (row int64[2], zero bool[2], kw_n int64[2], kw_free float64[2, S], work float64[2]):
   the control unit's two multi-server FIFO stations, 0 = host adapter (CMR), 1 = back end,
   served by the Kiefer-Wolfowitz recursion: an I/O's start and end are known when it arrives
@@ -300,15 +303,14 @@ def stage_getch(x, t, sf, si, paths, oe, oe_tl, chs, sel, oecap):
 
 
 @nb.njit(**JIT_STAGE)
-def stage_mpstart(x, t, sf, si, rng, mp, heap, cls_mp, start_frac, mp_det):
+def stage_mpstart(x, t, sf, si, rng, mp, cls_mp, start_frac, mp_det):
     """The channel MP's work for this I/O (fixed + per command + per KB, times a shape draw),
     split into start and end work; the start work now, FIFO behind the MP's other work.
 
     ``cls_mp[k, mode]`` is the work (ms); ``cls_mp[k, MPW_WAKE]`` the wake-up work (ms) a piece
     that finds the MP idle adds, ``cls_mp[k, MPW_FIFO]`` 1 when end work queues with the starts
     (both kept in the I/O's slot for its end work)."""
-    mp_busy, mq_h, mq_t, mq_n, me_h, me_t, mp_t0, mq_tl, mq_area = mp
-    h_t, h_c, h_n = heap
+    mp_busy, mq_h, mq_t, mq_n, me_h, me_t, mp_t0, mq_tl, mq_area, tm_t, tm_c = mp
     k = si[x, SI_CLS]
     w = cls_mp[k, si[x, SI_MODE]]
     if not mp_det and w > 0.0:
@@ -325,7 +327,7 @@ def stage_mpstart(x, t, sf, si, rng, mp, heap, cls_mp, start_frac, mp_det):
         mp_busy[c] = 1
         mp_t0[c] = t
         # an idle MP first wakes up (w + 0.0 == w: no wake-up work, the same time to the bit)
-        heap_put(h_t, h_c, h_n, t + (sf[x, SF_W_START] + sf[x, SF_W_WAKE]), x * 8 + EV_MP)
+        winner_set(c, t + (sf[x, SF_W_START] + sf[x, SF_W_WAKE]), x * 8 + EV_MP, tm_t, tm_c)
     else:
         enqueue(mq_h, mq_t, si, c, x)
         mq_add(c, t, 1, mq_n, mq_tl, mq_area)
@@ -551,7 +553,7 @@ def _ps_next(c, now, bw, ps_n, ps_v, ps_list, sf, ps_next_t, ps_next_slot, tw_t,
     if n == 0:
         ps_next_t[c] = INF
         ps_next_slot[c] = -1
-        winner_set(c, INF, tw_t, tw_c)
+        winner_set(c, INF, c, tw_t, tw_c)
         return
     best = ps_list[c, 0]
     for j in range(1, n):
@@ -563,7 +565,7 @@ def _ps_next(c, now, bw, ps_n, ps_v, ps_list, sf, ps_next_t, ps_next_slot, tw_t,
         rem = 0.0
     ps_next_t[c] = now + rem * n / bw
     ps_next_slot[c] = best
-    winner_set(c, ps_next_t[c], tw_t, tw_c)
+    winner_set(c, ps_next_t[c], c, tw_t, tw_c)
 
 
 @nb.njit(**JIT_STAGE)
@@ -603,11 +605,10 @@ def transfer_ends(c, t, sf, si, ps, bw, chs):
 
 
 @nb.njit(**JIT_STAGE)
-def stage_mpend(x, t, sf, si, mp, heap):
+def stage_mpend(x, t, sf, si, mp):
     """End-of-I/O MP work: served before waiting start work (exchanges close promptly), or, with
     ``mp_order = "fifo"``, behind it in one FIFO; an idle MP adds its wake-up work."""
-    mp_busy, mq_h, mq_t, mq_n, me_h, me_t, mp_t0, mq_tl, mq_area = mp
-    h_t, h_c, h_n = heap
+    mp_busy, mq_h, mq_t, mq_n, me_h, me_t, mp_t0, mq_tl, mq_area, tm_t, tm_c = mp
     if sf[x, SF_W_END] <= 0.0:
         return DONE
     c = si[x, SI_CH]
@@ -615,7 +616,7 @@ def stage_mpend(x, t, sf, si, mp, heap):
     if mp_busy[c] == 0:
         mp_busy[c] = 1
         mp_t0[c] = t
-        heap_put(h_t, h_c, h_n, t + (sf[x, SF_W_END] + sf[x, SF_W_WAKE]), x * 8 + EV_MP)
+        winner_set(c, t + (sf[x, SF_W_END] + sf[x, SF_W_WAKE]), x * 8 + EV_MP, tm_t, tm_c)
     elif si[x, SI_MP_FIFO]:
         enqueue(mq_h, mq_t, si, c, x)       # not counted in mq_n: that is the start work waiting
     else:
@@ -741,10 +742,12 @@ def batch_add(bat, done, b_cur, b_next, total, resp):
 
 
 @nb.njit(**JIT_STAGE)
-def next_event(heap, tw_t, tw_c, next_arr):
-    """When the next event is and where: (time, source, channel); source 0 the heap, 1 the end
-    of channel ``channel``'s next transfer (the winner tree's root: the earliest, the lowest
-    channel among equals), 2 an open arrival, -1 none (ties: that order)."""
+def next_event(heap, tm_t, tm_c, tw_t, tw_c, next_arr):
+    """When the next event is and where: (time, source, channel); source 0 the heap, 3 a channel
+    MP's piece of work (the MP tree's root), 1 the end of channel ``channel``'s next transfer (the
+    link tree's root: the earliest, the lowest channel among equals), 2 an open arrival, -1 none.
+    The heap and the MPs' pieces are one order by (time, code), as one heap of both; ties between
+    them and the rest go in the order heap or MP, link, arrival."""
     h_t, h_c, h_n = heap
     heap_settle(h_t, h_c, h_n)
     tn = INF
@@ -752,6 +755,9 @@ def next_event(heap, tw_t, tw_c, next_arr):
     if h_n[0] > 0:
         tn = h_t[0]
         src = 0
+    if tm_t[1] < tn or (tm_t[1] == tn and src == 0 and tm_c[1] < h_c[0]):
+        tn = tm_t[1]
+        src = 3
     cmin = -1
     if tw_t[1] < tn:
         tn = tw_t[1]
@@ -766,26 +772,26 @@ def next_event(heap, tw_t, tw_c, next_arr):
 
 
 @nb.njit(**JIT_STAGE)
-def mp_work_ends(y, t, sf, si, mp, heap, chs):
+def mp_work_ends(y, t, sf, si, mp, chs):
     """I/O y's MP work ends: the MP takes its next work (end work first; with mp_order = "fifo"
     the end work is in the start FIFO, in arrival order) at once, no wake-up, else its busy
     period ends (into chs[c, C_MP_BUSY_MS]); returns y's stage."""
-    mp_busy, mq_h, mq_t, mq_n, me_h, me_t, mp_t0, mq_tl, mq_area = mp
-    h_t, h_c, h_n = heap
+    mp_busy, mq_h, mq_t, mq_n, me_h, me_t, mp_t0, mq_tl, mq_area, tm_t, tm_c = mp
     c = si[y, SI_CH]
     if me_h[c] >= 0:
         z = dequeue(me_h, me_t, si, c)
-        heap_put(h_t, h_c, h_n, t + sf[z, SF_W_END], z * 8 + EV_MP)
+        winner_set(c, t + sf[z, SF_W_END], z * 8 + EV_MP, tm_t, tm_c)
     elif mq_h[c] >= 0:
         z = dequeue(mq_h, mq_t, si, c)
         if si[z, SI_MPSTAGE] == 0:
             mq_add(c, t, -1, mq_n, mq_tl, mq_area)
-            heap_put(h_t, h_c, h_n, t + sf[z, SF_W_START], z * 8 + EV_MP)
+            winner_set(c, t + sf[z, SF_W_START], z * 8 + EV_MP, tm_t, tm_c)
         else:
-            heap_put(h_t, h_c, h_n, t + sf[z, SF_W_END], z * 8 + EV_MP)
+            winner_set(c, t + sf[z, SF_W_END], z * 8 + EV_MP, tm_t, tm_c)
     else:
         mp_busy[c] = 0
         chs[c, C_MP_BUSY_MS] += t - mp_t0[c]
+        winner_set(c, INF, c, tm_t, tm_c)
     return HA if si[y, SI_MPSTAGE] == 0 else DONE
 
 
@@ -797,7 +803,7 @@ def device_disconnect_ends(y, t, sf, si):
 
 
 @nb.njit(**JIT_STAGE)
-def heap_event(t, sf, si, mp, heap, chs):
+def heap_event(t, sf, si, heap):
     """Take the heap's first event (due at ``t``): returns (its I/O, the stage it resumes at)."""
     h_t, h_c, h_n = heap
     code = h_c[0]
@@ -806,8 +812,6 @@ def heap_event(t, sf, si, mp, heap, chs):
     et = code & 7
     if et == EV_ARRIVE:
         return y, ARRIVE
-    if et == EV_MP:
-        return y, mp_work_ends(y, t, sf, si, mp, heap, chs)
     if et == EV_HA:
         return y, AFTER_HA
     if et == EV_BE:

@@ -1,11 +1,14 @@
-"""A winner tree: the earliest of n times, kept up to date in O(log n) per change.
+"""A winner tree: the earliest of n (time, key) pairs, kept up to date in O(log n) per change.
 
-The event engine keeps each channel link's next transfer end in a leaf; the root is the earliest
-of all, so choosing the next event never looks at every channel. ``tw_t`` float64[2 M] (ms) and
-``tw_c`` int64[2 M], M the least power of two >= n: leaves M + i hold item i's time and index
-(INF past n); node k < M holds the earlier of its children 2 k and 2 k + 1, the left one on
-a tie, so the root (node 1) is the earliest item with the lowest index among equals: what a scan
-of the items in index order with a strict ``<`` finds. With n = 1 the one leaf is the root.
+The event engine keeps one per kind of per-channel event: each channel link's next transfer end
+(key: the channel) and each channel MP's piece of work in progress (key: the event's code, as in
+the heap); the root is the earliest of all, so choosing the next event never looks at every
+channel. ``tw_t`` float64[2 M] (ms) and ``tw_c`` int64[2 M], M the least power of two >= n: leaf
+M + i holds item i's time and key (INF past n); node k < M holds the earlier of its children 2 k
+and 2 k + 1 by (time, key), so the root (node 1) is the least pair. With keys = indices that is
+the earliest item with the lowest index among equals (what a scan in index order with a strict
+``<`` finds); with the heap's codes, the order the heap would give. With n = 1 the leaf is the
+root.
 """
 import numba as nb
 import numpy as np
@@ -27,17 +30,17 @@ def winner_new(n):
 
 
 @nb.njit(**JIT_STAGE)
-def winner_set(i, v, tw_t, tw_c):
-    """Item i's time is now ``v`` (ms): its leaf, then each node up to the root (log2 M steps).
+def winner_set(i, v, key, tw_t, tw_c):
+    """Item i is now (``v`` ms, ``key``): its leaf, then each node up to the root (log2 M steps).
 
     The winner coming up is carried in registers and met with each sibling, whose address depends
     only on the level (no load waits on the store below it); it is chosen by ``min`` and integer
-    arithmetic, not a branch (which child wins is a coin flip to a predictor). Earliest time,
-    then lowest index: the same as the left child winning a tie, leaves being in index order."""
+    arithmetic, not a branch (which child wins is a coin flip to a predictor)."""
     k = (tw_t.shape[0] >> 1) + i
     tw_t[k] = v
+    tw_c[k] = key
     ct = v
-    cc = np.int64(i)
+    cc = np.int64(key)
     while k > 1:
         st = tw_t[k ^ 1]
         sc = tw_c[k ^ 1]
