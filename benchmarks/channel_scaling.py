@@ -164,7 +164,7 @@ def _table(cols: dict[str, dict]) -> None:
             v = cols[r][name]
             base = "channels=1" + name[name.index(","):] if "," in name else "channels=1"
             ratio = f"{v / cols[r][base]:7.2f}" if name.startswith("channels=") else " " * 7
-            line += f"{v:12.0f} {ratio}"
+            line += (f"{v:12.0f}" if v >= 100 else f"{v:12.1f}") + f" {ratio}"
         if len(refs) == 2:
             line += f" {cols[refs[1]][name] / cols[refs[0]][name]:8.3f}"
         print(line)
