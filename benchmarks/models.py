@@ -20,7 +20,7 @@ def mmc_model(c: int = 1, rho: float = RHO, service_ms: float = SERVICE_MS) -> M
         "workload": {"type": "open", "rate_iops": rate_iops},
         "io": [{"name": "read", "kb": 0.0, "miss_ratio": 1.0}],
         "devices": {"count": 1, "aliases": c - 1},
-        "channels": {"count": 1, "mp_us_per_io_ccw": 0.0, "mp_us_per_io_zhpf": 0.0},
+        "channels": {"count": 1, "mp_us_per_io_ccw": 0.0},
         "control_unit": {"ha_servers": c, "backend_servers": c,
                          "backend_service_ms": {"dist": "exponential", "mean": service_ms}},
     })

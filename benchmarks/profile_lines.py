@@ -3,6 +3,7 @@
     python benchmarks/profile_lines.py event            # the FICON model on the event engine
     python benchmarks/profile_lines.py fast --ios 2e7   # M/M/1 on the fast path
     python benchmarks/profile_lines.py event --top 50
+    python benchmarks/profile_lines.py event --channels 256   # channel_scaling.py's model on 256 channels
 
 Runs itself under ``perf record`` with ``NUMBA_DEBUGINFO=1`` and an empty Numba cache, so the
 machine code carries line numbers. The child runs one replication by calling the kernel itself
@@ -32,7 +33,7 @@ ROOT = os.path.dirname(HERE)
 sys.path.insert(0, ROOT)
 
 
-def _child(kind: str, ios: int, out: str) -> None:
+def _child(kind: str, ios: int, out: str, channels: int = 0) -> None:
     import numba
     import numpy as np
     from mcio.engine import run_kernels
@@ -41,6 +42,9 @@ def _child(kind: str, ios: int, out: str) -> None:
 
     kernel = iopath.run_one if kind == "event" else fastpath.fast_one
     model = ficon_model()[0] if kind == "event" else mmc_model(1)
+    if channels:
+        from benchmarks.channel_scaling import scaled_model
+        model = scaled_model(abs(channels), "unbounded" if channels < 0 else "scaled")
 
     numba.set_num_threads(1)          # run_kernels then calls the kernel in this thread
     run_kernels(model, 1_000, 1, 1, 100, 0, kind == "fast")          # compile
@@ -85,16 +89,20 @@ def main(argv=None) -> int:
     ap.add_argument("kind", choices=("event", "fast"))
     ap.add_argument("--ios", type=float, default=None, help="measured I/Os (default 5e6 event, 3e7 fast)")
     ap.add_argument("--top", type=int, default=30)
+    ap.add_argument("--channels", type=int, default=0,
+                    help="event: benchmarks/channel_scaling.py's open model on this many channels "
+                         "(negative: its control unit never queues)")
     ap.add_argument("--child", help=argparse.SUPPRESS)
     a = ap.parse_args(argv)
     ios = int(a.ios or (5e6 if a.kind == "event" else 3e7))
     if a.child:
-        _child(a.kind, ios, a.child)
+        _child(a.kind, ios, a.child, a.channels)
         return 0
     with tempfile.TemporaryDirectory(prefix="mcio-prof-") as d:
         env = {**os.environ, "NUMBA_DEBUGINFO": "1", "NUMBA_CACHE_DIR": os.path.join(d, "cache")}
         subprocess.run(["perf", "record", "-q", "-o", os.path.join(d, "perf.data"), sys.executable,
-                        __file__, a.kind, "--ios", str(ios), "--child", d], env=env, check=True)
+                        __file__, a.kind, "--ios", str(ios), "--channels", str(a.channels), "--child", d],
+                       env=env, check=True)
         info = json.load(open(os.path.join(d, "kernel.json")))
         offs, where, funcs = _parse_objdump(os.path.join(d, "kernel.o"))
         script = subprocess.run(["perf", "script", "-i", os.path.join(d, "perf.data"), "-F", "ip,dso"],

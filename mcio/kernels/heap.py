@@ -14,6 +14,7 @@ the same sequence: the events, and every result, are bit-for-bit those of pop-th
 the same result both ways).
 """
 import numba as nb
+import numpy as np
 
 from .options import JIT_LEAF
 
@@ -106,8 +107,8 @@ def min_replace_root(h, n, v):
         m = 2 * i + 1
         if m >= n:
             break
-        if m + 1 < n and h[m + 1] < h[m]:
-            m += 1
+        if m + 1 < n:
+            m += np.int64(h[m + 1] < h[m])     # by arithmetic: a branch here mispredicts
         if h[m] < v:
             h[i] = h[m]
             i = m

@@ -17,9 +17,12 @@ device freed, statistics taken). The control unit's stations are FIFO multi-serv
 by the Kiefer-Wolfowitz recursion (an I/O's start and end there are known when it arrives), so
 from HA to the transfer nothing waits on another I/O unless a back end can queue: a pass-through
 device's I/O crosses HA, AFTER_HA, DEVICE, a back end that never queues and the protocol with
-one event. Timed events: think, MP work, HA-to-transfer (EV_PROTO), the host adapter's end
+one event. Timed events in the heap: think, HA-to-transfer (EV_PROTO), the host adapter's end
 (positional devices, whose seam keeps state), a miss reaching a back end that can queue,
-device-side disconnect, connect pacing.
+device-side disconnect, connect pacing. Per channel, in a slot each (winner trees,
+``kernels/winner.py``): the MP's piece of work in progress and the link's next transfer end. No
+event looks at every channel: the channels' time-weighted figures are added when their levels
+change (``kernels/areas.py``).
 
 This module holds the state and the event loop only; each stage is a small inlined function in
 ``stages``, over the state arrays allocated here (named and grouped there).
@@ -27,6 +30,7 @@ This module holds the state and the event loop only; each stage is a small inlin
 import numba as nb
 import numpy as np
 
+from .areas import areas_close, areas_restart
 from .blockrng import next_from
 from .heap import heap_put
 from .ioclass import attr_draws
@@ -40,12 +44,13 @@ from .options import JIT, JIT_LEAF
 from .rng import uniform
 from .stages import (AFTER_HA, ARRIVE, BE, CONN, DEVICE, DQ_WAITING, EV_ARRIVE, GETCH, HA, INF,
                      MPEND, MPSTART, N_DEV_STATE, N_SF, N_SI, SF_T_ARR, SI_G_NEXT, SI_G_PREV,
-                     SI_NXT, XFER, after_transfer, batch_add, channel_areas, count_completion,
-                     heap_event, next_event, release, stage_after_ha, stage_arrive, stage_conn,
+                     SI_NXT, XFER, after_transfer, batch_add, count_completion,
+                     heap_event, mp_work_ends, next_event, release, stage_after_ha, stage_arrive, stage_conn,
                      stage_ha, stage_be, stage_device, stage_getch, stage_mpend, stage_mpstart, stage_xfer,
                      transfer_ends, cu_committed, flush_block, BLOCK_IOS, N_BK)
 from .stats import A_AREA_BE, A_AREA_HA, A_AREA_IOSQ, A_AREA_MPQ, A_AREA_SYS, A_EVENTS, A_TIME_MS, \
     A_UNSTABLE, C_OE_MAX
+from .winner import winner_new
 
 VBLOCK = 128                     # variates per refill of a distribution's block
 POLL_IOS = 2048                  # completions between two looks at the stop flag (~1-3 ms of run)
@@ -59,7 +64,7 @@ def _is_zero(dp, row):
 @nb.njit(**JIT)
 def _new_state(ip, dp, dev_grp, grp_ptr, grp_ch, chg_ptr, chg):
     """The replication's state at time 0, grouped as kernels/stages.py names it: (sf, si, dev,
-    dev_state, paths, oe, mp, cu, ps, heap)."""
+    dev_state, paths, oe, oe_tl, mp, cu, ps, heap)."""
     P = ip[IP_SLOTS]
     D = ip[IP_DEVICES]
     C = ip[IP_CHANNELS]
@@ -78,9 +83,11 @@ def _new_state(ip, dp, dev_grp, grp_ptr, grp_ch, chg_ptr, chg):
     paths = (dev_grp, grp_ptr, grp_ch, chg_ptr, chg, np.zeros(G, np.int64), np.full(G, -1, np.int64),
              np.full(G, -1, np.int64))
     oe = np.zeros(C, np.int64)
+    oe_tl = np.zeros(C)
     mp_busy = np.zeros(C, np.int64)
     mp = (mp_busy, np.full(C, -1, np.int64), np.full(C, -1, np.int64), np.zeros(C, np.int64),
-          np.full(C, -1, np.int64), np.full(C, -1, np.int64))
+          np.full(C, -1, np.int64), np.full(C, -1, np.int64), np.zeros(C), np.zeros(C), np.zeros(C))
+    mp = mp + winner_new(C)
     # a station with at least as many servers as slots never queues: no heap of free times
     kw_n = np.array([ip[IP_HA_SERVERS] if ip[IP_HA_SERVERS] < P else 0,
                      ip[IP_BE_SERVERS] if ip[IP_BE_SERVERS] < P else 0], np.int64)
@@ -88,14 +95,15 @@ def _new_state(ip, dp, dev_grp, grp_ptr, grp_ch, chg_ptr, chg):
           kw_n, np.zeros((2, max(1, kw_n.max()))), np.zeros(2))
     L = min(ip[IP_OE_CAP], P)
     ps_next_t = np.full(C, INF)
+    tw_t, tw_c = winner_new(C)
     ps = (np.zeros((C, L), np.int64), np.zeros(C, np.int64), np.zeros(C), np.zeros(C), ps_next_t,
-          np.full(C, -1, np.int64))
+          np.full(C, -1, np.int64), np.zeros(C), tw_t, tw_c)
     # ---- events ----
     h_t = np.zeros(P + 1)
     h_c = np.zeros(P + 1, np.int64)
     h_n = np.zeros(2, np.int64)       # size, root taken (heap.heap_take)
     heap = (h_t, h_c, h_n)
-    return sf, si, dev, dev_state, paths, oe, mp, cu, ps, heap
+    return sf, si, dev, dev_state, paths, oe, oe_tl, mp, cu, ps, heap
 
 
 @nb.njit(**JIT_LEAF)
@@ -129,14 +137,16 @@ def _first_arrivals(s, trace, traced, is_open, think_zero, n_slots, rng, heap, r
 
 
 @nb.njit(**JIT_LEAF)
-def _measurement_starts(acc, chs, devs, hist, oe):
-    """Warm-up over: the accumulators restart from the current state (peak exchanges from now)."""
+def _measurement_starts(t, acc, chs, devs, hist, oe, oe_tl, mp, ps):
+    """Warm-up over at ``t``: the accumulators restart from the current state (peak exchanges and
+    the channels' areas from now)."""
     acc[:] = 0.0
     chs[:, :] = 0.0
     devs[:, :] = 0.0
     hist[:] = 0
     for cc in range(chs.shape[0]):
         chs[cc, C_OE_MAX] = oe[cc]
+    areas_restart(t, oe_tl, mp[6], mp[7], mp[8], ps[6])
 
 
 @nb.njit(**JIT)
@@ -173,7 +183,6 @@ def run_one(fp, ip, dp, ev, ec, cls_cum, cls_kb, cls_miss, cls_mp, cls_proto,
     D = ip[IP_DEVICES]
     EXPO = ip[IP_EXPOSURES]
     HPAV = ip[IP_HYPERPAV] == 1
-    C = ip[IP_CHANNELS]
     OECAP = ip[IP_OE_CAP]
     SEL = ip[IP_SELECTION]
     WARM = ip[IP_WARMUP]
@@ -198,11 +207,12 @@ def run_one(fp, ip, dp, ev, ec, cls_cum, cls_kb, cls_miss, cls_mp, cls_proto,
     vpos = np.full(N_ROWS, VBLOCK, np.int64)
     rng = (vb, vpos, lanes, scal, dp, ev, ec)
 
-    sf, si, dev, dev_state, paths, oe, mp, cu, ps, heap = _new_state(ip, dp, dev_grp, grp_ptr, grp_ch,
-                                                                    chg_ptr, chg)
+    sf, si, dev, dev_state, paths, oe, oe_tl, mp, cu, ps, heap = _new_state(ip, dp, dev_grp, grp_ptr,
+                                                                            grp_ch, chg_ptr, chg)
     dq_s = dev[4]
     cu_work = cu[4]
-    ps_next_t = ps[4]
+    tw_t, tw_c = ps[7], ps[8]
+    tm_t, tm_c = mp[9], mp[10]
     h_t, h_c, h_n = heap
     rs_slot = np.zeros(2 * P + 8, np.int64)      # the ready stack: I/Os whose stage can run now
     rs_stage = np.zeros(2 * P + 8, np.int64)
@@ -211,7 +221,7 @@ def run_one(fp, ip, dp, ev, ec, cls_cum, cls_kb, cls_miss, cls_mp, cls_proto,
 
     t = 0.0
     t_last = 0.0
-    a_sys = a_iosq = a_mpq = n_events = 0.0
+    a_sys = a_iosq = n_events = 0.0
     b_cur = 0
     b_next = (STOP + NB - 1) // NB
     t0 = 0.0
@@ -241,9 +251,9 @@ def run_one(fp, ip, dp, ev, ec, cls_cum, cls_kb, cls_miss, cls_mp, cls_proto,
                     n_sys += 1
                     stage = stage_arrive(x, t, sf, si, rng, attrs, pick, dev, HPAV, EXPO)
                 elif stage == GETCH:
-                    stage = stage_getch(x, t, sf, si, paths, oe, chs, SEL, OECAP)
+                    stage = stage_getch(x, t, sf, si, paths, oe, oe_tl, chs, SEL, OECAP)
                 elif stage == MPSTART:
-                    stage = stage_mpstart(x, t, sf, si, rng, mp, heap, cls_mp, start_frac, mp_det)
+                    stage = stage_mpstart(x, t, sf, si, rng, mp, cls_mp, start_frac, mp_det)
                 elif stage == HA:
                     stage = stage_ha(x, t, sf, si, rng, cu, heap, dev_state, cls_kb, cls_proto, pos)
                 elif stage == BE:
@@ -255,7 +265,7 @@ def run_one(fp, ip, dp, ev, ec, cls_cum, cls_kb, cls_miss, cls_mp, cls_proto,
                 elif stage == XFER:
                     stage = stage_xfer(x, t, sf, si, ps, heap, bw)
                 elif stage == MPEND:
-                    stage = stage_mpend(x, t, sf, si, mp, heap)
+                    stage = stage_mpend(x, t, sf, si, mp)
                 elif stage == DEVICE:
                     stage = stage_device(x, t, sf, heap)
                 else:  # DONE
@@ -267,8 +277,8 @@ def run_one(fp, ip, dp, ev, ec, cls_cum, cls_kb, cls_miss, cls_mp, cls_proto,
                             nbk = flush_block(bk, nbk, acc, hist)
                     if done == WARM:
                         # warm-up over: measurement starts now, from the current state
-                        a_sys = a_iosq = a_mpq = n_events = 0.0
-                        _measurement_starts(acc, chs, devs, hist, oe)
+                        a_sys = a_iosq = n_events = 0.0
+                        _measurement_starts(t, acc, chs, devs, hist, oe, oe_tl, mp, ps)
                         cu_work[0] = cu_committed(sf, 0, t)
                         cu_work[1] = cu_committed(sf, 1, t)
                         t0 = t
@@ -279,7 +289,7 @@ def run_one(fp, ip, dp, ev, ec, cls_cum, cls_kb, cls_miss, cls_mp, cls_proto,
                         ctl_done[0] += POLL_IOS
                         if ctl_stop[0] != 0:
                             stop = True     # a stop request: end now, with what is counted
-                    rs_n = release(x, sf, si, paths, oe, dev, HPAV, rs_slot, rs_stage, rs_n)
+                    rs_n = release(x, t, sf, si, paths, oe, oe_tl, chs, dev, HPAV, rs_slot, rs_stage, rs_n)
                     n_sys -= 1
                     if is_open:
                         free[n_free] = x
@@ -297,15 +307,15 @@ def run_one(fp, ip, dp, ev, ec, cls_cum, cls_kb, cls_miss, cls_mp, cls_proto,
             break
 
         # ---- the next event: heap, a link transfer ending, or an open arrival ----
-        tn, src, cmin = next_event(heap, ps_next_t, next_arr)
+        tn, src, cmin = next_event(heap, tm_t, tm_c, tw_t, tw_c, next_arr)
         if src < 0:
             break
         dt = tn - t_last
         if dt > 0.0:
-            # time-weighted sums in locals: a store to ``acc`` could not stay in a register
+            # time-weighted sums in locals: a store to ``acc`` could not stay in a register (the
+            # channels' areas are added when their levels change: kernels/areas.py)
             a_sys += n_sys * dt
             a_iosq += dq_s[DQ_WAITING] * dt
-            a_mpq = channel_areas(dt, a_mpq, chs, oe, mp, ps, C)
         t = tn
         t_last = tn
         n_events += 1.0
@@ -322,11 +332,14 @@ def run_one(fp, ip, dp, ev, ec, cls_cum, cls_kb, cls_miss, cls_mp, cls_proto,
                 trace_i = trace_i + 1 if trace_i + 1 < trace.shape[0] else 0
             else:
                 next_arr = t + next_from(vb, vpos, np.int64(D_INTERARRIVAL), lanes, scal, dp, ev, ec)
+        elif src == 3:
+            x_next = tm_c[1] >> 3
+            stage_next = mp_work_ends(x_next, t, sf, si, mp, chs)
         elif src == 1:
-            x_next = transfer_ends(cmin, t, sf, si, ps, bw)
+            x_next = transfer_ends(cmin, t, sf, si, ps, bw, chs)
             stage_next = after_transfer(x_next, t, sf, heap)
         else:
-            x_next, stage_next = heap_event(t, sf, si, mp, heap)
+            x_next, stage_next = heap_event(t, sf, si, heap)
 
     flush_block(bk, nbk, acc, hist)
     ctl_done[0] += done - (poll_at - POLL_IOS)
@@ -335,5 +348,5 @@ def run_one(fp, ip, dp, ev, ec, cls_cum, cls_kb, cls_miss, cls_mp, cls_proto,
     acc[A_AREA_IOSQ] += a_iosq
     acc[A_AREA_HA] += cu_work[0] - cu_committed(sf, 0, t)
     acc[A_AREA_BE] += cu_work[1] - cu_committed(sf, 1, t)
-    acc[A_AREA_MPQ] += a_mpq
+    acc[A_AREA_MPQ] += areas_close(t, chs, oe, oe_tl, mp[0], mp[6], mp[3], mp[7], mp[8], ps[1], ps[6])
     acc[A_EVENTS] += n_events

@@ -19,10 +19,14 @@ are built once per replication):
 - ``paths`` = (dev_grp int64[D], grp_ptr int64[G + 1], grp_ch int64[:], chg_ptr int64[C + 1],
   chg int64[:], rotor int64[G], gq_h int64[G], gq_t int64[G]): path groups and their FIFO of I/Os
   deferred for lack of an open exchange.
-- ``mp`` = (mp_busy int64[C], mq_h, mq_t, mq_n, me_h, me_t int64[C]): the channel MP and its start-
-  and end-work FIFOs (mq_n: the start work waiting). With ``channels.mp_order = "fifo"`` end work
-  joins the start FIFO (me_* stay empty); each queued I/O's SI_MPSTAGE says which piece it waits
-  for.
+- ``mp`` = (mp_busy int64[C], mq_h, mq_t, mq_n, me_h, me_t int64[C], mp_t0, mq_tl, mq_area
+  float64[C], tm_t float64[2 M], tm_c int64[2 M]): the channel MP and its start- and end-work
+  FIFOs (mq_n: the start work waiting). With ``channels.mp_order = "fifo"`` end work joins the
+  start FIFO (me_* stay empty); each queued I/O's SI_MPSTAGE says which piece it waits for.
+  mp_t0, mq_tl, mq_area: when the busy period began, the queue's last change and its area
+  (``areas``). tm_t, tm_c: the winner tree of the MPs' pieces in progress (an MP serves one at a
+  time: one slot per channel, not the heap), keyed by the event code x * 8 + EV_MP, so that with
+  the heap they make the order one heap of both would give (``next_event``).
 - ``cu`` = (row int64[2], zero bool[2], kw_n int64[2], kw_free float64[2, S], work float64[2]):
   the control unit's two multi-server FIFO stations, 0 = host adapter (CMR), 1 = back end,
   served by the Kiefer-Wolfowitz recursion: an I/O's start and end are known when it arrives
@@ -31,9 +35,15 @@ are built once per replication):
   kw_free[st, :kw_n] the servers' free times (ms; ``servers.kw_start``); work[st] the service time
   assigned since the measurement started (ms), the utilisation's area.
 - ``ps`` = (ps_list int64[C, L], ps_n int64[C], ps_v float64[C], ps_tl float64[C],
-  ps_next_t float64[C], ps_next_slot int64[C]): each channel link's processor-shared transfers.
-- ``oe`` int64[C]: open exchanges per channel; ``dev_state`` float64[D, N_DEV_STATE]: per-device
-  state the device-service seam may keep.
+  ps_next_t float64[C], ps_next_slot int64[C], ln_t0 float64[C], tw_t float64[2 M],
+  tw_c int64[2 M]): each channel link's processor-shared transfers, when its busy period began
+  (``areas``), and the winner tree of the links' next transfer ends (``winner``: the earliest at
+  its root, so the next event is found without a look at every channel).
+- ``oe`` int64[C]: open exchanges per channel, ``oe_tl`` float64[C] their last change (``areas``);
+  ``dev_state`` float64[D, N_DEV_STATE]: per-device state the device-service seam may keep.
+
+A stage that changes a channel's level (open exchanges, MP busy or queue, link busy) adds that
+level's area then (``areas``): no work over all channels at each event.
 
 A stage returns the I/O's next stage, or -1 if the I/O now waits (in a FIFO, on a timed event or
 in a transfer); whoever ends the wait names the stage it resumes at.
@@ -44,6 +54,7 @@ makes of an I/O (its device-side disconnect, whether it goes to the back end, it
 import numba as nb
 import numpy as np
 
+from .areas import mq_add, oe_add
 from .blockrng import next_from
 from .heap import heap_put, heap_settle, heap_take
 from .servers import kw_start
@@ -55,8 +66,9 @@ from .options import JIT_LEAF, JIT_STAGE
 from .seek import seek_ms
 from .stats import (A_DEFERRED, A_DEV_BUSY_MS, A_DEV_BUSY_ZVM_MS, A_N, A_SQ_CMR, A_SQ_CONN,
                     A_SQ_DISC, A_SQ_IOSQ, A_SQ_PEND, A_SQ_RESP, A_SUM_CMR, A_SUM_CONN, A_SUM_DISC,
-                    A_SUM_IOSQ, A_SUM_PEND, A_SUM_RESP, C_AREA_OE, C_DEFERRED, C_KB,
-                    C_LINK_BUSY_MS, C_MP_BUSY_MS, C_OE_MAX, C_SSCH, V_BUSY_MS, V_SSCH)
+                    A_SUM_IOSQ, A_SUM_PEND, A_SUM_RESP, C_DEFERRED, C_KB, C_LINK_BUSY_MS,
+                    C_MP_BUSY_MS, C_OE_MAX, C_SSCH, V_BUSY_MS, V_SSCH)
+from .winner import winner_set
 
 # stages
 ARRIVE, GETCH, MPSTART, HA, AFTER_HA, DEVICE, BE, CONN, XFER, MPEND, DONE = range(11)
@@ -248,7 +260,7 @@ def stage_arrive(x, t, sf, si, rng, attrs, pick, dev, hpav, expo):
 
 
 @nb.njit(**JIT_STAGE)
-def stage_getch(x, t, sf, si, paths, oe, chs, sel, oecap):
+def stage_getch(x, t, sf, si, paths, oe, oe_tl, chs, sel, oecap):
     """A channel of the device's path group with a free open exchange (else deferred, FIFO per
     group). ``sel`` 0: rotate from the group's rotor; 1: fewest open exchanges, ties round the
     group (not to the lowest CHPID)."""
@@ -283,7 +295,7 @@ def stage_getch(x, t, sf, si, paths, oe, chs, sel, oecap):
         si[x, SI_DEF] = 1
         enqueue(gq_h, gq_t, si, g, x)
         return -1
-    oe[c] += 1
+    oe_add(c, t, 1, oe, oe_tl, chs)
     if oe[c] > chs[c, C_OE_MAX]:
         chs[c, C_OE_MAX] = oe[c]
     si[x, SI_CH] = c
@@ -291,15 +303,14 @@ def stage_getch(x, t, sf, si, paths, oe, chs, sel, oecap):
 
 
 @nb.njit(**JIT_STAGE)
-def stage_mpstart(x, t, sf, si, rng, mp, heap, cls_mp, start_frac, mp_det):
+def stage_mpstart(x, t, sf, si, rng, mp, cls_mp, start_frac, mp_det):
     """The channel MP's work for this I/O (fixed + per command + per KB, times a shape draw),
     split into start and end work; the start work now, FIFO behind the MP's other work.
 
     ``cls_mp[k, mode]`` is the work (ms); ``cls_mp[k, MPW_WAKE]`` the wake-up work (ms) a piece
     that finds the MP idle adds, ``cls_mp[k, MPW_FIFO]`` 1 when end work queues with the starts
     (both kept in the I/O's slot for its end work)."""
-    mp_busy, mq_h, mq_t, mq_n, me_h, me_t = mp
-    h_t, h_c, h_n = heap
+    mp_busy, mq_h, mq_t, mq_n, me_h, me_t, mp_t0, mq_tl, mq_area, tm_t, tm_c = mp
     k = si[x, SI_CLS]
     w = cls_mp[k, si[x, SI_MODE]]
     if not mp_det and w > 0.0:
@@ -314,11 +325,12 @@ def stage_mpstart(x, t, sf, si, rng, mp, heap, cls_mp, start_frac, mp_det):
     si[x, SI_MPSTAGE] = 0
     if mp_busy[c] == 0:
         mp_busy[c] = 1
+        mp_t0[c] = t
         # an idle MP first wakes up (w + 0.0 == w: no wake-up work, the same time to the bit)
-        heap_put(h_t, h_c, h_n, t + (sf[x, SF_W_START] + sf[x, SF_W_WAKE]), x * 8 + EV_MP)
+        winner_set(c, t + (sf[x, SF_W_START] + sf[x, SF_W_WAKE]), x * 8 + EV_MP, tm_t, tm_c)
     else:
         enqueue(mq_h, mq_t, si, c, x)
-        mq_n[c] += 1
+        mq_add(c, t, 1, mq_n, mq_tl, mq_area)
     return -1
 
 
@@ -534,12 +546,14 @@ def _ps_advance(c, now, bw, ps_n, ps_v, ps_tl):
 
 
 @nb.njit(**JIT_STAGE)
-def _ps_next(c, now, bw, ps_n, ps_v, ps_list, sf, ps_next_t, ps_next_slot):
-    """Recompute when channel c's next transfer ends (processor sharing; ties to the lower slot)."""
+def _ps_next(c, now, bw, ps_n, ps_v, ps_list, sf, ps_next_t, ps_next_slot, tw_t, tw_c):
+    """Recompute when channel c's next transfer ends (processor sharing; ties to the lower slot),
+    and its leaf of the winner tree."""
     n = ps_n[c]
     if n == 0:
         ps_next_t[c] = INF
         ps_next_slot[c] = -1
+        winner_set(c, INF, c, tw_t, tw_c)
         return
     best = ps_list[c, 0]
     for j in range(1, n):
@@ -551,52 +565,58 @@ def _ps_next(c, now, bw, ps_n, ps_v, ps_list, sf, ps_next_t, ps_next_slot):
         rem = 0.0
     ps_next_t[c] = now + rem * n / bw
     ps_next_slot[c] = best
+    winner_set(c, ps_next_t[c], c, tw_t, tw_c)
 
 
 @nb.njit(**JIT_STAGE)
 def stage_xfer(x, t, sf, si, ps, heap, bw):
     """The data transfer joins its channel's processor-shared link (bandwidth ``bw`` KB/ms)."""
-    ps_list, ps_n, ps_v, ps_tl, ps_next_t, ps_next_slot = ps
+    ps_list, ps_n, ps_v, ps_tl, ps_next_t, ps_next_slot, ln_t0, tw_t, tw_c = ps
     kb = sf[x, SF_XFER_KB]
     if kb <= 0.0:
         return after_transfer(x, t, sf, heap)
     c = si[x, SI_CH]
+    if ps_n[c] == 0:
+        ln_t0[c] = t             # the link's busy period begins
     _ps_advance(c, t, bw, ps_n, ps_v, ps_tl)
     sf[x, SF_TAG] = ps_v[c] + kb
     si[x, SI_POS] = ps_n[c]
     ps_list[c, ps_n[c]] = x
     ps_n[c] += 1
-    _ps_next(c, t, bw, ps_n, ps_v, ps_list, sf, ps_next_t, ps_next_slot)
+    _ps_next(c, t, bw, ps_n, ps_v, ps_list, sf, ps_next_t, ps_next_slot, tw_t, tw_c)
     return -1
 
 
 @nb.njit(**JIT_STAGE)
-def transfer_ends(c, t, sf, si, ps, bw):
-    """Channel c's next transfer ends at ``t``: remove it from the link; returns its I/O."""
-    ps_list, ps_n, ps_v, ps_tl, ps_next_t, ps_next_slot = ps
+def transfer_ends(c, t, sf, si, ps, bw, chs):
+    """Channel c's next transfer ends at ``t``: remove it from the link (its busy period into
+    chs[c, C_LINK_BUSY_MS] if it was the last); returns its I/O."""
+    ps_list, ps_n, ps_v, ps_tl, ps_next_t, ps_next_slot, ln_t0, tw_t, tw_c = ps
     y = ps_next_slot[c]
     _ps_advance(c, t, bw, ps_n, ps_v, ps_tl)
     last = ps_list[c, ps_n[c] - 1]
     ps_list[c, si[y, SI_POS]] = last
     si[last, SI_POS] = si[y, SI_POS]
     ps_n[c] -= 1
-    _ps_next(c, t, bw, ps_n, ps_v, ps_list, sf, ps_next_t, ps_next_slot)
+    if ps_n[c] == 0:
+        chs[c, C_LINK_BUSY_MS] += t - ln_t0[c]
+    _ps_next(c, t, bw, ps_n, ps_v, ps_list, sf, ps_next_t, ps_next_slot, tw_t, tw_c)
     return y
 
 
 @nb.njit(**JIT_STAGE)
-def stage_mpend(x, t, sf, si, mp, heap):
+def stage_mpend(x, t, sf, si, mp):
     """End-of-I/O MP work: served before waiting start work (exchanges close promptly), or, with
     ``mp_order = "fifo"``, behind it in one FIFO; an idle MP adds its wake-up work."""
-    mp_busy, mq_h, mq_t, mq_n, me_h, me_t = mp
-    h_t, h_c, h_n = heap
+    mp_busy, mq_h, mq_t, mq_n, me_h, me_t, mp_t0, mq_tl, mq_area, tm_t, tm_c = mp
     if sf[x, SF_W_END] <= 0.0:
         return DONE
     c = si[x, SI_CH]
     si[x, SI_MPSTAGE] = 1
     if mp_busy[c] == 0:
         mp_busy[c] = 1
-        heap_put(h_t, h_c, h_n, t + (sf[x, SF_W_END] + sf[x, SF_W_WAKE]), x * 8 + EV_MP)
+        mp_t0[c] = t
+        winner_set(c, t + (sf[x, SF_W_END] + sf[x, SF_W_WAKE]), x * 8 + EV_MP, tm_t, tm_c)
     elif si[x, SI_MP_FIFO]:
         enqueue(mq_h, mq_t, si, c, x)       # not counted in mq_n: that is the start work waiting
     else:
@@ -671,30 +691,29 @@ def flush_block(bk, n, acc, hist):
 
 
 @nb.njit(**JIT_STAGE)
-def close_exchange(c, sf, si, paths, oe):
-    """An I/O's exchange on channel c closes: the longest-deferred I/O of a path group through c
-    takes it; returns that I/O (to resume at MPSTART) or -1."""
+def close_exchange(c, t, sf, si, paths, oe, oe_tl, chs):
+    """An I/O's exchange on channel c closes at ``t``: the longest-deferred I/O of a path group
+    through c takes it; returns that I/O (to resume at MPSTART) or -1."""
     dev_grp, grp_ptr, grp_ch, chg_ptr, chg, rotor, gq_h, gq_t = paths
-    oe[c] -= 1
     best_g = -1
     for j in range(chg_ptr[c], chg_ptr[c + 1]):
         gg = chg[j]
         if gq_h[gg] >= 0 and (best_g < 0 or sf[gq_h[gg], SF_T_START] < sf[gq_h[best_g], SF_T_START]):
             best_g = gg
     if best_g < 0:
+        oe_add(c, t, -1, oe, oe_tl, chs)
         return -1
-    y = dequeue(gq_h, gq_t, si, best_g)
-    oe[c] += 1
+    y = dequeue(gq_h, gq_t, si, best_g)      # takes the exchange: the level does not change
     si[y, SI_CH] = c
     return y
 
 
 @nb.njit(**JIT_STAGE)
-def release(x, sf, si, paths, oe, dev, hpav, rs_slot, rs_stage, rs_n):
-    """I/O x ends: its exchange closes and its device exposure is freed; the I/Os that take them
-    go on the ready stack (rs_slot, rs_stage int64[2 P + 8], rs_n used), the deferred one to
-    MPSTART, the queued one to GETCH. Returns the new rs_n."""
-    y = close_exchange(si[x, SI_CH], sf, si, paths, oe)
+def release(x, t, sf, si, paths, oe, oe_tl, chs, dev, hpav, rs_slot, rs_stage, rs_n):
+    """I/O x ends at ``t``: its exchange closes and its device exposure is freed; the I/Os that
+    take them go on the ready stack (rs_slot, rs_stage int64[2 P + 8], rs_n used), the deferred
+    one to MPSTART, the queued one to GETCH. Returns the new rs_n."""
+    y = close_exchange(si[x, SI_CH], t, sf, si, paths, oe, oe_tl, chs)
     if y >= 0:
         rs_slot[rs_n] = y
         rs_stage[rs_n] = MPSTART
@@ -723,9 +742,12 @@ def batch_add(bat, done, b_cur, b_next, total, resp):
 
 
 @nb.njit(**JIT_STAGE)
-def next_event(heap, ps_next_t, next_arr):
-    """When the next event is and where: (time, source, channel); source 0 the heap, 1 the end
-    of channel ``channel``'s next transfer, 2 an open arrival, -1 none (ties: that order)."""
+def next_event(heap, tm_t, tm_c, tw_t, tw_c, next_arr):
+    """When the next event is and where: (time, source, channel); source 0 the heap, 3 a channel
+    MP's piece of work (the MP tree's root), 1 the end of channel ``channel``'s next transfer (the
+    link tree's root: the earliest, the lowest channel among equals), 2 an open arrival, -1 none.
+    The heap and the MPs' pieces are one order by (time, code), as one heap of both; ties between
+    them and the rest go in the order heap or MP, link, arrival."""
     h_t, h_c, h_n = heap
     heap_settle(h_t, h_c, h_n)
     tn = INF
@@ -733,12 +755,14 @@ def next_event(heap, ps_next_t, next_arr):
     if h_n[0] > 0:
         tn = h_t[0]
         src = 0
+    if tm_t[1] < tn or (tm_t[1] == tn and src == 0 and tm_c[1] < h_c[0]):
+        tn = tm_t[1]
+        src = 3
     cmin = -1
-    for cc in range(ps_next_t.shape[0]):
-        if ps_next_t[cc] < tn:
-            tn = ps_next_t[cc]
-            cmin = cc
-            src = 1
+    if tw_t[1] < tn:
+        tn = tw_t[1]
+        cmin = tw_c[1]
+        src = 1
     if next_arr < tn:
         tn = next_arr
         src = 2
@@ -748,25 +772,26 @@ def next_event(heap, ps_next_t, next_arr):
 
 
 @nb.njit(**JIT_STAGE)
-def mp_work_ends(y, t, sf, si, mp, heap):
+def mp_work_ends(y, t, sf, si, mp, chs):
     """I/O y's MP work ends: the MP takes its next work (end work first; with mp_order = "fifo"
-    the end work is in the start FIFO, in arrival order) at once, no wake-up; returns y's stage."""
-    mp_busy, mq_h, mq_t, mq_n, me_h, me_t = mp
-    h_t, h_c, h_n = heap
+    the end work is in the start FIFO, in arrival order) at once, no wake-up, else its busy
+    period ends (into chs[c, C_MP_BUSY_MS]); returns y's stage."""
+    mp_busy, mq_h, mq_t, mq_n, me_h, me_t, mp_t0, mq_tl, mq_area, tm_t, tm_c = mp
     c = si[y, SI_CH]
-    mp_busy[c] = 0
     if me_h[c] >= 0:
         z = dequeue(me_h, me_t, si, c)
-        mp_busy[c] = 1
-        heap_put(h_t, h_c, h_n, t + sf[z, SF_W_END], z * 8 + EV_MP)
+        winner_set(c, t + sf[z, SF_W_END], z * 8 + EV_MP, tm_t, tm_c)
     elif mq_h[c] >= 0:
         z = dequeue(mq_h, mq_t, si, c)
-        mp_busy[c] = 1
         if si[z, SI_MPSTAGE] == 0:
-            mq_n[c] -= 1
-            heap_put(h_t, h_c, h_n, t + sf[z, SF_W_START], z * 8 + EV_MP)
+            mq_add(c, t, -1, mq_n, mq_tl, mq_area)
+            winner_set(c, t + sf[z, SF_W_START], z * 8 + EV_MP, tm_t, tm_c)
         else:
-            heap_put(h_t, h_c, h_n, t + sf[z, SF_W_END], z * 8 + EV_MP)
+            winner_set(c, t + sf[z, SF_W_END], z * 8 + EV_MP, tm_t, tm_c)
+    else:
+        mp_busy[c] = 0
+        chs[c, C_MP_BUSY_MS] += t - mp_t0[c]
+        winner_set(c, INF, c, tm_t, tm_c)
     return HA if si[y, SI_MPSTAGE] == 0 else DONE
 
 
@@ -778,23 +803,7 @@ def device_disconnect_ends(y, t, sf, si):
 
 
 @nb.njit(**JIT_STAGE)
-def channel_areas(dt, a_mpq, chs, oe, mp, ps, n_ch):
-    """Time-weighted channel figures over ``dt`` ms; returns the MP queue's area ``a_mpq``
-    advanced (in channel order: the same sum whatever the split)."""
-    mp_busy, mq_h, mq_t, mq_n, me_h, me_t = mp
-    ps_n = ps[1]
-    for cc in range(n_ch):
-        chs[cc, C_AREA_OE] += oe[cc] * dt
-        if mp_busy[cc]:
-            chs[cc, C_MP_BUSY_MS] += dt
-            a_mpq += mq_n[cc] * dt
-        if ps_n[cc] > 0:
-            chs[cc, C_LINK_BUSY_MS] += dt
-    return a_mpq
-
-
-@nb.njit(**JIT_STAGE)
-def heap_event(t, sf, si, mp, heap):
+def heap_event(t, sf, si, heap):
     """Take the heap's first event (due at ``t``): returns (its I/O, the stage it resumes at)."""
     h_t, h_c, h_n = heap
     code = h_c[0]
@@ -803,8 +812,6 @@ def heap_event(t, sf, si, mp, heap):
     et = code & 7
     if et == EV_ARRIVE:
         return y, ARRIVE
-    if et == EV_MP:
-        return y, mp_work_ends(y, t, sf, si, mp, heap)
     if et == EV_HA:
         return y, AFTER_HA
     if et == EV_BE:

@@ -1,0 +1,52 @@
+"""A winner tree: the earliest of n (time, key) pairs, kept up to date in O(log n) per change.
+
+The event engine keeps one per kind of per-channel event: each channel link's next transfer end
+(key: the channel) and each channel MP's piece of work in progress (key: the event's code, as in
+the heap); the root is the earliest of all, so choosing the next event never looks at every
+channel. ``tw_t`` float64[2 M] (ms) and ``tw_c`` int64[2 M], M the least power of two >= n: leaf
+M + i holds item i's time and key (INF past n); node k < M holds the earlier of its children 2 k
+and 2 k + 1 by (time, key), so the root (node 1) is the least pair. With keys = indices that is
+the earliest item with the lowest index among equals (what a scan in index order with a strict
+``<`` finds); with the heap's codes, the order the heap would give. With n = 1 the leaf is the
+root.
+"""
+import numba as nb
+import numpy as np
+
+from .options import JIT, JIT_STAGE
+
+
+@nb.njit(**JIT)
+def winner_new(n):
+    """The tree of ``n`` >= 1 items, every time INF: (tw_t float64[2 M], tw_c int64[2 M])."""
+    m = 1
+    while m < n:
+        m <<= 1
+    tw_t = np.full(2 * m, np.inf)
+    tw_c = np.full(2 * m, -1, np.int64)
+    for i in range(m):
+        tw_c[m + i] = i          # past n: INF, never earlier than a real item
+    return tw_t, tw_c
+
+
+@nb.njit(**JIT_STAGE)
+def winner_set(i, v, key, tw_t, tw_c):
+    """Item i is now (``v`` ms, ``key``): its leaf, then each node up to the root (log2 M steps).
+
+    The winner coming up is carried in registers and met with each sibling, whose address depends
+    only on the level (no load waits on the store below it); it is chosen by ``min`` and integer
+    arithmetic, not a branch (which child wins is a coin flip to a predictor)."""
+    k = (tw_t.shape[0] >> 1) + i
+    tw_t[k] = v
+    tw_c[k] = key
+    ct = v
+    cc = np.int64(key)
+    while k > 1:
+        st = tw_t[k ^ 1]
+        sc = tw_c[k ^ 1]
+        take = np.int64(st < ct) | (np.int64(st == ct) & np.int64(sc < cc))
+        ct = min(st, ct)
+        cc += (sc - cc) * take
+        k >>= 1
+        tw_t[k] = ct
+        tw_c[k] = cc
