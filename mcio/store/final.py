@@ -8,7 +8,7 @@ from pathlib import Path
 from ..errors import McioError
 from .cf import _for_writing, _local_locks, encoding_for
 from .h5writer import write_netcdf4
-from .paths import _atomic, check_writable, tmp_path
+from .paths import _atomic, check_writable, clear_tmp, create_exclusive, tmp_path
 
 
 def write_netcdf(ds, path, chunk_dims=()) -> None:
@@ -43,9 +43,7 @@ def write_results(ds, out, what: str = "output", chunk_dims=None) -> Path:
     complete; chunked along ``chunk_dims`` (default: the sweep dims named in
     ``ds.attrs["sweep_dims"]``). ``what`` names the output in the McioError of an unwritable path."""
     out = check_writable(out, what)
-    tmp = tmp_path(out)
-    if tmp.is_dir():
-        raise McioError("output", str(out), f"{str(tmp)!r} is a directory in the way of the final file; remove it")
+    tmp = clear_tmp(tmp_path(out), out)
     if chunk_dims is None:
         chunk_dims = tuple(d.strip() for d in str(ds.attrs.get("sweep_dims", "")).split(",") if d.strip())
     write_netcdf4(ds, tmp, chunk_dims)
@@ -57,8 +55,9 @@ def write_groups(datasets: dict, out, what: str = "output") -> Path:
     """Several Datasets as the groups of one file (``name -> Dataset``; read one back with
     ``xr.open_dataset(out, engine="h5netcdf", group=name)``), atomically like :func:`write_results`."""
     out = check_writable(out, what)
-    tmp = tmp_path(out)
+    tmp = clear_tmp(tmp_path(out), out)
     with _atomic(out, tmp):
+        os.close(create_exclusive(tmp, out))   # ours: mode "w" below reopens this regular file
         with _local_locks():
             for i, (name, ds) in enumerate(datasets.items()):
                 ds = _for_writing(ds)

@@ -46,10 +46,13 @@ class PartStore:
         self._fd = None
         self._layouts: set = set()   # IDs of the layout records in the log
         spec_file = self.dir / SPEC_FILE
+        if self.dir.is_symlink():
+            raise McioError("output", str(self.out), f"{str(self.dir)!r} is a symbolic link, where the sweep keeps "
+                                                     "its finished points; remove it or choose another output")
         if self.dir.exists() and not self.dir.is_dir():
             raise McioError("output", str(self.out), f"{str(self.dir)!r} is a file, where the sweep keeps its "
                                                      "finished points; remove it or choose another output")
-        if tmp_path(self.out).is_dir():
+        if tmp_path(self.out).is_dir() and not tmp_path(self.out).is_symlink():
             raise McioError("output", str(self.out), f"{str(tmp_path(self.out))!r} is a directory in the way of "
                                                      "the final file; remove it")
         if self.dir.exists() and not (self.log.is_file() and self.log.stat().st_size > 0):
@@ -77,7 +80,7 @@ class PartStore:
                 raise McioError("output", str(self.out), f"cannot create {str(self.dir)!r} ({e.strerror or e})") from None
             tmp = spec_file.with_name(SPEC_FILE + ".tmp")
             try:
-                tmp.write_text(spec_text)
+                tmp.write_text(spec_text)   # in the directory just made by us: nothing planted there
                 os.replace(tmp, spec_file)
             except OSError as e:
                 tmp.unlink(missing_ok=True)
@@ -135,7 +138,8 @@ class PartStore:
     def _open(self):
         if self._fd is None:
             try:
-                self._fd = os.open(self.log, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o644)
+                self._fd = os.open(self.log, os.O_WRONLY | os.O_CREAT | os.O_APPEND | getattr(os, "O_NOFOLLOW", 0)
+                                   | getattr(os, "O_CLOEXEC", 0), 0o644)
             except OSError as e:
                 raise McioError("output", str(self.out), f"cannot write {str(self.log)!r} ({e.strerror or e})") from None
         return self._fd
