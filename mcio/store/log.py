@@ -11,8 +11,8 @@ from typing import Callable
 
 from ..errors import McioError
 from .paths import check_writable, parts_dir, tmp_path, write_bytes
-from .record import (PartError, _record_layout, _record_point, encode_part, is_layout_record, read_log,
-                     read_part)
+from .record import (UNIFORM_DIMS, PartError, _record_layout, _record_point, encode_part, is_layout_record,
+                     part_signature, read_log, read_part)
 
 SPEC_FILE = "spec.toml"
 
@@ -90,11 +90,18 @@ class PartStore:
         """Points with a whole record in the log (not checked against the spec: see :meth:`validate`)."""
         return {p for p in stored_points(self.out) if p < total}
 
-    def validate(self, total: int, coords: Callable[[int], dict]) -> tuple[dict, dict]:
+    def validate(self, total: int, coords: Callable[[int], dict],
+                 expected: Callable[[int], dict] | None = None) -> tuple[dict, dict]:
         """Read and check every record: ``(good, bad)`` with ``good`` {point: Part} and ``bad``
         {point, or "bytes A-B" where no point can be read: reason}. With anything bad the log is
-        rewritten (atomically) with the good records only, so the bad points are recomputed."""
-        good, bad, keep, used = {}, {}, [], {}
+        rewritten (atomically) with the good records only, so the bad points are recomputed.
+
+        Besides each record on its own (:func:`read_part`), the points must agree with each other
+        as one sweep's do: the same variables with the same dims and dtypes, and the same sizes of
+        :data:`~.record.UNIFORM_DIMS` (the reference: what most points hold, the earliest on a
+        tie); ``expected(p)``, if given, is {dim: size} point ``p`` must have (e.g. the spec's
+        replications). A record that differs is damaged (recomputed), not merged."""
+        bad, used = {}, {}
         try:
             data = self.log.read_bytes() if self.log.exists() else b""
         except OSError as e:
@@ -102,6 +109,7 @@ class PartStore:
         if not data and self.log.exists():
             bad[f"{self.LOG}"] = "empty"
         layouts, records = read_log(data)
+        cands = {}   # point: (Part, record bytes), the first whole copy of each
         for off, rec, why in records:
             where = f"{self.LOG} bytes {off}-{off + len(rec)}"
             if is_layout_record(rec):
@@ -111,23 +119,30 @@ class PartStore:
             p = _record_point(rec)
             key = p if p is not None and 0 <= p < total else where
             if why:
-                if p not in good:
+                if p not in cands:
                     bad[key] = why
                 continue
             if p is not None and p >= total:
                 bad[key] = f"point {p} is beyond this sweep's {total} points"
                 continue
-            if p in good:
+            if p in cands:
                 continue  # a point stored twice (recomputed after a damaged copy): the first whole one
             try:
-                good[p] = read_part(rec, self.spec_sha256, p, coords(p) if p is not None else None, layouts)
-                keep.append(rec)
-                lid = _record_layout(rec)
-                if lid is not None:
-                    used[lid] = layouts[lid][1]
+                cands[p] = (read_part(rec, self.spec_sha256, p, coords(p) if p is not None else None, layouts), rec)
                 bad.pop(p, None)
             except PartError as e:
                 bad[key] = e.reason
+        good, keep = {}, []
+        for p, why in _unlike_the_others({p: part for p, (part, _) in cands.items()}, expected).items():
+            bad[p] = why
+        for p, (part, rec) in cands.items():
+            if p in bad:
+                continue
+            good[p] = part
+            keep.append(rec)
+            lid = _record_layout(rec)
+            if lid is not None:
+                used[lid] = layouts[lid][1]
         if bad:  # atomically: the layouts still used, then the good records
             write_bytes(b"".join(list(used.values()) + keep), self.log)
             self._layouts = set(used)
@@ -179,6 +194,44 @@ class PartStore:
             self.dir.rmdir()
         except OSError:  # something else in it (or already gone)
             shutil.rmtree(self.dir, ignore_errors=True)
+
+
+def _unlike_the_others(parts: dict, expected: Callable[[int], dict] | None) -> dict:
+    """{point: reason} of the parts whose variables (names, dims, dtypes) or uniform dim sizes
+    differ from the reference (what most parts hold; the earliest on a tie) or whose dim sizes
+    differ from ``expected(point)``."""
+    sigs = {p: part_signature(q) for p, q in parts.items()}
+    out = {}
+    if expected is not None:
+        for p, (_, sizes) in sigs.items():
+            for d, n in (expected(p) or {}).items():
+                if d in sizes and sizes[d] != n:
+                    out[p] = f"dimension {d} has size {sizes[d]}, this sweep's points have {n}"
+                    break
+    rest = {p: sig for p, sig in sigs.items() if p not in out}
+    if not rest:
+        return out
+    ref = _most_common([structure for structure, _ in rest.values()])
+    for p, (structure, sizes) in rest.items():
+        if structure != ref:
+            diff = sorted({v[0] for v in set(structure) ^ set(ref)})
+            out[p] = f"its variables differ from the other points' in names, dims or dtypes ({', '.join(diff[:5])})"
+    for d in UNIFORM_DIMS:
+        held = {p: sizes[d] for p, (_, sizes) in rest.items() if p not in out and d in sizes}
+        if held:
+            n = _most_common(list(held.values()))
+            for p, m in held.items():
+                if m != n:
+                    out[p] = f"dimension {d} has size {m}, the other points' {n}"
+    return out
+
+
+def _most_common(values: list):
+    """The value held most often in ``values`` (the earliest on a tie)."""
+    counts = {}
+    for v in values:
+        counts[v] = counts.get(v, 0) + 1
+    return max(counts, key=counts.get)   # (max keeps the first of equal counts, in first-seen order)
 
 
 def stored_points(out) -> list[int]:

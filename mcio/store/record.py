@@ -219,13 +219,14 @@ def read_part(data: bytes, spec_sha256: str | None = None, point: int | None = N
             table = got[0]
         else:
             table = h["vars"]
-        out = {}
+        out, sizes = {}, {}
         for t in table:
+            dims, shape, dt = _checked_entry(t, sizes)
             if t["offset"] + t["nbytes"] > len(blob):
                 raise PartError(f"variable {t['name']} runs past the end")
-            a = np.frombuffer(blob[t["offset"]:t["offset"] + t["nbytes"]], dtype=np.dtype(t["dtype"]))
-            a = a.reshape(tuple(t["shape"]))
-            out[t["name"]] = (tuple(t["dims"]), a, t["attrs"], t["coord"])
+            a = np.frombuffer(blob[t["offset"]:t["offset"] + t["nbytes"]], dtype=dt)
+            a = a.reshape(shape)
+            out[t["name"]] = (dims, a, t["attrs"], t["coord"])
     except PartError:
         raise
     except (ValueError, KeyError, TypeError) as e:
@@ -234,6 +235,45 @@ def read_part(data: bytes, spec_sha256: str | None = None, point: int | None = N
     if missing:
         raise PartError(f"lacks variable(s) {', '.join(missing)}")
     return Part(h["point"], h["coords"], h["attrs"], out)
+
+
+def _checked_entry(t: dict, sizes: dict) -> tuple[tuple, tuple, np.dtype]:
+    """(dims, shape, dtype) of a table entry, checked: dims names and a shape of as many sizes
+    (whole numbers >= 0), a dtype a part holds, ``nbytes`` = its size x itemsize, each dim of one
+    size across the record (``sizes``, filled here) and a dimension coordinate as long as its dim.
+    PartError otherwise (a record that would break stacking, not a point's figures)."""
+    name, dims, shape = t["name"], t["dims"], t["shape"]
+    if not (isinstance(name, str) and isinstance(dims, list) and isinstance(shape, list)
+            and all(isinstance(d, str) for d in dims) and len(dims) == len(shape)
+            and all(type(n) is int and n >= 0 for n in shape) and len(set(dims)) == len(dims)):
+        raise PartError(f"variable {name!r}: dims {dims!r} and shape {shape!r} do not match")
+    dt = np.dtype(t["dtype"])
+    if dt.kind not in "biufU" or dt.hasobject:
+        raise PartError(f"variable {name}: dtype {dt} is not one a part holds")
+    if t["nbytes"] != dt.itemsize * math.prod(shape):
+        raise PartError(f"variable {name}: {t['nbytes']} bytes for shape {tuple(shape)} of {dt}")
+    for d, n in zip(dims, shape):
+        if sizes.setdefault(d, n) != n:
+            raise PartError(f"dimension {d} has sizes {sizes[d]} and {n} (variable {name})")
+    return tuple(dims), tuple(shape), dt
+
+
+#: Dimensions of one size at every point of a sweep (the run's replications; the engine's fixed
+#: quantile levels), unlike e.g. ``channel``, whose size a sweep axis may change.
+UNIFORM_DIMS = ("replication", "quantile")
+
+
+def part_signature(part: Part) -> tuple[tuple, dict]:
+    """``(structure, sizes)`` of a part: structure a sorted tuple of (name, dims, dtype, is_coord)
+    of every variable, sizes {dim: size}. Points of one sweep share the structure and the sizes of
+    :data:`UNIFORM_DIMS`."""
+    structure, sizes = [], {}
+    for name, (dims, a, _, is_coord) in part.vars.items():
+        a = np.asarray(a)
+        structure.append((name, tuple(dims), a.dtype.str, bool(is_coord)))
+        for d, n in zip(dims, a.shape):
+            sizes.setdefault(d, n)
+    return tuple(sorted(structure)), sizes
 
 
 def split_log(data: bytes):
