@@ -11,8 +11,12 @@ layout (:mod:`.h5writer`), its attributes and encodings as :mod:`.cf` says.
 coordinates, every variable) so a damaged one is recomputed, not merged. ``OUT.h5.lock`` (an
 flock, :mod:`.lock`) keeps two sweeps off one output.
 
+Outputs are regular files only, and the lock and temporary files beside them are created
+exclusively, never through a planted symlink (:mod:`.paths`, :mod:`.lock`); reading a file first
+bounds what its variables declare by its size and the machine's memory (:mod:`.bounds`).
+
 Modules: :mod:`.paths` (the names beside ``OUT``, atomic writes), :mod:`.lock`, :mod:`.cf`,
-:mod:`.h5writer`, :mod:`.final`, :mod:`.record`, :mod:`.log`.
+:mod:`.h5writer`, :mod:`.final`, :mod:`.record`, :mod:`.log`, :mod:`.bounds`.
 """
 # every name other modules, tests and benchmarks take from mcio.store (private ones for tests)
 from ..part import Part
