@@ -11,7 +11,7 @@ from click.testing import CliRunner
 
 from mcio.cli import main
 from mcio.errors import McioError
-from mcio.store import check_writable, lock_path, open_results, write_bytes, write_netcdf
+from mcio.store import check_writable, lock_path, open_results, write_bytes, write_groups, write_netcdf
 from mcio.store import tmp_path as final_tmp
 from mcio.sweep import sweep
 from sweep_specs import MM1_RATES, write
@@ -56,6 +56,7 @@ def _commands(tmp_path, results, out):
         "table": ["table", results, "-o", out],
         "report": ["report", results, "-o", out],
         "plot": ["plot", results, "-o", out],
+        "uncertain": ["uncertain", spec, "-o", out],
     }
 
 
@@ -162,3 +163,7 @@ def test_atomic_writers_do_not_write_through_a_planted_temporary_name(tmp_path, 
     os.symlink(victim, out.with_name(f"w.h5.{os.getpid()}.tmp"))
     write_netcdf(open_results(results), out)
     assert victim.read_bytes() == b"precious bytes\n" and open_results(out).sizes["rate_iops"] == 2
+    out = tmp_path / "g.h5"
+    os.symlink(victim, final_tmp(out))
+    write_groups({"a": open_results(results)}, out)
+    assert victim.read_bytes() == b"precious bytes\n" and not os.path.lexists(final_tmp(out))

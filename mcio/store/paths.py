@@ -99,7 +99,7 @@ def create_exclusive(path, out=None, mode: int = 0o644) -> int:
 def write_bytes(data: bytes, path) -> None:
     """Store ``data`` at ``path`` atomically (a new temporary file in the same directory, created
     exclusively, then renamed)."""
-    path = Path(path)
+    path = check_writable(path)
     tmp = clear_tmp(path.with_name(path.name + f".{os.getpid()}.tmp"), path)
     with _atomic(path, tmp):
         fd = create_exclusive(tmp, path)
