@@ -97,7 +97,7 @@ class PartStore:
         rewritten (atomically) with the good records only, so the bad points are recomputed.
 
         Besides each record on its own (:func:`read_part`), the points must agree with each other
-        as one sweep's do: the same variables with the same dims and dtypes, and the same sizes of
+        as one sweep's do: a variable's dims and dtype the same wherever it is held, and the same sizes of
         :data:`~.record.UNIFORM_DIMS` (the reference: what most points hold, the earliest on a
         tie); ``expected(p)``, if given, is {dim: size} point ``p`` must have (e.g. the spec's
         replications). A record that differs is damaged (recomputed), not merged."""
@@ -197,8 +197,9 @@ class PartStore:
 
 
 def _unlike_the_others(parts: dict, expected: Callable[[int], dict] | None) -> dict:
-    """{point: reason} of the parts whose variables (names, dims, dtypes) or uniform dim sizes
-    differ from the reference (what most parts hold; the earliest on a tie) or whose dim sizes
+    """{point: reason} of the parts holding a variable whose dims or dtype differ from what most
+    parts holding it have (the earliest on a tie; a variable some points lack is no difference:
+    the stacking pads it), whose :data:`UNIFORM_DIMS` sizes differ likewise, or whose dim sizes
     differ from ``expected(point)``."""
     sigs = {p: part_signature(q) for p, q in parts.items()}
     out = {}
@@ -209,13 +210,15 @@ def _unlike_the_others(parts: dict, expected: Callable[[int], dict] | None) -> d
                     out[p] = f"dimension {d} has size {sizes[d]}, this sweep's points have {n}"
                     break
     rest = {p: sig for p, sig in sigs.items() if p not in out}
-    if not rest:
-        return out
-    ref = _most_common([structure for structure, _ in rest.values()])
-    for p, (structure, sizes) in rest.items():
-        if structure != ref:
-            diff = sorted({v[0] for v in set(structure) ^ set(ref)})
-            out[p] = f"its variables differ from the other points' in names, dims or dtypes ({', '.join(diff[:5])})"
+    held: dict = {}
+    for structure, _ in rest.values():
+        for name, *kind in structure:
+            held.setdefault(name, []).append(tuple(kind))
+    ref = {name: _most_common(kinds) for name, kinds in held.items()}
+    for p, (structure, _) in rest.items():
+        diff = [name for name, *kind in structure if tuple(kind) != ref[name]]
+        if diff:
+            out[p] = f"its variables differ from the other points' in dims or dtype ({', '.join(diff[:5])})"
     for d in UNIFORM_DIMS:
         held = {p: sizes[d] for p, (_, sizes) in rest.items() if p not in out and d in sizes}
         if held:

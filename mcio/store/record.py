@@ -258,19 +258,20 @@ def _checked_entry(t: dict, sizes: dict) -> tuple[tuple, tuple, np.dtype]:
     return tuple(dims), tuple(shape), dt
 
 
-#: Dimensions of one size at every point of a sweep (the run's replications; the engine's fixed
-#: quantile levels), unlike e.g. ``channel``, whose size a sweep axis may change.
-UNIFORM_DIMS = ("replication", "quantile")
+#: Dimensions of one size at every point of a sweep (the run's replications), unlike e.g.
+#: ``channel``, whose size a sweep axis may change (the stacking aligns such dims by label).
+UNIFORM_DIMS = ("replication",)
 
 
 def part_signature(part: Part) -> tuple[tuple, dict]:
     """``(structure, sizes)`` of a part: structure a sorted tuple of (name, dims, dtype, is_coord)
-    of every variable, sizes {dim: size}. Points of one sweep share the structure and the sizes of
+    of every variable (text as text, whatever its length), sizes {dim: size}. Points of one sweep share the structure and the sizes of
     :data:`UNIFORM_DIMS`."""
     structure, sizes = [], {}
     for name, (dims, a, _, is_coord) in part.vars.items():
         a = np.asarray(a)
-        structure.append((name, tuple(dims), a.dtype.str, bool(is_coord)))
+        kind = "<U" if a.dtype.kind == "U" else a.dtype.str   # (a text's length may differ by point)
+        structure.append((name, tuple(dims), kind, bool(is_coord)))
         for d, n in zip(dims, a.shape):
             sizes.setdefault(d, n)
     return tuple(sorted(structure)), sizes
