@@ -132,15 +132,21 @@ class PartStore:
                 bad.pop(p, None)
             except PartError as e:
                 bad[key] = e.reason
-        good, keep = {}, []
-        for p, why in _unlike_the_others({p: part for p, (part, _) in cands.items()}, expected).items():
+        good, keep, lids, sigs, by_layout = {}, [], {}, {}, {}
+        for p, (part, rec) in cands.items():
+            lids[p] = lid = _record_layout(rec)
+            if lid is None:
+                sigs[p] = part_signature(part)
+            else:   # (a format-2 part's variables are its layout's: one signature per layout)
+                sigs[p] = by_layout.get(lid) or by_layout.setdefault(lid, part_signature(part))
+        for p, why in _unlike_the_others({p: part for p, (part, _) in cands.items()}, expected, sigs).items():
             bad[p] = why
         for p, (part, rec) in cands.items():
             if p in bad:
                 continue
             good[p] = part
             keep.append(rec)
-            lid = _record_layout(rec)
+            lid = lids[p]
             if lid is not None:
                 used[lid] = layouts[lid][1]
         if bad:  # atomically: the layouts still used, then the good records
@@ -196,12 +202,12 @@ class PartStore:
             shutil.rmtree(self.dir, ignore_errors=True)
 
 
-def _unlike_the_others(parts: dict, expected: Callable[[int], dict] | None) -> dict:
+def _unlike_the_others(parts: dict, expected: Callable[[int], dict] | None, sigs: dict | None = None) -> dict:
     """{point: reason} of the parts holding a variable whose dims or dtype differ from what most
     parts holding it have (the earliest on a tie; a variable some points lack is no difference:
     the stacking pads it), whose :data:`UNIFORM_DIMS` sizes differ likewise, or whose dim sizes
-    differ from ``expected(point)``."""
-    sigs = {p: part_signature(q) for p, q in parts.items()}
+    differ from ``expected(point)``. ``sigs``: their :func:`~.record.part_signature`, if made already."""
+    sigs = sigs if sigs is not None else {p: part_signature(q) for p, q in parts.items()}
     out = {}
     if expected is not None:
         for p, (_, sizes) in sigs.items():

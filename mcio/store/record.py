@@ -216,17 +216,24 @@ def read_part(data: bytes, spec_sha256: str | None = None, point: int | None = N
             got = (layouts or {}).get(h["layout"])
             if got is None:
                 raise PartError("its layout record is missing or damaged")
-            table = got[0]
+            table = got[0]   # (its attrs are this log's; the checked rest is kept by the record's bytes)
+            key = got[1] if len(got) > 1 and isinstance(got[1], bytes) else None
+            entries = _CHECKED.get(key) if key is not None else None
+            if entries is None:
+                entries = _checked_table(table)
+                if key is not None:
+                    if len(_CHECKED) >= 256:
+                        _CHECKED.clear()
+                    _CHECKED[key] = entries
         else:
             table = h["vars"]
-        out, sizes = {}, {}
-        for t in table:
-            dims, shape, dt = _checked_entry(t, sizes)
-            if t["offset"] + t["nbytes"] > len(blob):
-                raise PartError(f"variable {t['name']} runs past the end")
-            a = np.frombuffer(blob[t["offset"]:t["offset"] + t["nbytes"]], dtype=dt)
-            a = a.reshape(shape)
-            out[t["name"]] = (dims, a, t["attrs"], t["coord"])
+            entries = _checked_table(table)
+        out = {}
+        for t, (name, dims, shape, dt, offset, nbytes, is_coord) in zip(table, entries):
+            if offset + nbytes > len(blob):
+                raise PartError(f"variable {name} runs past the end")
+            out[name] = (dims, np.frombuffer(blob[offset:offset + nbytes], dtype=dt).reshape(shape), t["attrs"],
+                         is_coord)
     except PartError:
         raise
     except (ValueError, KeyError, TypeError) as e:
@@ -235,6 +242,22 @@ def read_part(data: bytes, spec_sha256: str | None = None, point: int | None = N
     if missing:
         raise PartError(f"lacks variable(s) {', '.join(missing)}")
     return Part(h["point"], h["coords"], h["attrs"], out)
+
+
+_CHECKED: dict = {}   # checked tables of the layout records read (without attrs), by the record's bytes
+
+
+def _checked_table(table: list) -> list:
+    """A record's table of variables, each entry checked (:func:`_checked_entry`), as tuples
+    (name, dims, shape, dtype, offset, nbytes, is_coord)."""
+    sizes, out = {}, []
+    for t in table:
+        dims, shape, dt = _checked_entry(t, sizes)
+        offset, nbytes = t["offset"], t["nbytes"]
+        if not (type(offset) is int and offset >= 0):
+            raise PartError(f"variable {t['name']}: offset {offset!r}")
+        out.append((t["name"], dims, shape, dt, offset, nbytes, t["coord"]))
+    return out
 
 
 def _checked_entry(t: dict, sizes: dict) -> tuple[tuple, tuple, np.dtype]:
