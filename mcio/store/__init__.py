@@ -8,7 +8,8 @@ is always complete. On Dask a worker encodes its point's part (:func:`part_bytes
 process stores it the same way. The final file is written with h5py directly in netCDF-4's
 layout (:mod:`.h5writer`), its attributes and encodings as :mod:`.cf` says.
 :meth:`PartStore.validate` checks each part on resume (whole, same spec, same point and
-coordinates, every variable) so a damaged one is recomputed, not merged. ``OUT.h5.lock`` (an
+coordinates, every variable, a table whose dims, shapes and bytes agree, dims and dtypes like the
+other points') so a damaged one is recomputed, not merged. ``OUT.h5.lock`` (an
 flock, :mod:`.lock`) keeps two sweeps off one output.
 
 Outputs are regular files only, and the lock and temporary files beside them are created

@@ -76,7 +76,8 @@ def clear_tmp(tmp, out=None) -> Path:
     except OSError as e:
         raise McioError("output", str(out or tmp), f"cannot use {str(tmp)!r} ({e.strerror or e})") from None
     if stat.S_ISDIR(st.st_mode):
-        raise McioError("output", str(out or tmp), f"{str(tmp)!r} is a directory in the way of the final file; remove it")
+        raise McioError("output", str(out or tmp), f"{str(tmp)!r} is a directory in the way of the final file; "
+                                                   "remove it")
     try:
         os.unlink(tmp)
     except OSError as e:

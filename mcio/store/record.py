@@ -288,8 +288,8 @@ UNIFORM_DIMS = ("replication",)
 
 def part_signature(part: Part) -> tuple[tuple, dict]:
     """``(structure, sizes)`` of a part: structure a sorted tuple of (name, dims, dtype, is_coord)
-    of every variable (text as text, whatever its length), sizes {dim: size}. Points of one sweep share the structure and the sizes of
-    :data:`UNIFORM_DIMS`."""
+    of every variable (text as text, whatever its length), sizes {dim: size}. Points of one sweep
+    share a variable's dims and dtype wherever it is held, and the sizes of :data:`UNIFORM_DIMS`."""
     structure, sizes = [], {}
     for name, (dims, a, _, is_coord) in part.vars.items():
         a = np.asarray(a)
