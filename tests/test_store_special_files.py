@@ -78,6 +78,14 @@ def test_check_writable_refuses_special_files_and_accepts_regular_and_new(tmp_pa
     for p in (fifo, "/dev/null"):
         with pytest.raises(McioError, match="must be a regular file or a new path"):
             check_writable(p)
+    os.symlink("/dev/null", tmp_path / "link-to-null")   # what a write would reach is what counts
+    with pytest.raises(McioError, match="character device"):
+        check_writable(tmp_path / "link-to-null")
+    import socket
+    with socket.socket(socket.AF_UNIX) as sock:
+        sock.bind(str(tmp_path / "sock"))
+        with pytest.raises(McioError, match="socket"):
+            check_writable(tmp_path / "sock")
     (tmp_path / "old").write_text("x")
     assert check_writable(tmp_path / "old") == tmp_path / "old"
     assert check_writable(tmp_path / "new") == tmp_path / "new"
