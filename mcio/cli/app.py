@@ -3,6 +3,9 @@
 - :class:`~mcio.McioError` (a bad input: it names the field, the value and what is allowed), or an
   OSError about a file (missing, unreadable, unwritable: the path and the reason): one line
   ``mcio: error: ...`` on stderr, exit code 2;
+- an exception raised while Numba loaded a compiled kernel from its on-disk cache (a damaged
+  ``*.nbi`` / ``*.nbc`` file): one line naming the cache directory and the command that clears
+  it, exit code 2 (:func:`numba_cache_dirs` recognises it);
 - any other exception is a bug in mcio: its traceback, then a line asking to report it, exit 1;
 - Ctrl-C (KeyboardInterrupt, whatever raised it: the kernels stopped by :mod:`mcio.interrupt`, a
   sweep's :class:`~mcio.interrupt.SweepInterrupted`, or Python's own handler in any other stage):
@@ -61,13 +64,13 @@ class McioGroup(click.Group):
             if os.environ.get("MCIO_DEBUG"):
                 raise
             if e.filename is None:  # not about a file the user named: a bug like any other
-                _bug(ctx)
+                _cache_or_bug(ctx, e)
             click.echo(f"mcio: error: {one_line(e)}", err=True)
             ctx.exit(EXIT_BAD_INPUT)
-        except Exception:  # noqa: BLE001 - anything else is a bug: say so loudly
+        except Exception as e:  # noqa: BLE001 - anything else is a bug: say so loudly
             if os.environ.get("MCIO_DEBUG"):
                 raise
-            _bug(ctx)
+            _cache_or_bug(ctx, e)
 
 
 def interrupted(ctx, e: BaseException | None = None):
@@ -112,6 +115,50 @@ def _bug(ctx):
     ctx.exit(EXIT_BUG)
 
 
+def numba_cache_dirs(e: BaseException) -> list[str] | None:
+    """The cache directories involved if ``e`` (or an exception it was raised from) was raised
+    while Numba read its on-disk cache of compiled kernels (``numba/core/caching.py`` in the
+    traceback: a damaged index ``*.nbi`` or data file ``*.nbc``), else None."""
+    seen, dirs, found = set(), [], False
+    while e is not None and id(e) not in seen:
+        seen.add(id(e))
+        tb = e.__traceback__
+        while tb is not None:
+            frame = tb.tb_frame
+            if frame.f_code.co_filename.replace(os.sep, "/").endswith("numba/core/caching.py"):
+                found = True
+                path = getattr(frame.f_locals.get("self"), "_cache_path", None)
+                if isinstance(path, str) and path not in dirs:
+                    dirs.append(path)
+            tb = tb.tb_next
+        e = e.__cause__ or e.__context__
+    if not found:
+        return None
+    if not dirs:   # (frames without their locals: every place mcio's kernels may be cached)
+        from pathlib import Path
+        from ..kernels import cache_dirs
+        dirs = [str(d) for d in cache_dirs(Path(__file__).resolve().parent.parent / "kernels")]
+    return dirs
+
+
+def cache_message(e: BaseException, dirs: list[str]) -> str:
+    """The one line for a damaged Numba cache: what failed, where, and the command that clears it
+    (the kernels are compiled again at the next run)."""
+    import shlex
+    what = f"{type(e).__name__}: {one_line(e)}" if str(e) else type(e).__name__
+    rm = " ".join(f"{shlex.quote(d)}/*.{ext}" for d in dirs for ext in ("nbi", "nbc"))
+    return (f"mcio: error: Numba's cache of compiled kernels is damaged ({what}) in "
+            f"{', '.join(dirs)}; clear it with: rm -f {rm} (the kernels are compiled again at the next run)")
+
+
+def _cache_or_bug(ctx, e: BaseException):
+    dirs = numba_cache_dirs(e)
+    if dirs is None:
+        _bug(ctx)
+    click.echo(cache_message(e, dirs), err=True)
+    ctx.exit(EXIT_BAD_INPUT)
+
+
 def one_line(e) -> str:
     """The error as one line: McioError's text, or ``path: reason`` for a file error."""
     if isinstance(e, str):
@@ -140,5 +187,5 @@ def set_threads(n: int | None) -> None:
     numba.set_num_threads(n)
 
 
-__all__ = ["main", "McioGroup", "one_line", "set_threads", "interrupted", "EXIT_BAD_INPUT", "EXIT_BUG",
-           "EXIT_INTERRUPTED"]
+__all__ = ["main", "McioGroup", "one_line", "numba_cache_dirs", "cache_message", "set_threads", "interrupted",
+           "EXIT_BAD_INPUT", "EXIT_BUG", "EXIT_INTERRUPTED"]

@@ -56,9 +56,8 @@ def calibrate_cmd(scenario, measured, params, sets, seed, ios, replications, noi
     and per-row errors, and with -o write them as a scenario-params TOML."""
     set_threads(threads)
     if output:
-        out = Path(output)
-        if out.parent and not out.parent.exists():
-            raise McioError("--output", output, f"its directory {out.parent} does not exist")
+        from ..store import check_writable
+        check_writable(output, "--output")   # before any simulation: a regular file or a new path
     from ..calibrate import calibrate, load_measured, parse_set, resolve_scenario  # heavy: at use, not at start-up
     rows = load_measured(measured)
     scn = resolve_scenario(scenario)

@@ -118,6 +118,9 @@ def run_cmd(systems, layout, sender, shared, output, generation, link_mb_s, mp_u
             ios_per_device, replications, seed):
     """Simulate one link layout: SSCH/s per connection, per channel and for the link."""
     from ..scenarios.isfc import BUSY_DEFINITIONS, IsfcLink, simulate_link, summary
+    if output:
+        from ..store import check_writable
+        check_writable(output, "--output")   # before any simulation: a regular file or a new path
     names = _systems(systems)
     ranges = {}
     for item in layout:

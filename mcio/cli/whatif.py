@@ -37,6 +37,9 @@ def compare_cmd(a, b, point, ios, replications, seed, threads, out):
     """What-if: A and B (spec files, or SCENARIO:VARIANT) on common random numbers; every
     headline figure's difference B - A with its paired 95 % CI (and the unpaired one beside it)."""
     from ..compare import compare, format_compare
+    if out:
+        from ..store import check_writable
+        check_writable(out)   # before any simulation: a regular file or a new path
     ma, la = _model_of(a, point)
     mb, lb = _model_of(b, point)
     if la == lb:
@@ -49,8 +52,7 @@ def compare_cmd(a, b, point, ios, replications, seed, threads, out):
     click.echo(f"mcio compare: {la} vs {lb} ({replications} paired replications x {ios} I/Os, seed {seed})")
     click.echo(format_compare(ds))
     if out:
-        from ..store import check_writable, write_netcdf
-        check_writable(out)
+        from ..store import write_netcdf
         write_netcdf(ds, out)
         click.echo(f"mcio: wrote {out}", err=True)
 

@@ -8,11 +8,16 @@ is always complete. On Dask a worker encodes its point's part (:func:`part_bytes
 process stores it the same way. The final file is written with h5py directly in netCDF-4's
 layout (:mod:`.h5writer`), its attributes and encodings as :mod:`.cf` says.
 :meth:`PartStore.validate` checks each part on resume (whole, same spec, same point and
-coordinates, every variable) so a damaged one is recomputed, not merged. ``OUT.h5.lock`` (an
+coordinates, every variable, a table whose dims, shapes and bytes agree, dims and dtypes like the
+other points') so a damaged one is recomputed, not merged. ``OUT.h5.lock`` (an
 flock, :mod:`.lock`) keeps two sweeps off one output.
 
+Outputs are regular files only, and the lock and temporary files beside them are created
+exclusively, never through a planted symlink (:mod:`.paths`, :mod:`.lock`); reading a file first
+bounds what its variables declare by its size and the machine's memory (:mod:`.bounds`).
+
 Modules: :mod:`.paths` (the names beside ``OUT``, atomic writes), :mod:`.lock`, :mod:`.cf`,
-:mod:`.h5writer`, :mod:`.final`, :mod:`.record`, :mod:`.log`.
+:mod:`.h5writer`, :mod:`.final`, :mod:`.record`, :mod:`.log`, :mod:`.bounds`.
 """
 # every name other modules, tests and benchmarks take from mcio.store (private ones for tests)
 from ..part import Part

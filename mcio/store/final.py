@@ -6,9 +6,10 @@ import os
 from pathlib import Path
 
 from ..errors import McioError
+from .bounds import check_declared_sizes
 from .cf import _for_writing, _local_locks, encoding_for
 from .h5writer import write_netcdf4
-from .paths import _atomic, check_writable, tmp_path
+from .paths import _atomic, check_writable, clear_tmp, create_exclusive, tmp_path
 
 
 def write_netcdf(ds, path, chunk_dims=()) -> None:
@@ -31,8 +32,11 @@ def dataset_from_bytes(data: bytes, what: str = "<bytes>"):
     """The in-memory Dataset a part file's content holds (as :func:`open_results` reads it)."""
     import xarray as xr
     try:
+        check_declared_sizes(io.BytesIO(data), len(data), what)
         with _local_locks(), xr.open_dataset(io.BytesIO(data), engine="h5netcdf", decode_timedelta=False) as ds:
             return ds.load()
+    except McioError:
+        raise
     except (OSError, ValueError, KeyError, TypeError) as e:
         msg = str(e).splitlines()[0] if str(e) else type(e).__name__
         raise McioError("part", what, f"is not a readable HDF5/netCDF part ({msg})") from None
@@ -43,9 +47,7 @@ def write_results(ds, out, what: str = "output", chunk_dims=None) -> Path:
     complete; chunked along ``chunk_dims`` (default: the sweep dims named in
     ``ds.attrs["sweep_dims"]``). ``what`` names the output in the McioError of an unwritable path."""
     out = check_writable(out, what)
-    tmp = tmp_path(out)
-    if tmp.is_dir():
-        raise McioError("output", str(out), f"{str(tmp)!r} is a directory in the way of the final file; remove it")
+    tmp = clear_tmp(tmp_path(out), out)
     if chunk_dims is None:
         chunk_dims = tuple(d.strip() for d in str(ds.attrs.get("sweep_dims", "")).split(",") if d.strip())
     write_netcdf4(ds, tmp, chunk_dims)
@@ -57,8 +59,9 @@ def write_groups(datasets: dict, out, what: str = "output") -> Path:
     """Several Datasets as the groups of one file (``name -> Dataset``; read one back with
     ``xr.open_dataset(out, engine="h5netcdf", group=name)``), atomically like :func:`write_results`."""
     out = check_writable(out, what)
-    tmp = tmp_path(out)
+    tmp = clear_tmp(tmp_path(out), out)
     with _atomic(out, tmp):
+        os.close(create_exclusive(tmp, out))   # ours: mode "w" below reopens this regular file
         with _local_locks():
             for i, (name, ds) in enumerate(datasets.items()):
                 ds = _for_writing(ds)
@@ -68,7 +71,9 @@ def write_groups(datasets: dict, out, what: str = "output") -> Path:
 
 
 def open_results(path):
-    """A results file as an in-memory :class:`xarray.Dataset` (the file is closed on return)."""
+    """A results file as an in-memory :class:`xarray.Dataset` (the file is closed on return).
+    McioError for a file whose variables declare more than it could hold or the machine has
+    (:mod:`.bounds`), before reading any."""
     import xarray as xr
     p = Path(path)
     if not p.exists():
@@ -76,8 +81,11 @@ def open_results(path):
     if p.is_dir():
         raise McioError("file", str(p), "is a directory, not an HDF5 results file")
     try:
+        check_declared_sizes(p, p.stat().st_size, str(p))   # before xarray allocates anything
         with _local_locks(), xr.open_dataset(p, engine="h5netcdf", decode_timedelta=False) as ds:
             return restore_labels(ds.load())
+    except McioError:
+        raise
     except (OSError, ValueError, KeyError, TypeError) as e:
         msg = str(e).splitlines()[0] if str(e) else type(e).__name__
         raise McioError("file", str(p), f"is not a readable HDF5/netCDF results file ({msg})") from None

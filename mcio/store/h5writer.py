@@ -7,7 +7,7 @@ from pathlib import Path
 import numpy as np
 
 from .cf import CONVENTIONS, _attr_value, _chars, _encoding
-from .paths import _atomic
+from .paths import _atomic, check_writable, clear_tmp
 
 NOT_A_VARIABLE = "This is a netCDF dimension but not a netCDF variable."
 
@@ -20,7 +20,11 @@ def write_netcdf4(ds, path, chunk_dims=()) -> None:
     without a coordinate get netCDF's placeholder scale; non-index coordinates are named in each
     variable's ``coordinates`` attribute (CF)."""
     path = Path(path)
-    tmp = path.with_name(path.name + f".{os.getpid()}.tmp") if path.suffix != ".tmp" else path
+    if path.suffix == ".tmp":   # the caller's own temporary name (write_results: OUT.tmp)
+        tmp = clear_tmp(path)
+    else:
+        check_writable(path)
+        tmp = clear_tmp(path.with_name(path.name + f".{os.getpid()}.tmp"), path)
     dims, variables, gattrs = _plan(ds, chunk_dims)
     with _atomic(path, tmp):
         _write_plan(tmp, dims, variables, gattrs)
@@ -155,7 +159,7 @@ def _guess_chunk(shape, itemsize):
 
 
 def _write_plan(path: Path, dims: dict, variables: list, gattrs: dict) -> None:
-    """The file of a :func:`_plan` at ``path`` (overwritten), written with h5py's low-level API
+    """The file of a :func:`_plan` at ``path`` (which must not exist), written with h5py's low-level API
     in the layout h5py's high-level one gave (kept by tests/test_store_writer.py)."""
     import h5py
     from h5py import h5ds, h5f, h5p
@@ -168,7 +172,8 @@ def _write_plan(path: Path, dims: dict, variables: list, gattrs: dict) -> None:
     fcpl.set_link_creation_order(order)
     fcpl.set_attr_creation_order(order)
     fcpl.set_obj_track_times(False)
-    fid = h5f.create(str(path).encode(), h5f.ACC_TRUNC, fcpl=fcpl, fapl=fapl)
+    # ACC_EXCL (O_CREAT | O_EXCL): a new file, never one a symlink planted at ``path`` points to
+    fid = h5f.create(str(path).encode(), h5f.ACC_EXCL, fcpl=fcpl, fapl=fapl)
     ids = []
     try:
         T.attr(fid, "_NCProperties", f"version=2,mcio=1,hdf5={h5py.version.hdf5_version},h5py={h5py.__version__}")

@@ -1,7 +1,9 @@
 """``OUT.lock``: one sweep at a time writes an output."""
 from __future__ import annotations
 
+import errno
 import os
+import stat
 from pathlib import Path
 
 from ..errors import McioError
@@ -25,10 +27,19 @@ class OutputLock:
             return self
         for _ in range(10):  # the file may be replaced between open and lock: retry on a stale inode
             try:
-                fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o644)
+                # O_NOFOLLOW: a symlink planted at OUT.lock is refused, never followed and truncated
+                fd = os.open(self.path, os.O_RDWR | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0)
+                             | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0), 0o644)
             except OSError as e:
+                why = "it is a symbolic link; remove it" if e.errno == errno.ELOOP else (e.strerror or e)
                 raise McioError("output", str(self.out), f"cannot create the lock file {str(self.path)!r} "
-                                                         f"({e.strerror or e})") from None
+                                                         f"({why})") from None
+            st = os.fstat(fd)
+            if not stat.S_ISREG(st.st_mode) or st.st_nlink > 1:   # a FIFO, device or hard link planted there
+                os.close(fd)
+                raise McioError("output", str(self.out), f"the lock file {str(self.path)!r} is not a regular "
+                                                         "file of its own (a special file or a hard link); "
+                                                         "remove it")
             try:
                 fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
             except OSError:

@@ -11,8 +11,8 @@ from typing import Callable
 
 from ..errors import McioError
 from .paths import check_writable, parts_dir, tmp_path, write_bytes
-from .record import (PartError, _record_layout, _record_point, encode_part, is_layout_record, read_log,
-                     read_part)
+from .record import (UNIFORM_DIMS, PartError, _record_layout, _record_point, encode_part, is_layout_record,
+                     part_signature, read_log, read_part)
 
 SPEC_FILE = "spec.toml"
 
@@ -46,10 +46,13 @@ class PartStore:
         self._fd = None
         self._layouts: set = set()   # IDs of the layout records in the log
         spec_file = self.dir / SPEC_FILE
+        if self.dir.is_symlink():
+            raise McioError("output", str(self.out), f"{str(self.dir)!r} is a symbolic link, where the sweep keeps "
+                                                     "its finished points; remove it or choose another output")
         if self.dir.exists() and not self.dir.is_dir():
             raise McioError("output", str(self.out), f"{str(self.dir)!r} is a file, where the sweep keeps its "
                                                      "finished points; remove it or choose another output")
-        if tmp_path(self.out).is_dir():
+        if tmp_path(self.out).is_dir() and not tmp_path(self.out).is_symlink():
             raise McioError("output", str(self.out), f"{str(tmp_path(self.out))!r} is a directory in the way of "
                                                      "the final file; remove it")
         if self.dir.exists() and not (self.log.is_file() and self.log.stat().st_size > 0):
@@ -77,7 +80,7 @@ class PartStore:
                 raise McioError("output", str(self.out), f"cannot create {str(self.dir)!r} ({e.strerror or e})") from None
             tmp = spec_file.with_name(SPEC_FILE + ".tmp")
             try:
-                tmp.write_text(spec_text)
+                tmp.write_text(spec_text)   # in the directory just made by us: nothing planted there
                 os.replace(tmp, spec_file)
             except OSError as e:
                 tmp.unlink(missing_ok=True)
@@ -87,11 +90,18 @@ class PartStore:
         """Points with a whole record in the log (not checked against the spec: see :meth:`validate`)."""
         return {p for p in stored_points(self.out) if p < total}
 
-    def validate(self, total: int, coords: Callable[[int], dict]) -> tuple[dict, dict]:
+    def validate(self, total: int, coords: Callable[[int], dict],
+                 expected: Callable[[int], dict] | None = None) -> tuple[dict, dict]:
         """Read and check every record: ``(good, bad)`` with ``good`` {point: Part} and ``bad``
         {point, or "bytes A-B" where no point can be read: reason}. With anything bad the log is
-        rewritten (atomically) with the good records only, so the bad points are recomputed."""
-        good, bad, keep, used = {}, {}, [], {}
+        rewritten (atomically) with the good records only, so the bad points are recomputed.
+
+        Besides each record on its own (:func:`read_part`), the points must agree with each other
+        as one sweep's do: a variable's dims and dtype the same wherever it is held, and the same sizes of
+        :data:`~.record.UNIFORM_DIMS` (the reference: what most points hold, the earliest on a
+        tie); ``expected(p)``, if given, is {dim: size} point ``p`` must have (e.g. the spec's
+        replications). A record that differs is damaged (recomputed), not merged."""
+        bad, used = {}, {}
         try:
             data = self.log.read_bytes() if self.log.exists() else b""
         except OSError as e:
@@ -99,6 +109,7 @@ class PartStore:
         if not data and self.log.exists():
             bad[f"{self.LOG}"] = "empty"
         layouts, records = read_log(data)
+        cands = {}   # point: (Part, record bytes), the first whole copy of each
         for off, rec, why in records:
             where = f"{self.LOG} bytes {off}-{off + len(rec)}"
             if is_layout_record(rec):
@@ -108,23 +119,36 @@ class PartStore:
             p = _record_point(rec)
             key = p if p is not None and 0 <= p < total else where
             if why:
-                if p not in good:
+                if p not in cands:
                     bad[key] = why
                 continue
             if p is not None and p >= total:
                 bad[key] = f"point {p} is beyond this sweep's {total} points"
                 continue
-            if p in good:
+            if p in cands:
                 continue  # a point stored twice (recomputed after a damaged copy): the first whole one
             try:
-                good[p] = read_part(rec, self.spec_sha256, p, coords(p) if p is not None else None, layouts)
-                keep.append(rec)
-                lid = _record_layout(rec)
-                if lid is not None:
-                    used[lid] = layouts[lid][1]
+                cands[p] = (read_part(rec, self.spec_sha256, p, coords(p) if p is not None else None, layouts), rec)
                 bad.pop(p, None)
             except PartError as e:
                 bad[key] = e.reason
+        good, keep, lids, sigs, by_layout = {}, [], {}, {}, {}
+        for p, (part, rec) in cands.items():
+            lids[p] = lid = _record_layout(rec)
+            if lid is None:
+                sigs[p] = part_signature(part)
+            else:   # (a format-2 part's variables are its layout's: one signature per layout)
+                sigs[p] = by_layout.get(lid) or by_layout.setdefault(lid, part_signature(part))
+        for p, why in _unlike_the_others({p: part for p, (part, _) in cands.items()}, expected, sigs).items():
+            bad[p] = why
+        for p, (part, rec) in cands.items():
+            if p in bad:
+                continue
+            good[p] = part
+            keep.append(rec)
+            lid = lids[p]
+            if lid is not None:
+                used[lid] = layouts[lid][1]
         if bad:  # atomically: the layouts still used, then the good records
             write_bytes(b"".join(list(used.values()) + keep), self.log)
             self._layouts = set(used)
@@ -135,7 +159,8 @@ class PartStore:
     def _open(self):
         if self._fd is None:
             try:
-                self._fd = os.open(self.log, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o644)
+                self._fd = os.open(self.log, os.O_WRONLY | os.O_CREAT | os.O_APPEND | getattr(os, "O_NOFOLLOW", 0)
+                                   | getattr(os, "O_CLOEXEC", 0), 0o644)
             except OSError as e:
                 raise McioError("output", str(self.out), f"cannot write {str(self.log)!r} ({e.strerror or e})") from None
         return self._fd
@@ -175,6 +200,47 @@ class PartStore:
             self.dir.rmdir()
         except OSError:  # something else in it (or already gone)
             shutil.rmtree(self.dir, ignore_errors=True)
+
+
+def _unlike_the_others(parts: dict, expected: Callable[[int], dict] | None, sigs: dict | None = None) -> dict:
+    """{point: reason} of the parts holding a variable whose dims or dtype differ from what most
+    parts holding it have (the earliest on a tie; a variable some points lack is no difference:
+    the stacking pads it), whose :data:`UNIFORM_DIMS` sizes differ likewise, or whose dim sizes
+    differ from ``expected(point)``. ``sigs``: their :func:`~.record.part_signature`, if made already."""
+    sigs = sigs if sigs is not None else {p: part_signature(q) for p, q in parts.items()}
+    out = {}
+    if expected is not None:
+        for p, (_, sizes) in sigs.items():
+            for d, n in (expected(p) or {}).items():
+                if d in sizes and sizes[d] != n:
+                    out[p] = f"dimension {d} has size {sizes[d]}, this sweep's points have {n}"
+                    break
+    rest = {p: sig for p, sig in sigs.items() if p not in out}
+    held: dict = {}
+    for structure, _ in rest.values():
+        for name, *kind in structure:
+            held.setdefault(name, []).append(tuple(kind))
+    ref = {name: _most_common(kinds) for name, kinds in held.items()}
+    for p, (structure, _) in rest.items():
+        diff = [name for name, *kind in structure if tuple(kind) != ref[name]]
+        if diff:
+            out[p] = f"its variables differ from the other points' in dims or dtype ({', '.join(diff[:5])})"
+    for d in UNIFORM_DIMS:
+        held = {p: sizes[d] for p, (_, sizes) in rest.items() if p not in out and d in sizes}
+        if held:
+            n = _most_common(list(held.values()))
+            for p, m in held.items():
+                if m != n:
+                    out[p] = f"dimension {d} has size {m}, the other points' {n}"
+    return out
+
+
+def _most_common(values: list):
+    """The value held most often in ``values`` (the earliest on a tie)."""
+    counts = {}
+    for v in values:
+        counts[v] = counts.get(v, 0) + 1
+    return max(counts, key=counts.get)   # (max keeps the first of equal counts, in first-seen order)
 
 
 def stored_points(out) -> list[int]:

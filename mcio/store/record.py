@@ -216,16 +216,24 @@ def read_part(data: bytes, spec_sha256: str | None = None, point: int | None = N
             got = (layouts or {}).get(h["layout"])
             if got is None:
                 raise PartError("its layout record is missing or damaged")
-            table = got[0]
+            table = got[0]   # (its attrs are this log's; the checked rest is kept by the record's bytes)
+            key = got[1] if len(got) > 1 and isinstance(got[1], bytes) else None
+            entries = _CHECKED.get(key) if key is not None else None
+            if entries is None:
+                entries = _checked_table(table)
+                if key is not None:
+                    if len(_CHECKED) >= 256:
+                        _CHECKED.clear()
+                    _CHECKED[key] = entries
         else:
             table = h["vars"]
+            entries = _checked_table(table)
         out = {}
-        for t in table:
-            if t["offset"] + t["nbytes"] > len(blob):
-                raise PartError(f"variable {t['name']} runs past the end")
-            a = np.frombuffer(blob[t["offset"]:t["offset"] + t["nbytes"]], dtype=np.dtype(t["dtype"]))
-            a = a.reshape(tuple(t["shape"]))
-            out[t["name"]] = (tuple(t["dims"]), a, t["attrs"], t["coord"])
+        for t, (name, dims, shape, dt, offset, nbytes, is_coord) in zip(table, entries):
+            if offset + nbytes > len(blob):
+                raise PartError(f"variable {name} runs past the end")
+            out[name] = (dims, np.frombuffer(blob[offset:offset + nbytes], dtype=dt).reshape(shape), t["attrs"],
+                         is_coord)
     except PartError:
         raise
     except (ValueError, KeyError, TypeError) as e:
@@ -234,6 +242,62 @@ def read_part(data: bytes, spec_sha256: str | None = None, point: int | None = N
     if missing:
         raise PartError(f"lacks variable(s) {', '.join(missing)}")
     return Part(h["point"], h["coords"], h["attrs"], out)
+
+
+_CHECKED: dict = {}   # checked tables of the layout records read (without attrs), by the record's bytes
+
+
+def _checked_table(table: list) -> list:
+    """A record's table of variables, each entry checked (:func:`_checked_entry`), as tuples
+    (name, dims, shape, dtype, offset, nbytes, is_coord)."""
+    sizes, out = {}, []
+    for t in table:
+        dims, shape, dt = _checked_entry(t, sizes)
+        offset, nbytes = t["offset"], t["nbytes"]
+        if not (type(offset) is int and offset >= 0):
+            raise PartError(f"variable {t['name']}: offset {offset!r}")
+        out.append((t["name"], dims, shape, dt, offset, nbytes, t["coord"]))
+    return out
+
+
+def _checked_entry(t: dict, sizes: dict) -> tuple[tuple, tuple, np.dtype]:
+    """(dims, shape, dtype) of a table entry, checked: dims names and a shape of as many sizes
+    (whole numbers >= 0), a dtype a part holds, ``nbytes`` = its size x itemsize, each dim of one
+    size across the record (``sizes``, filled here) and a dimension coordinate as long as its dim.
+    PartError otherwise (a record that would break stacking, not a point's figures)."""
+    name, dims, shape = t["name"], t["dims"], t["shape"]
+    if not (isinstance(name, str) and isinstance(dims, list) and isinstance(shape, list)
+            and all(isinstance(d, str) for d in dims) and len(dims) == len(shape)
+            and all(type(n) is int and n >= 0 for n in shape) and len(set(dims)) == len(dims)):
+        raise PartError(f"variable {name!r}: dims {dims!r} and shape {shape!r} do not match")
+    dt = np.dtype(t["dtype"])
+    if dt.kind not in "biufU" or dt.hasobject:
+        raise PartError(f"variable {name}: dtype {dt} is not one a part holds")
+    if t["nbytes"] != dt.itemsize * math.prod(shape):
+        raise PartError(f"variable {name}: {t['nbytes']} bytes for shape {tuple(shape)} of {dt}")
+    for d, n in zip(dims, shape):
+        if sizes.setdefault(d, n) != n:
+            raise PartError(f"dimension {d} has sizes {sizes[d]} and {n} (variable {name})")
+    return tuple(dims), tuple(shape), dt
+
+
+#: Dimensions of one size at every point of a sweep (the run's replications), unlike e.g.
+#: ``channel``, whose size a sweep axis may change (the stacking aligns such dims by label).
+UNIFORM_DIMS = ("replication",)
+
+
+def part_signature(part: Part) -> tuple[tuple, dict]:
+    """``(structure, sizes)`` of a part: structure a sorted tuple of (name, dims, dtype, is_coord)
+    of every variable (text as text, whatever its length), sizes {dim: size}. Points of one sweep
+    share a variable's dims and dtype wherever it is held, and the sizes of :data:`UNIFORM_DIMS`."""
+    structure, sizes = [], {}
+    for name, (dims, a, _, is_coord) in part.vars.items():
+        a = np.asarray(a)
+        kind = "<U" if a.dtype.kind == "U" else a.dtype.str   # (a text's length may differ by point)
+        structure.append((name, tuple(dims), kind, bool(is_coord)))
+        for d, n in zip(dims, a.shape):
+            sizes.setdefault(d, n)
+    return tuple(sorted(structure)), sizes
 
 
 def split_log(data: bytes):
