@@ -39,7 +39,7 @@ def _float32_response(v):
 
 
 @pytest.mark.parametrize("change, says", [
-    (_more_replications, "dimension replication has size 5, the other points' 4"),
+    (_more_replications, "dimension replication has size 5, this sweep's points have 4"),
     (_float32_response, "its variables differ from the other points' in dims or dtype (response_ms)"),
 ])
 def test_a_record_with_other_shapes_or_dtypes_is_recomputed_not_merged(tmp_path, monkeypatch, reference,

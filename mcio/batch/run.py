@@ -118,7 +118,8 @@ def sweep(spec_or_path, out=None, resume: bool = False, progress: Callable | Non
                 progress(total, total, 0)
             return ds
         run = store.PartStore(out, spec.text, resume=resume, same_spec=spec.same_as)
-        good, bad = run.validate(total, spec.coords) if resume else ({}, {})
+        reps = {"replication": int(spec.run["replications"])}   # (every point of this spec has these)
+        good, bad = run.validate(total, spec.coords, expected=lambda p: reps) if resume else ({}, {})
         if bad:
             shown = "; ".join(f"{k if isinstance(k, str) else f'point {k}'}: {v}" for k, v in list(bad.items())[:10])
             more = f" (and {len(bad) - 10} more)" if len(bad) > 10 else ""
