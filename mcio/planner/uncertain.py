@@ -244,7 +244,8 @@ def _dataset(s, inputs, values, nom, smp, unstable, reps, ios, k, method, seed, 
     put("unstable_samples", unstable, ("sample",), "1 if the parameter set's open load outgrew the model", "1")
     data["input_value"] = (("sample", "input"), values, {"long_name": "drawn value of each uncertain input",
                                                          "units": "1"})
-    ds = xr.Dataset(data, coords={**{d: (d, v) for d, v in coords.items()},
+    attrs = {a.dim: a.attrs for a in getattr(s, "axes", ())}      # the sweep's own coordinate attributes
+    ds = xr.Dataset(data, coords={**{d: (d, v, attrs.get(d, {})) for d, v in coords.items()},
                                   "sample": ("sample", np.arange(k)), "replication": ("replication", np.arange(reps))})
     ds.attrs.update({"title": f"{s.title} (with input uncertainty)", "Conventions": "CF-1.8",
                      "seed": int(seed), "ios": int(ios), "replications": int(reps), "samples": int(k),
