@@ -145,17 +145,9 @@ def rank_sensitivity(x: np.ndarray, y: np.ndarray) -> tuple[np.ndarray, np.ndarr
     return rho, share
 
 
-def run_uncertain(spec, ios: int | None = None, replications: int | None = None, samples: int | None = None,
-                  method: str | None = None) -> xr.Dataset:
-    """Simulate a spec with an ``[uncertain]`` table (a path, TOML text or dict): every grid point
-    at its nominal inputs and at each drawn parameter set, on common random numbers. Returns a
-    Dataset over the sweep dims with, per figure, the nominal per-replication values, the
-    simulation CI (``<fig>_ci95``), the input band (``<fig>_input_lo`` / ``_input_median`` /
-    ``_input_hi``), each set's per-replication values (``<fig>_samples``), the drawn inputs
-    (``input_value``) and the sensitivity of the mean response (``response_ms_rank_corr``,
-    ``response_ms_variance_share`` over ``input``)."""
-    from ..engine import simulate
-    from ..batch import load_spec
+def split_spec(spec) -> tuple[dict, list[Input], dict, str | None, str]:
+    """(the spec without its ``[uncertain]`` table, its inputs, options, TOML text or None,
+    source) of a spec path, TOML text file or dict."""
     if isinstance(spec, dict):
         raw, text, source = dict(spec), None, "<dict>"
     else:
@@ -169,6 +161,37 @@ def run_uncertain(spec, ios: int | None = None, replications: int | None = None,
     if "uncertain" not in raw:
         raise McioError("uncertain", None, f"{source} has no [uncertain] table")
     inputs, opts = parse_uncertain(raw.pop("uncertain"))
+    return raw, inputs, opts, text, source
+
+
+def integer_inputs(model, inputs: list[Input]) -> np.ndarray:
+    """Which inputs name an integer field of ``model`` (their drawn values are rounded)."""
+    return np.array([isinstance(get_value(model, inp.key, f"uncertain.{inp.key}"), int) for inp in inputs])
+
+
+def apply_inputs(model, inputs: list[Input], row: np.ndarray, integer: np.ndarray):
+    """``model`` with each input's field set to its value in ``row``."""
+    for i, inp in enumerate(inputs):
+        v = row[i]
+        try:
+            model = set_value(model, inp.key, int(round(v)) if integer[i] else float(v))
+        except McioError as e:
+            raise McioError(f"uncertain.{inp.key}", float(v), f"a drawn value the model refuses: {e.allowed}") from None
+    return model
+
+
+def run_uncertain(spec, ios: int | None = None, replications: int | None = None, samples: int | None = None,
+                  method: str | None = None) -> xr.Dataset:
+    """Simulate a spec with an ``[uncertain]`` table (a path, TOML text or dict): every grid point
+    at its nominal inputs and at each drawn parameter set, on common random numbers. Returns a
+    Dataset over the sweep dims with, per figure, the nominal per-replication values, the
+    simulation CI (``<fig>_ci95``), the input band (``<fig>_input_lo`` / ``_input_median`` /
+    ``_input_hi``), each set's per-replication values (``<fig>_samples``), the drawn inputs
+    (``input_value``) and the sensitivity of the mean response (``response_ms_rank_corr``,
+    ``response_ms_variance_share`` over ``input``)."""
+    from ..engine import simulate
+    from ..batch import load_spec
+    raw, inputs, opts, text, source = split_spec(spec)
     s = load_spec(raw)
     run = s.run
     ios = ios or run["ios"]
@@ -177,9 +200,8 @@ def run_uncertain(spec, ios: int | None = None, replications: int | None = None,
     method = method or opts["method"]
     seed = run["seed"]
     values = draw(inputs, k, method, opts["seed"] if opts["seed"] is not None else seed)
-    base0 = s.point_model(0)
-    integer = [isinstance(get_value(base0, inp.key, f"uncertain.{inp.key}"), int) for inp in inputs]
-    values = np.where(np.array(integer)[None, :], np.round(values), values)
+    integer = integer_inputs(s.point_model(0), inputs)
+    values = np.where(integer[None, :], np.round(values), values)
     n = s.n_points
     nom = {f: np.full((n, reps), np.nan) for f in FIGURES}
     smp = {f: np.full((n, k, reps), np.nan) for f in FIGURES}
@@ -190,13 +212,7 @@ def run_uncertain(spec, ios: int | None = None, replications: int | None = None,
         for f in FIGURES:
             nom[f][p] = _reps(ds0, f)
         for j in range(k):
-            m = m0
-            for i, inp in enumerate(inputs):
-                v = values[j, i]
-                try:
-                    m = set_value(m, inp.key, int(v) if integer[i] else float(v))
-                except McioError as e:
-                    raise McioError(f"uncertain.{inp.key}", float(v), f"a drawn value the model refuses: {e.allowed}") from None
+            m = apply_inputs(m0, inputs, values[j], integer)
             ds = simulate(m, ios=ios, replications=reps, seed=seed, warmup=run["warmup"], point=p, allow_unstable=True)
             unstable[p, j] = int(np.asarray(ds["unstable"]).item()) if "unstable" in ds else 0
             for f in FIGURES:
@@ -286,4 +302,4 @@ def format_uncertain(ds, figures=("response_ms", "response_p90_ms", "throughput_
     return "\n".join(lines)
 
 
-__all__ = ["Input", "parse_uncertain", "draw", "run_uncertain", "rank_sensitivity", "format_uncertain"]
+__all__ = ["Input", "parse_uncertain", "split_spec", "integer_inputs", "apply_inputs", "draw", "run_uncertain", "rank_sensitivity", "format_uncertain"]
