@@ -111,7 +111,7 @@ def headroom_cmd(spec, targets, grow, limit, at, point, ios, replications, seed,
     inputs = None
     if _has_uncertain(spec):
         from ..planner.headroom_band import load_uncertain_point
-        model, run, inputs, opts, label = load_uncertain_point(spec, point)
+        model, run, inputs, opts, label, model_of = load_uncertain_point(spec, point)
     else:
         model, run, label = _model_and_run(spec, point)
     set_threads(threads)
@@ -121,7 +121,7 @@ def headroom_cmd(spec, targets, grow, limit, at, point, ios, replications, seed,
     if inputs is not None and samples != 0:
         from ..planner.headroom_band import SAMPLES, format_headroom_band, headroom_band
         b = headroom_band(model, inputs, tg, samples=samples or SAMPLES, method=method or opts["method"],
-                          draw_seed=opts["seed"], **kw)
+                          draw_seed=opts["seed"], correlation=opts["correlation"], model_of=model_of, **kw)
         text = format_headroom_band(b, tg)
     else:
         text = format_headroom(headroom(model, tg, **kw), tg)

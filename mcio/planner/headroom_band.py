@@ -11,8 +11,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .headroom import Headroom, format_headroom, headroom
-from .uncertain import Input, apply_inputs, draw, integer_inputs, rank_sensitivity, split_spec
+from .headroom import Headroom, format_headroom, headroom, open_at_rate
+from .uncertain import Input, SetModels, apply_inputs, draw, integer_inputs, rank_sensitivity, split_spec
 
 #: parameter sets of headroom's input band unless told (each set is a root finding of its own)
 SAMPLES = 16
@@ -47,34 +47,54 @@ class HeadroomBand:
 
 
 def load_uncertain_point(spec, point: int = 0):
-    """(nominal model, [run] settings, inputs, options, label) of a spec with an ``[uncertain]``
-    table, at grid point ``point``."""
-    from ..batch import load_spec
+    """(nominal model, [run] settings, inputs, options, label, the model at a parameter set: a
+    function of the set's values) of a spec with an ``[uncertain]`` table, at grid point ``point``."""
     raw, inputs, opts, _, source = split_spec(spec)
-    s = load_spec(raw)
+    sm = SetModels(raw, inputs)
+    s = sm.spec
     where = ", ".join(f"{k} = {v}" for k, v in s.coords(point).items())
     label = f"{source}" + (f" point {point} ({where})" if s.n_points > 1 else "")
-    return s.point_model(point), s.run, inputs, opts, label
+    return sm.model(point), s.run, inputs, opts, label, lambda row: sm.model(point, row)
 
 
 def headroom_band(model, inputs: list[Input], targets, samples: int = SAMPLES, method: str = "lhs",
                   draw_seed: int | None = None, grow: str = "load", limit=None, ios: int = 20_000,
                   replications: int = 8, seed: int = 0, warmup: int | None = None, at: float | None = None,
-                  values: np.ndarray | None = None) -> HeadroomBand:
+                  values: np.ndarray | None = None, correlation: np.ndarray | None = None,
+                  model_of=None) -> HeadroomBand:
     """The headroom of ``model`` (its nominal inputs) to ``targets``, and again for each of
     ``samples`` parameter sets drawn from ``inputs`` (Latin hypercube or Sobol; ``values``: the
-    (set, input) values to use instead); every set's root finding runs on root seed ``seed``
-    (common random numbers) with a looser stop than the nominal answer's."""
+    (set, input) values to use instead; ``correlation``: see :func:`.uncertain.draw`); every set's
+    root finding runs on root seed ``seed`` (common random numbers) with a looser stop than the
+    nominal answer's. ``model_of``: the model at a set's values (default: ``model`` with each
+    input's field set; a spec's scenario parameters need :class:`.uncertain.SetModels`)."""
     t0 = time.perf_counter()
     kw = dict(grow=grow, limit=limit, ios=ios, replications=replications, seed=seed, warmup=warmup)
-    nominal = headroom(model, targets, at=at, **kw)
-    integer = integer_inputs(model, inputs)
+    rate = None
+    if grow == "load" and model.workload["type"] == "closed":
+        # every set's growth factor is on the same I/O rate, the nominal model's measured one (each
+        # set's own closed load would run at its own rate: their factors would not compare)
+        from ..engine import simulate
+        ds = simulate(model, ios=ios, replications=replications, seed=seed, warmup=warmup, allow_unstable=True)
+        rate = float(np.nanmean(ds["throughput_iops"].values))
+    nominal = headroom(open_at_rate(model, rate) if rate else model, targets, at=at, **kw)
+    if rate:
+        nominal.notes.insert(0, f"the closed load (population {model.workload['population']}) runs as an open "
+                             f"load at its measured rate at the nominal inputs, {rate:.1f} SSCH/s, in every "
+                             "parameter set, growing by the factor")
     if values is None:
-        values = draw(inputs, samples, method, seed if draw_seed is None else draw_seed)
-    values = np.where(integer[None, :], np.round(values), np.asarray(values, float))
+        values = draw(inputs, samples, method, seed if draw_seed is None else draw_seed, correlation)
+    values = np.asarray(values, float)
+    if model_of is None:
+        integer = integer_inputs(model, inputs)
+        values = np.where(integer[None, :], np.round(values), values)
+
+        def model_of(row):
+            return apply_inputs(model, inputs, row, integer)
     est, statuses, evals, ios_sim = [], [], 0, 0
     for row in values:
-        h = headroom(apply_inputs(model, inputs, row, integer), targets, rel_tol=SET_REL_TOL,
+        m = model_of(row)
+        h = headroom(open_at_rate(m, rate) if rate else m, targets, rel_tol=SET_REL_TOL,
                      max_evals=SET_MAX_EVALS, **kw)
         est.append(h.estimate)
         statuses.append(h.status)
@@ -99,13 +119,17 @@ def format_headroom_band(b: HeadroomBand, targets) -> str:
     lines.append(f"input band of the answer: {fmt(lo)} .. {fmt(hi)} (median {fmt(med)}): 2.5 .. 97.5 % over "
                  f"{len(b.estimates)} parameter sets ({b.method}) of " + "; ".join(str(i) for i in b.inputs))
     order = np.argsort(-np.nan_to_num(b.share, nan=-1))
-    lines.append(f"moved most by: {b.most_moving}" + ("" if len(b.inputs) == 1 else "; ranking: " + "; ".join(
+    ranked = np.isfinite(b.share).any()
+    lines.append(f"moved most by: {b.most_moving}" + ("" if len(b.inputs) == 1 or not ranked else "; ranking: " + "; ".join(
         f"{b.inputs[i].key} {100 * b.share[i]:.0f} % (rank corr {b.rank_corr[i]:+.2f})" for i in order))
         + (f" (rank corr {b.rank_corr[0]:+.2f})" if len(b.inputs) == 1 and np.isfinite(b.rank_corr[0]) else ""))
     if b.nominal.check is not None:
         at = b.nominal.check["at"]
         ok = b.estimates >= at if b.nominal.direction == "largest" else b.estimates <= at
         lines.append(f"at {fmt(at)}: within the headroom of {int(ok.sum())} of {len(ok)} parameter sets")
+    if not np.isfinite(b.share).any() and len(b.inputs) > 1:
+        lines.append(f"note: {len(b.estimates)} parameter sets are too few to rank {len(b.inputs)} inputs "
+                     f"(give --samples {len(b.inputs) + 2} or more)")
     odd = sum(s != "found" for s in b.statuses)
     if odd:
         lines.append(f"note: at {odd} parameter set(s) the targets hold or fail over the whole range searched: "
