@@ -488,4 +488,5 @@ def format_headroom(h: Headroom, targets) -> str:
     return "\n".join(lines)
 
 
-__all__ = ["Target", "Headroom", "headroom", "open_at_rate", "parse_target", "parse_targets", "format_headroom", "margins"]
+__all__ = ["Target", "Headroom", "headroom", "open_at_rate", "parse_target", "parse_targets", "format_headroom",
+           "margins"]

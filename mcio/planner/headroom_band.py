@@ -120,9 +120,13 @@ def format_headroom_band(b: HeadroomBand, targets) -> str:
                  f"{len(b.estimates)} parameter sets ({b.method}) of " + "; ".join(str(i) for i in b.inputs))
     order = np.argsort(-np.nan_to_num(b.share, nan=-1))
     ranked = np.isfinite(b.share).any()
-    lines.append(f"moved most by: {b.most_moving}" + ("" if len(b.inputs) == 1 or not ranked else "; ranking: " + "; ".join(
-        f"{b.inputs[i].key} {100 * b.share[i]:.0f} % (rank corr {b.rank_corr[i]:+.2f})" for i in order))
-        + (f" (rank corr {b.rank_corr[0]:+.2f})" if len(b.inputs) == 1 and np.isfinite(b.rank_corr[0]) else ""))
+    ranking = "; ".join(f"{b.inputs[i].key} {100 * b.share[i]:.0f} % (rank corr {b.rank_corr[i]:+.2f})"
+                        for i in order)
+    if len(b.inputs) == 1:
+        ranking = f" (rank corr {b.rank_corr[0]:+.2f})" if np.isfinite(b.rank_corr[0]) else ""
+    else:
+        ranking = "; ranking: " + ranking if ranked else ""
+    lines.append(f"moved most by: {b.most_moving}{ranking}")
     if b.nominal.check is not None:
         at = b.nominal.check["at"]
         ok = b.estimates >= at if b.nominal.direction == "largest" else b.estimates <= at

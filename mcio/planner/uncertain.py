@@ -15,6 +15,10 @@ standardised rank regression).
     "control_unit.backend_service_ms.mean" = {low = 1.0, high = 1.6}          # uniform
     "workload.rate_iops" = {dist = "normal", mean = 500.0, sd = 20.0}
     "devices.aliases" = {dist = "triangular", low = 1, mode = 2, high = 4}     # integers rounded
+    "scenario_params.mp_scv" = {low = 8.0, high = 14.0}     # a scenario parameter (the spec rebuilt)
+    from_calibration = "mcio/scenarios/ficon_channel_fitted.toml"   # its fitted values +- stderr
+
+(``from_calibration``: :mod:`.calibration_inputs`.)
 """
 from __future__ import annotations
 
@@ -281,7 +285,8 @@ def run_uncertain(spec, ios: int | None = None, replications: int | None = None,
     smp = {f: np.full((n, k, reps), np.nan) for f in FIGURES}
     unstable = np.zeros((n, k), np.int8)
     for p in range(n):
-        ds0 = simulate(sm.model(p), ios=ios, replications=reps, seed=seed, warmup=run["warmup"], point=p, allow_unstable=True)
+        ds0 = simulate(sm.model(p), ios=ios, replications=reps, seed=seed, warmup=run["warmup"], point=p,
+                       allow_unstable=True)
         for f in FIGURES:
             nom[f][p] = _reps(ds0, f)
         for j in range(k):
@@ -384,4 +389,5 @@ def format_uncertain(ds, figures=("response_ms", "response_p90_ms", "throughput_
     return "\n".join(lines)
 
 
-__all__ = ["Input", "SetModels", "parse_uncertain", "split_spec", "integer_inputs", "apply_inputs", "draw", "run_uncertain", "rank_sensitivity", "format_uncertain"]
+__all__ = ["Input", "SetModels", "parse_uncertain", "split_spec", "integer_inputs", "apply_inputs", "draw",
+           "run_uncertain", "rank_sensitivity", "format_uncertain"]
