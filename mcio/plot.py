@@ -286,7 +286,7 @@ def _input_band(ax, xs, lo, hi, col, label) -> None:
     point gets a narrow shaded column."""
     xs, lo, hi = (np.atleast_1d(np.asarray(v, float)) for v in (xs, lo, hi))
     if xs.size == 1:
-        half = 0.03 * max(abs(float(xs[0])), 1.0)
+        half = 0.01 * max(abs(float(xs[0])), 1.0)
         xs, lo, hi = np.array([xs[0] - half, xs[0] + half]), np.repeat(lo, 2), np.repeat(hi, 2)
     ax.fill_between(xs, lo, hi, color=col, alpha=0.15, hatch="///", edgecolor=col, lw=0.6, label=label,
                     zorder=1)
