@@ -15,6 +15,7 @@ import numpy as np
 from .errors import McioError
 
 ENGINE_DIMS = ("replication", "channel", "quantile", "device")
+UNCERTAIN_DIMS = ("sample", "input")      # of a file of `mcio uncertain` (its parameter sets, inputs)
 COMPONENTS = (("iosq_ms", "IOSQ"), ("pend_ms", "pend"), ("disconnect_ms", "disconnect"), ("connect_ms", "connect"))
 X_CHOICES = {"channel_busy": "mean channel busy (%)", "throughput_iops": "I/O rate (SSCH/s)"}
 
@@ -75,7 +76,10 @@ def _dim_label(ds, dim: str) -> str:
 
 
 def sweep_dims(ds) -> list[str]:
-    return [d for d in ds.dims if d not in ENGINE_DIMS]
+    """The sweep dimensions of ``ds`` (not the engine's; in a file of ``mcio uncertain``, which
+    holds the drawn ``input_value``, not its parameter sets and inputs either)."""
+    skip = ENGINE_DIMS + (UNCERTAIN_DIMS if "input_value" in ds else ())
+    return [d for d in ds.dims if d not in skip]
 
 
 def _mean(da, dims):
@@ -183,6 +187,12 @@ def plot_curves(ds, x: str | None = None, hue: str | None = None, band: float | 
     xv, xlabel = _x_values(ds, x)
     mean = _mean(ds["response_ms"], "replication")
     ci = _values(ds["response_ci95_ms"]) if "response_ci95_ms" in ds else None
+    # a file of `mcio uncertain`: the simulation CI at the nominal inputs, and the input band
+    inputs = "response_ms_input_lo" in ds and "response_ms_input_hi" in ds
+    if ci is None and "response_ms_ci95" in ds:
+        ci = _values(ds["response_ms_ci95"])
+    if inputs:
+        in_lo, in_hi = _values(ds["response_ms_input_lo"]), _values(ds["response_ms_input_hi"])
     q = _values(ds["response_quantile_ms"]) if "response_quantile_ms" in ds else None
     levels = np.asarray(ds["quantile"].values, dtype=float) if q is not None else None
     if band is not None and q is not None and _quantile(q, levels, band) is None:
@@ -209,10 +219,16 @@ def plot_curves(ds, x: str | None = None, hue: str | None = None, band: float | 
         bad = np.broadcast_to(bad, xs.shape)
         col = colors[i % len(colors)]
         label = "mean (95% CI)" if hue is None else f"{_dim_label(ds, hue)} = {_fmt(hv)}"
+        if inputs:
+            label = ("simulation 95 % CI at the nominal inputs" if hue is None
+                     else f"{label}: simulation 95 % CI, nominal inputs")
         good = order[~bad[order]]
         err = _pick(ci, hue, i)[good] if ci is not None else None
         ax.errorbar(xs[good], ys[good], yerr=err,
                     color=col, marker="o", ms=3.5, lw=1.6, capsize=2, label=label)
+        if inputs:
+            _input_band(ax, xs[good], _pick(in_lo, hue, i)[good], _pick(in_hi, hue, i)[good], col,
+                        "input band (2.5-97.5 % over parameter sets)" if i == 0 else None)
         if bad.any():
             ax.plot(xs[bad], ys[bad], ls="none", marker="o", ms=6, mfc="none", mec="0.55", mew=1.2,
                     label=None if unstable_labelled else "unstable (over capacity: not a steady state)",
@@ -262,6 +278,18 @@ def plot_curves(ds, x: str | None = None, hue: str | None = None, band: float | 
     fig.tight_layout()
     _diagnostic_footnote(fig, ds)
     return fig
+
+
+def _input_band(ax, xs, lo, hi, col, label) -> None:
+    """The input band of a file of ``mcio uncertain``: the 2.5 .. 97.5 % range over parameter sets
+    of each set's mean response, shaded (hatched, to tell it from a percentile band); a lone
+    point gets a narrow shaded column."""
+    xs, lo, hi = (np.atleast_1d(np.asarray(v, float)) for v in (xs, lo, hi))
+    if xs.size == 1:
+        half = 0.01 * max(abs(float(xs[0])), 1.0)
+        xs, lo, hi = np.array([xs[0] - half, xs[0] + half]), np.repeat(lo, 2), np.repeat(hi, 2)
+    ax.fill_between(xs, lo, hi, color=col, alpha=0.15, hatch="///", edgecolor=col, lw=0.6, label=label,
+                    zorder=1)
 
 
 def _diagnostic_footnote(fig, ds) -> None:

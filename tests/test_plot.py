@@ -227,3 +227,43 @@ def test_the_plots_means_are_xarrays_nan_skipping_means():
         assert kept == want.dims
         np.testing.assert_allclose(values, want.values, rtol=1e-14, equal_nan=True)
     assert np.isnan(_mean(da, "channel")[0][0, 1])
+
+
+# ---- a file of `mcio uncertain`: the input band beside the simulation CI (issue 32) ------------
+
+UNCERTAIN_SPEC = {
+    "title": "M/M/1 with an uncertain service mean", "scenario": "mm1-demo",
+    "sweep": {"workload.rate_iops": [200.0, 400.0]},
+    "run": {"replications": 3, "ios": 2000, "warmup": 200, "seed": 3},
+    "uncertain": {"samples": 4, "control_unit.backend_service_ms.mean": {"low": 1.0, "high": 1.6}},
+}
+
+
+def test_uncertain_file_draws_the_input_band_beside_the_simulation_ci(tmp_path):
+    from matplotlib.collections import PolyCollection
+    from matplotlib.container import ErrorbarContainer
+
+    from mcio.planner.uncertain import run_uncertain
+    from mcio.store import open_results, write_netcdf
+    path = tmp_path / "u.h5"
+    write_netcdf(run_uncertain(UNCERTAIN_SPEC), path)
+    ds = open_results(path)
+    fig = plot_curves(ds)
+    try:
+        ax = fig.axes[0]
+        labels = [t.get_text() for t in ax.get_legend().get_texts()]
+        assert "input band (2.5-97.5 % over parameter sets)" in labels
+        assert "simulation 95 % CI at the nominal inputs" in labels
+        band = next(c for c in ax.collections if isinstance(c, PolyCollection)
+                    and c.get_label().startswith("input band"))
+        ys = band.get_paths()[0].vertices[:, 1]
+        lo, hi = ds["response_ms_input_lo"].values, ds["response_ms_input_hi"].values
+        assert np.isclose(ys.min(), lo.min()) and np.isclose(ys.max(), hi.max())
+        bars = [c for c in ax.containers if isinstance(c, ErrorbarContainer)]
+        assert len(bars) == 1 and bars[0].has_yerr       # the simulation CI: one curve, not one per set
+        seg = bars[0].lines[2][0].get_segments()
+        half = np.array([(s[1, 1] - s[0, 1]) / 2 for s in seg])
+        assert np.allclose(np.sort(half), np.sort(ds["response_ms_ci95"].values))
+        assert fig.axes[1].get_xlabel() == "offered I/O rate (SSCH/s)"
+    finally:
+        plt.close(fig)

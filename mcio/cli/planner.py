@@ -94,19 +94,51 @@ def _limit(text):
 @click.option("--replications", type=int, default=None, help="Replications (default: the spec's, at least 8).")
 @click.option("--seed", type=int, default=None, help="Root seed (default: the spec's).")
 @click.option("--threads", type=int, default=None, help="Numba threads.")
-def headroom_cmd(spec, targets, grow, limit, at, point, ios, replications, seed, threads):
+@click.option("--samples", type=int, default=None, help="For a SPEC with an [uncertain] table: the parameter "
+              "sets of the answer's input band (default 16; each is a root finding; 0: the nominal answer only).")
+@click.option("--method", type=click.Choice(["lhs", "sobol"]), default=None,
+              help="How the parameter sets are drawn (default: [uncertain] method, else lhs).")
+def headroom_cmd(spec, targets, grow, limit, at, point, ios, replications, seed, threads, samples, method):
     """The largest growth of SPEC's load (or of a field) at which every target still holds, with
     a 95 % CI from stochastic root finding on common random numbers; the first target to break
-    and the binding resource. SPEC: a spec file (--point of a grid) or SCENARIO[:VARIANT]."""
+    and the binding resource. SPEC: a spec file (--point of a grid) or SCENARIO[:VARIANT]. A spec
+    with an [uncertain] table also gets the input band of the answer (the headroom of each of
+    --samples drawn parameter sets) and the input that moves it most."""
     from ..planner.headroom import format_headroom, headroom, parse_targets
     tg = parse_targets(targets)
-    model, run, label = _model_and_run(spec, point)
+    if samples is not None and samples != 0 and samples < 4:
+        raise McioError("--samples", samples, "must be 0 (no input band) or an integer >= 4")
+    inputs = None
+    if _has_uncertain(spec):
+        from ..planner.headroom_band import load_uncertain_point
+        model, run, inputs, opts, label, model_of = load_uncertain_point(spec, point)
+    else:
+        model, run, label = _model_and_run(spec, point)
     set_threads(threads)
-    h = headroom(model, tg, grow=grow, limit=_limit(limit), ios=ios or run.get("ios") or 20_000,
-                 replications=replications or max(8, run.get("replications") or 0),
-                 seed=seed if seed is not None else run.get("seed", 0), warmup=run.get("warmup"), at=at)
-    click.echo(f"{label}:")
-    click.echo(format_headroom(h, tg))
+    kw = dict(grow=grow, limit=_limit(limit), ios=ios or run.get("ios") or 20_000,
+              replications=replications or max(8, run.get("replications") or 0),
+              seed=seed if seed is not None else run.get("seed", 0), warmup=run.get("warmup"), at=at)
+    if inputs is not None and samples != 0:
+        from ..planner.headroom_band import SAMPLES, format_headroom_band, headroom_band
+        b = headroom_band(model, inputs, tg, samples=samples or SAMPLES, method=method or opts["method"],
+                          draw_seed=opts["seed"], correlation=opts["correlation"], model_of=model_of, **kw)
+        text = format_headroom_band(b, tg)
+    else:
+        text = format_headroom(headroom(model, tg, **kw), tg)
+    click.echo(f"{label}:")      # after the search: an error stays one line
+    click.echo(text)
+
+
+def _has_uncertain(arg: str) -> bool:
+    """Whether ``arg`` is a spec file with an ``[uncertain]`` table."""
+    import tomllib
+    p = Path(arg)
+    if not p.is_file():
+        return False
+    try:
+        return "uncertain" in tomllib.loads(p.read_text())
+    except (tomllib.TOMLDecodeError, UnicodeDecodeError, OSError):
+        return False      # load_spec says what is wrong with it
 
 
 @main.command("uncertain")

@@ -151,6 +151,17 @@ def _t975(dof: int) -> float:
     return float(special.stdtrit(dof, 0.975))
 
 
+def open_at_rate(model, rate_iops: float):
+    """``model`` with its closed load replaced by an open load of ``rate_iops`` (SSCH/s)."""
+    from ..model import Model
+    d = model.to_dict()
+    closed_only = ("population", "think_ms", "binding")   # (no effect on an open load: refused there)
+    d["workload"] = {**{k: v for k, v in d["workload"].items() if k not in closed_only},
+                     "type": "open", "rate_iops": float(rate_iops)}
+    user = {k: v for k, v in getattr(d, "user_set", {}).items() if k not in {f"workload.{f}" for f in closed_only}}
+    return Model.from_dict(d, user_set=user)
+
+
 class _Problem:
     """The model at growth g, simulated on the same seeds at every g."""
 
@@ -170,14 +181,7 @@ class _Problem:
                 # I/O rate, so the point runs as an open load at its own measured rate
                 ds = self._run(base)
                 rate = float(np.nanmean(ds["throughput_iops"].values))
-                d = base.to_dict()
-                closed_only = ("population", "think_ms", "binding")   # (no effect on an open load: refused there)
-                d["workload"] = {**{k: v for k, v in d["workload"].items() if k not in closed_only},
-                                 "type": "open", "rate_iops": rate}
-                from ..model import Model
-                user = {k: v for k, v in getattr(d, "user_set", {}).items()
-                        if k not in {f"workload.{f}" for f in closed_only}}
-                self.base = Model.from_dict(d, user_set=user)
+                self.base = open_at_rate(base, rate)
                 self.notes.append(f"the closed load (population {w['population']}) runs as an open load at "
                                   f"its measured rate, {rate:.1f} SSCH/s, growing by the factor")
             self.key, self.kind, self.integer = "workload.rate_iops", "factor", False
@@ -484,4 +488,5 @@ def format_headroom(h: Headroom, targets) -> str:
     return "\n".join(lines)
 
 
-__all__ = ["Target", "Headroom", "headroom", "parse_target", "parse_targets", "format_headroom", "margins"]
+__all__ = ["Target", "Headroom", "headroom", "open_at_rate", "parse_target", "parse_targets", "format_headroom",
+           "margins"]

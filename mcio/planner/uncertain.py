@@ -15,6 +15,10 @@ standardised rank regression).
     "control_unit.backend_service_ms.mean" = {low = 1.0, high = 1.6}          # uniform
     "workload.rate_iops" = {dist = "normal", mean = 500.0, sd = 20.0}
     "devices.aliases" = {dist = "triangular", low = 1, mode = 2, high = 4}     # integers rounded
+    "scenario_params.mp_scv" = {low = 8.0, high = 14.0}     # a scenario parameter (the spec rebuilt)
+    from_calibration = "mcio/scenarios/ficon_channel_fitted.toml"   # its fitted values +- stderr
+
+(``from_calibration``: :mod:`.calibration_inputs`.)
 """
 from __future__ import annotations
 
@@ -50,9 +54,10 @@ class Input:
             return p["low"] + u * (p["high"] - p["low"])
         if self.kind == "loguniform":
             return np.exp(np.log(p["low"]) + u * (np.log(p["high"]) - np.log(p["low"])))
-        if self.kind == "normal":
+        if self.kind == "normal":        # (a calibration's: clipped to the fit's bounds, low .. high)
             from scipy import special
-            return p["mean"] + p["sd"] * math.sqrt(2.0) * special.erfinv(2.0 * u - 1.0)
+            x = p["mean"] + p["sd"] * math.sqrt(2.0) * special.erfinv(2.0 * u - 1.0)
+            return np.clip(x, p["low"], p["high"]) if "low" in p else x
         a, c, b = p["low"], p["mode"], p["high"]       # triangular
         fc = (c - a) / (b - a)
         return np.where(u < fc, a + np.sqrt(u * (b - a) * (c - a)), b - np.sqrt((1 - u) * (b - a) * (b - c)))
@@ -67,14 +72,23 @@ def _num(where, v):
     return float(v)
 
 
-def parse_uncertain(table: dict) -> tuple[list[Input], dict]:
-    """([Input], options {samples, method, seed}) of an ``[uncertain]`` table."""
+def parse_uncertain(table: dict, base_dir: Path | None = None) -> tuple[list[Input], dict]:
+    """([Input], options {samples, method, seed, correlation, from_calibration, calibration_scenario})
+    of an ``[uncertain]`` table (``from_calibration``: a calibration result, relative paths tried
+    as given, then in ``base_dir``; see :mod:`.calibration_inputs`)."""
     if not isinstance(table, dict):
         raise McioError("uncertain", table, "must be a table of FIELD = {low = .., high = ..} entries")
-    opts = {"samples": 32, "method": "lhs", "seed": None}
+    opts = {"samples": 32, "method": "lhs", "seed": None, "correlation": None, "from_calibration": None,
+            "calibration_scenario": None}
     inputs = []
     for key, v in table.items():
         where = f"uncertain.{key}"
+        if key == "from_calibration":
+            from .calibration_inputs import calibration_inputs
+            cal_inputs, corr, opts["calibration_scenario"], opts["from_calibration"] = calibration_inputs(v, base_dir)
+            opts["correlation"] = (len(inputs), corr)
+            inputs += cal_inputs
+            continue
         if key in opts:
             if key == "method" and v not in ("lhs", "sobol"):
                 raise McioError(where, v, "allowed: lhs, sobol")
@@ -105,12 +119,25 @@ def parse_uncertain(table: dict) -> tuple[list[Input], dict]:
         inputs.append(Input(key, kind, p))
     if not inputs:
         raise McioError("uncertain", table, "names no input; e.g. \"workload.rate_iops\" = {low = 400, high = 600}")
+    keys = [i.key for i in inputs]
+    dup = next((k for k in keys if keys.count(k) > 1), None)
+    if dup is not None:
+        raise McioError(f"uncertain.{dup}", None, "is given twice (also by from_calibration)")
+    if opts["correlation"] is not None:      # (offset, matrix of the calibration's inputs) -> over all inputs
+        at, corr = opts["correlation"]
+        full = None
+        if corr is not None:
+            full = np.eye(len(inputs))
+            full[at:at + len(corr), at:at + len(corr)] = corr
+        opts["correlation"] = full
     return inputs, opts
 
 
-def draw(inputs: list[Input], samples: int, method: str, seed: int) -> np.ndarray:
+def draw(inputs: list[Input], samples: int, method: str, seed: int,
+         correlation: np.ndarray | None = None) -> np.ndarray:
     """(sample, input) parameter values: a Latin hypercube or a scrambled Sobol sequence mapped
-    through each input's quantile function."""
+    through each input's quantile function (made jointly normal with ``correlation``, an input x
+    input matrix, by a Gaussian copula: a calibration's saved correlation)."""
     from scipy.stats import qmc
     d = len(inputs)
     if method == "sobol":
@@ -118,6 +145,9 @@ def draw(inputs: list[Input], samples: int, method: str, seed: int) -> np.ndarra
     else:
         u = qmc.LatinHypercube(d=d, seed=seed).random(samples)
     u = np.clip(u, 1e-12, 1 - 1e-12)
+    if correlation is not None:
+        from .calibration_inputs import correlate
+        u = np.clip(correlate(u, correlation, list(range(d))), 1e-12, 1 - 1e-12)
     return np.column_stack([inp.ppf(u[:, j]) for j, inp in enumerate(inputs)])
 
 
@@ -145,6 +175,90 @@ def rank_sensitivity(x: np.ndarray, y: np.ndarray) -> tuple[np.ndarray, np.ndarr
     return rho, share
 
 
+def split_spec(spec) -> tuple[dict, list[Input], dict, str | None, str]:
+    """(the spec without its ``[uncertain]`` table, its inputs, options, TOML text or None,
+    source) of a spec path, TOML text file or dict."""
+    base_dir = None
+    if isinstance(spec, dict):
+        raw, text, source = dict(spec), None, "<dict>"
+    else:
+        path = Path(spec)
+        text = path.read_text()
+        try:
+            raw = tomllib.loads(text)
+        except tomllib.TOMLDecodeError as e:
+            raise McioError("spec", str(path), f"is not valid TOML ({e})") from None
+        source, base_dir = str(path), path.parent
+    if "uncertain" not in raw:
+        raise McioError("uncertain", None, f"{source} has no [uncertain] table")
+    inputs, opts = parse_uncertain(raw.pop("uncertain"), base_dir)
+    cal = opts["calibration_scenario"]
+    if cal is not None and raw.get("scenario") != cal:
+        raise McioError("uncertain.from_calibration", opts["from_calibration"],
+                        f"calibrates scenario {cal!r}: the spec needs scenario = \"{cal}\"")
+    return raw, inputs, opts, text, source
+
+
+class SetModels:
+    """The models of a spec's grid points at the nominal inputs and at a drawn parameter set: a
+    model field is set on the point's model; a scenario parameter (``scenario_params.NAME``, e.g.
+    from a calibration) rebuilds the spec with it (each set's spec built once)."""
+
+    def __init__(self, raw: dict, inputs: list[Input]):
+        from ..batch import load_spec
+        from .calibration_inputs import SCENARIO_PREFIX
+        self.raw, self.inputs, self.load = raw, inputs, load_spec
+        self.spec = load_spec(raw)
+        self.scen = np.array([i.key.startswith(SCENARIO_PREFIX) for i in inputs])
+        self.names = [i.key[len(SCENARIO_PREFIX):] for i in inputs]
+        if self.scen.any() and "scenario" not in raw:
+            k = inputs[int(np.flatnonzero(self.scen)[0])].key
+            raise McioError(f"uncertain.{k}", None, "a scenario parameter needs scenario = \"NAME\" in the spec")
+        params = raw.get("scenario_params", {})
+        m0 = self.spec.point_model(0)
+        self.integer = np.array([isinstance(params.get(n), int) and not isinstance(params.get(n), bool) if sc
+                                 else isinstance(get_value(m0, i.key, f"uncertain.{i.key}"), int)
+                                 for i, n, sc in zip(inputs, self.names, self.scen)], bool)
+        self._specs: dict = {}
+
+    def model(self, point: int, row: np.ndarray | None = None):
+        """Point ``point``'s model at the nominal inputs (``row`` None) or at the values ``row``."""
+        if row is None:
+            return self.spec.point_model(point)
+        spec = self.spec
+        if self.scen.any():
+            key = tuple(float(row[i]) for i in np.flatnonzero(self.scen))
+            if key not in self._specs:
+                params = dict(self.raw.get("scenario_params", {}))
+                for i in np.flatnonzero(self.scen):
+                    params[self.names[i]] = int(round(row[i])) if self.integer[i] else float(row[i])
+                try:
+                    self._specs[key] = self.load({**self.raw, "scenario_params": params})
+                except McioError as e:
+                    raise McioError("uncertain", f"{e.field} = {e.value}",
+                                    f"a drawn parameter set the scenario refuses: {e.allowed}") from None
+            spec = self._specs[key]
+        keep = [i for i in range(len(self.inputs)) if not self.scen[i]]
+        return apply_inputs(spec.point_model(point), [self.inputs[i] for i in keep], np.asarray(row)[keep],
+                            self.integer[keep])
+
+
+def integer_inputs(model, inputs: list[Input]) -> np.ndarray:
+    """Which inputs name an integer field of ``model`` (their drawn values are rounded)."""
+    return np.array([isinstance(get_value(model, inp.key, f"uncertain.{inp.key}"), int) for inp in inputs])
+
+
+def apply_inputs(model, inputs: list[Input], row: np.ndarray, integer: np.ndarray):
+    """``model`` with each input's field set to its value in ``row``."""
+    for i, inp in enumerate(inputs):
+        v = row[i]
+        try:
+            model = set_value(model, inp.key, int(round(v)) if integer[i] else float(v))
+        except McioError as e:
+            raise McioError(f"uncertain.{inp.key}", float(v), f"a drawn value the model refuses: {e.allowed}") from None
+    return model
+
+
 def run_uncertain(spec, ios: int | None = None, replications: int | None = None, samples: int | None = None,
                   method: str | None = None) -> xr.Dataset:
     """Simulate a spec with an ``[uncertain]`` table (a path, TOML text or dict): every grid point
@@ -155,53 +269,38 @@ def run_uncertain(spec, ios: int | None = None, replications: int | None = None,
     (``input_value``) and the sensitivity of the mean response (``response_ms_rank_corr``,
     ``response_ms_variance_share`` over ``input``)."""
     from ..engine import simulate
-    from ..batch import load_spec
-    if isinstance(spec, dict):
-        raw, text, source = dict(spec), None, "<dict>"
-    else:
-        path = Path(spec)
-        text = path.read_text()
-        try:
-            raw = tomllib.loads(text)
-        except tomllib.TOMLDecodeError as e:
-            raise McioError("spec", str(path), f"is not valid TOML ({e})") from None
-        source = str(path)
-    if "uncertain" not in raw:
-        raise McioError("uncertain", None, f"{source} has no [uncertain] table")
-    inputs, opts = parse_uncertain(raw.pop("uncertain"))
-    s = load_spec(raw)
+    raw, inputs, opts, text, source = split_spec(spec)
+    sm = SetModels(raw, inputs)
+    s = sm.spec
     run = s.run
     ios = ios or run["ios"]
     reps = replications or run["replications"]
     k = samples or opts["samples"]
     method = method or opts["method"]
     seed = run["seed"]
-    values = draw(inputs, k, method, opts["seed"] if opts["seed"] is not None else seed)
-    base0 = s.point_model(0)
-    integer = [isinstance(get_value(base0, inp.key, f"uncertain.{inp.key}"), int) for inp in inputs]
-    values = np.where(np.array(integer)[None, :], np.round(values), values)
+    values = draw(inputs, k, method, opts["seed"] if opts["seed"] is not None else seed, opts["correlation"])
+    values = np.where(sm.integer[None, :], np.round(values), values)
     n = s.n_points
     nom = {f: np.full((n, reps), np.nan) for f in FIGURES}
     smp = {f: np.full((n, k, reps), np.nan) for f in FIGURES}
     unstable = np.zeros((n, k), np.int8)
     for p in range(n):
-        m0 = s.point_model(p)
-        ds0 = simulate(m0, ios=ios, replications=reps, seed=seed, warmup=run["warmup"], point=p, allow_unstable=True)
+        ds0 = simulate(sm.model(p), ios=ios, replications=reps, seed=seed, warmup=run["warmup"], point=p,
+                       allow_unstable=True)
         for f in FIGURES:
             nom[f][p] = _reps(ds0, f)
         for j in range(k):
-            m = m0
-            for i, inp in enumerate(inputs):
-                v = values[j, i]
-                try:
-                    m = set_value(m, inp.key, int(v) if integer[i] else float(v))
-                except McioError as e:
-                    raise McioError(f"uncertain.{inp.key}", float(v), f"a drawn value the model refuses: {e.allowed}") from None
+            m = sm.model(p, values[j])
             ds = simulate(m, ios=ios, replications=reps, seed=seed, warmup=run["warmup"], point=p, allow_unstable=True)
             unstable[p, j] = int(np.asarray(ds["unstable"]).item()) if "unstable" in ds else 0
             for f in FIGURES:
                 smp[f][p, j] = _reps(ds, f)
-    return _dataset(s, inputs, values, nom, smp, unstable, reps, ios, k, method, seed, text, source)
+    ds = _dataset(s, inputs, values, nom, smp, unstable, reps, ios, k, method, seed, text, source)
+    if opts["from_calibration"] is not None:
+        ds.attrs["from_calibration"] = opts["from_calibration"] + (
+            ": normal inputs jointly correlated as the calibration saved" if opts["correlation"] is not None
+            else ": independent normal inputs (the file saves standard errors, no correlation)")
+    return ds
 
 
 def _dataset(s, inputs, values, nom, smp, unstable, reps, ios, k, method, seed, text, source) -> xr.Dataset:
@@ -244,7 +343,8 @@ def _dataset(s, inputs, values, nom, smp, unstable, reps, ios, k, method, seed, 
     put("unstable_samples", unstable, ("sample",), "1 if the parameter set's open load outgrew the model", "1")
     data["input_value"] = (("sample", "input"), values, {"long_name": "drawn value of each uncertain input",
                                                          "units": "1"})
-    ds = xr.Dataset(data, coords={**{d: (d, v) for d, v in coords.items()},
+    attrs = {a.dim: a.attrs for a in getattr(s, "axes", ())}      # the sweep's own coordinate attributes
+    ds = xr.Dataset(data, coords={**{d: (d, v, attrs.get(d, {})) for d, v in coords.items()},
                                   "sample": ("sample", np.arange(k)), "replication": ("replication", np.arange(reps))})
     ds.attrs.update({"title": f"{s.title} (with input uncertainty)", "Conventions": "CF-1.8",
                      "seed": int(seed), "ios": int(ios), "replications": int(reps), "samples": int(k),
@@ -277,12 +377,17 @@ def format_uncertain(ds, figures=("response_ms", "response_p90_ms", "throughput_
         share = np.asarray(pt["response_ms_variance_share"].values, float)
         rho = np.asarray(pt["response_ms_rank_corr"].values, float)
         order = np.argsort(-np.nan_to_num(share, nan=-1))
-        lines.append("  sensitivity of the mean response: " + "; ".join(
-            f"{keys[i]} {100 * share[i]:.0f} % (rank corr {rho[i]:+.2f})" for i in order))
+        if np.isfinite(share).any():
+            lines.append("  sensitivity of the mean response: " + "; ".join(
+                f"{keys[i]} {100 * share[i]:.0f} % (rank corr {rho[i]:+.2f})" for i in order))
+        else:
+            lines.append(f"  sensitivity of the mean response: not ranked ({ds.sizes['sample']} parameter sets "
+                         f"for {len(keys)} inputs: give --samples {len(keys) + 2} or more, or no set varied it)")
         bad = int(np.asarray(pt["unstable_samples"].values).sum())
         if bad:
             lines.append(f"  warning: {bad} parameter set(s) over capacity (unstable): their figures are missing")
     return "\n".join(lines)
 
 
-__all__ = ["Input", "parse_uncertain", "draw", "run_uncertain", "rank_sensitivity", "format_uncertain"]
+__all__ = ["Input", "SetModels", "parse_uncertain", "split_spec", "integer_inputs", "apply_inputs", "draw",
+           "run_uncertain", "rank_sensitivity", "format_uncertain"]
