@@ -24,7 +24,7 @@ def calibration_inputs(path, base_dir: Path | None = None):
     scenario, the file read) of a calibration result file ``path`` (as given, else relative to
     ``base_dir``, the spec's folder)."""
     from ..scenarios.fitted import read_fitted
-    from .uncertain import Input
+    from .inputs import Input
     where = "uncertain.from_calibration"
     if not isinstance(path, str) or not path:
         raise McioError(where, path, "must be the path of a calibration result (mcio calibrate -o FILE)")

@@ -24,7 +24,6 @@ from __future__ import annotations
 
 import math
 import tomllib
-from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
@@ -32,38 +31,13 @@ import xarray as xr
 
 from ..errors import McioError
 from .fields import get_value, set_value
+from .inputs import Input
 
 KINDS = ("uniform", "normal", "triangular", "loguniform")
 #: figures summarised (per replication, from a simulate() Dataset; see headroom.figure_reps)
 FIGURES = ("response_ms", "iosq_ms", "pend_ms", "disconnect_ms", "connect_ms", "response_p90_ms",
            "throughput_iops", "channel_busy", "device_busy")
 UNITS = {"throughput_iops": "s-1", "channel_busy": "1", "device_busy": "1"}
-
-
-@dataclass(frozen=True)
-class Input:
-    """One uncertain input: model field ``key`` drawn from ``kind`` with ``params``."""
-    key: str
-    kind: str
-    params: dict
-
-    def ppf(self, u: np.ndarray) -> np.ndarray:
-        """The input's quantile function at probabilities ``u`` (0 < u < 1)."""
-        p = self.params
-        if self.kind == "uniform":
-            return p["low"] + u * (p["high"] - p["low"])
-        if self.kind == "loguniform":
-            return np.exp(np.log(p["low"]) + u * (np.log(p["high"]) - np.log(p["low"])))
-        if self.kind == "normal":        # (a calibration's: clipped to the fit's bounds, low .. high)
-            from scipy import special
-            x = p["mean"] + p["sd"] * math.sqrt(2.0) * special.erfinv(2.0 * u - 1.0)
-            return np.clip(x, p["low"], p["high"]) if "low" in p else x
-        a, c, b = p["low"], p["mode"], p["high"]       # triangular
-        fc = (c - a) / (b - a)
-        return np.where(u < fc, a + np.sqrt(u * (b - a) * (c - a)), b - np.sqrt((1 - u) * (b - a) * (b - c)))
-
-    def __str__(self):
-        return f"{self.key} ~ {self.kind}(" + ", ".join(f"{k}={v:g}" for k, v in self.params.items()) + ")"
 
 
 def _num(where, v):
