@@ -42,7 +42,8 @@ class CalibrationResult:
                              stderr_fit=self.stderr_fit, stderr_sim=self.stderr_sim, start=self.start,
                              bounds=self.bounds, loss=self.loss, chi2_reduced=self.chi2_reduced,
                              evaluations=self.nfev, message=self.message, budget=self.budget,
-                             command=command, measured=measured, table=self.to_text())
+                             command=command, measured=measured, table=self.to_text(),
+                             correlation=self.correlation or None)
 
     def row_table(self) -> list[dict]:
         """Per-row measured vs simulated values and errors."""

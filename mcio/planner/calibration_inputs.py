@@ -2,11 +2,9 @@
 ``[uncertain]`` table makes every parameter the calibration fitted a normal input on the
 scenario parameter (``scenario_params.NAME``): its mean the fitted value, its standard deviation
 the fit's standard error (``calibration.stderr_fit``), each draw clipped to the fit's bounds
-(``calibration.bounds``). The file's machine-readable ``[calibration]`` table holds standard errors
-only (the correlation of the fitted values is printed in its comments, not saved as data), so the
-inputs are independent normals; a ``calibration.correlation`` (rows and columns in the order of
-``stderr_fit``) or ``calibration.covariance`` there, if a calibration saves one, makes them jointly
-normal (a Gaussian copula on the drawn strata)."""
+(``calibration.bounds``). The file's ``calibration.correlation`` (rows and columns in the order of
+``stderr_fit``; ``mcio calibrate -o`` saves it) or a ``calibration.covariance`` makes them jointly
+normal (a Gaussian copula on the drawn strata); a file with neither gives independent normals."""
 from __future__ import annotations
 
 import math

@@ -273,7 +273,7 @@ def run_uncertain(spec, ios: int | None = None, replications: int | None = None,
     if opts["from_calibration"] is not None:
         ds.attrs["from_calibration"] = opts["from_calibration"] + (
             ": normal inputs jointly correlated as the calibration saved" if opts["correlation"] is not None
-            else ": independent normal inputs (the file saves standard errors, no correlation)")
+            else ": independent normal inputs (the file saves no correlation)")
     return ds
 
 

@@ -56,8 +56,10 @@ def _key(k: str) -> str:
 def format_fitted(*, scenario: str, values: Mapping[str, float], fixed: Mapping, stderr_fit: Mapping,
                   stderr_sim: Mapping, start: Mapping, bounds: Mapping, loss: float, chi2_reduced: float,
                   evaluations: int, message: str, budget: Mapping, command: str, measured: str,
-                  table: str = "") -> str:
-    """The result file's text (see the module docstring)."""
+                  table: str = "", correlation=None) -> str:
+    """The result file's text (see the module docstring). ``correlation``: the fitted values'
+    linearised correlation matrix, rows and columns in the order of ``values`` (saved as data:
+    ``mcio uncertain``'s ``from_calibration`` draws the inputs jointly from it)."""
     vals = {k: rounded(v) for k, v in values.items()}
     lines = [f"# mcio calibration result ({FORMAT}): a runnable sweep spec of scenario {scenario}",
              f"# written by: {command}",
@@ -78,6 +80,8 @@ def format_fitted(*, scenario: str, values: Mapping[str, float], fixed: Mapping,
     cal = {"format": FORMAT, "scenario": scenario, "command": command, "measured": measured,
            "loss": rounded(loss, 6), "chi2_reduced": rounded(chi2_reduced, 6), "evaluations": int(evaluations),
            "budget": dict(budget)}
+    if correlation is not None and len(values) > 1:
+        cal["correlation"] = [[rounded(float(x), 4) for x in row] for row in correlation]
     lines += ["#", "#: [calibration]"] + [f"#: {_key(k)} = {_toml_value(v)}" for k, v in cal.items()]
     for name, table_ in (("start", start), ("stderr_fit", stderr_fit), ("stderr_sim", stderr_sim),
                          ("bounds", {k: list(b) for k, b in bounds.items()})):
