@@ -1,6 +1,7 @@
 """One simulated point as plain arrays (:class:`Part`): what the engine produces, a part record
 stores and a sweep stacks. Building an xarray Dataset per point cost a fast-path grid point more
-than its kernels (~6 ms of ~11 ms here); a Dataset is made only where one is asked for."""
+than its kernels (benchmarks/README.md, "Figures behind comments"); a Dataset is made only where
+one is asked for."""
 from __future__ import annotations
 
 import operator
@@ -95,7 +96,7 @@ def variable(dims, data, attrs):
     """``xr.Variable(dims, data, attrs)`` of a plain numeric, text or object array (a numpy
     scalar becomes 0-d), taken as it is: xarray's checks of other kinds of data (pandas, masked
     and dask arrays) are skipped; the first of them imports dask.array where dask is installed,
-    ~0.6 s of a command's start here, for data that is never a dask array."""
+    a large part of a command's start, for data that is never a dask array."""
     import xarray as xr
     if type(data) is np.ndarray or isinstance(data, np.generic):
         a = np.asarray(data)

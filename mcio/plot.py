@@ -85,8 +85,8 @@ def sweep_dims(ds) -> list[str]:
 def _mean(da, dims):
     """``da.mean(dims)`` (NaN skipped, as xarray's) as ``(values, dims)``: numpy's, the plot's
     working form. xarray's own reductions, arithmetic and selections make their results through
-    its data checks, whose first use imports dask.array where dask is installed (~0.6 s of a
-    ``mcio plot`` of ~2.6 s here, for data that is never a dask array). ``dims``: a name or
+    its data checks, whose first use imports dask.array where dask is installed (a fifth of a
+    ``mcio plot``, for data that is never a dask array). ``dims``: a name or
     names of ``da``'s dimensions."""
     dims = (dims,) if isinstance(dims, str) else tuple(dims)
     values = np.asarray(da.values)

@@ -28,8 +28,8 @@ def batch_counts(total: int, done: int, k: int = MSER_BATCHES) -> np.ndarray:
 def mser_truncations(means: np.ndarray) -> np.ndarray:
     """:func:`mser_truncation` of each row of ``means`` (float64[R, n]): int64[R]. Every
     candidate d of every row at once, as an (R, n//2 + 1, n) table (one row per d, the deleted
-    batches masked): a Python loop over d cost ~0.6 ms a replication, as much as a fast-path
-    point's kernels."""
+    batches masked): a Python loop over d cost as much per replication as a fast-path point's
+    kernels."""
     y = np.asarray(means, dtype=float)
     n = y.shape[1]
     d = np.arange(n // 2 + 1)

@@ -21,8 +21,7 @@ def console() -> None:
     """``mcio`` as a command: :data:`main`, and at exit the collector's last full walk skipped.
 
     Once the interpreter has loaded Numba, xarray and scipy it tracks ~200,000 objects, and its
-    finalisation walks them all for garbage cycles (~0.3 s here, a tenth of the README's main
-    job) just before the process ends and the OS takes the memory back. Freezing them, as the
+    finalisation walks them all for garbage cycles (a tenth of the README's main job) just before the process ends and the OS takes the memory back. Freezing them, as the
     process exits, skips that walk (exit handlers still run, and every file mcio
     writes is closed and renamed into place before its command returns). Not done where
     ``main`` runs inside another program (tests, notebooks): their process is theirs."""

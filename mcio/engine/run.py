@@ -74,7 +74,7 @@ _POOL_LOCK = threading.Lock()
 
 def kernel_pool(threads: int) -> ThreadPoolExecutor:
     """The process's pool of ``threads`` kernel threads, kept between runs: a pool made per run
-    cost ~0.6 ms (starting and joining its threads), a tenth of a fast-path sweep point here.
+    cost a tenth of a fast-path sweep point (starting and joining its threads).
     Remade when the thread count changes or in a forked child (whose copy has no threads)."""
     with _POOL_LOCK:
         pool, n, pid = _POOL
