@@ -391,9 +391,21 @@ def save_plot(ds, path, dpi: int = 110, **kw) -> None:
     import matplotlib.pyplot as plt
     fig = plot_curves(ds, **kw)
     try:
-        fig.savefig(path, dpi=dpi)
+        save_figure(fig, path, dpi=dpi)
     finally:
         plt.close(fig)
+
+
+def save_figure(fig, path, dpi: int = 110) -> None:
+    """Render ``fig`` (format from ``path``'s suffix, PNG without one) and store it at ``path``
+    atomically: a failed render or write leaves whatever was at ``path`` unchanged."""
+    import io
+    from pathlib import Path
+    from .store import write_bytes
+    suffix = Path(path).suffix[1:].lower()
+    buf = io.BytesIO()
+    fig.savefig(buf, dpi=dpi, format=suffix or None)
+    write_bytes(buf.getvalue(), path)
 
 
 def _quantile(q, levels: np.ndarray, level: float, hue: str | None = None, i: int = 0):
@@ -423,4 +435,4 @@ def _measured_list(measured):
     return items
 
 
-__all__ = ["plot_curves", "plot_components", "save_plot", "sweep_dims", "field_label", "default_x", "check_band"]
+__all__ = ["plot_curves", "plot_components", "save_plot", "save_figure", "sweep_dims", "field_label", "default_x", "check_band"]

@@ -3,11 +3,9 @@ for the table and the loss, docs/calibration.md for the analyst's walk-through).
 from __future__ import annotations
 
 import shlex
-from pathlib import Path
 
 import click
 
-from ..errors import McioError
 from .app import set_threads
 
 #: the budget options and their defaults (the command line written into a result file names
@@ -81,10 +79,8 @@ def calibrate_cmd(scenario, measured, params, sets, seed, ios, replications, noi
         cmd = command_line(scenario, measured, params, sets, output, seed=seed, ios=ios,
                            replications=replications, noise_seeds=noise_seeds, max_evals=max_evals)
         text = res.to_toml(cmd, measured)
-        try:
-            Path(output).write_text(text)
-        except OSError as e:
-            raise McioError("--output", output, f"cannot be written ({e.strerror or e})") from None
+        from ..store import write_bytes
+        write_bytes(text.encode("utf-8"), output)   # atomic: a failed write leaves OUTPUT as it was
         click.echo(f"wrote {output} (mcio sweep {output} runs the calibrated model)")
 
 

@@ -193,7 +193,7 @@ def report(ds, spec, point: int) -> str:
 def plot_cmd(results, out, x, hue, band, no_bands, logy, by):
     """Response versus utilisation curves and the component breakdown of RESULTS."""
     import math
-    from ..plot import check_band, plot_components, save_plot
+    from ..plot import check_band, plot_components, save_figure, save_plot
     from ..store import check_writable, open_results
 
     if str(band).lower() == "none":
@@ -213,7 +213,7 @@ def plot_cmd(results, out, x, hue, band, no_bands, logy, by):
         import matplotlib.pyplot as plt
         fig = plot_components(ds, by=by)
         try:
-            fig.savefig(out, dpi=110)
+            save_figure(fig, out, dpi=110)
         finally:
             plt.close(fig)
     else:

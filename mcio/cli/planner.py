@@ -32,9 +32,8 @@ def table_cmd(results, as_csv, vars_, by, out):
     tab = results_table(ds, list(vars_) or None, by)
     text = format_csv(tab) if as_csv else format_text(tab) + "\n"
     if out:
-        from ..store import check_writable
-        check_writable(out)
-        Path(out).write_text(text, encoding="utf-8")
+        from ..store import write_bytes
+        write_bytes(text.encode("utf-8"), out)   # checks OUT; atomic: a failed write leaves OUT as it was
         click.echo(f"mcio: wrote {out}", err=True)
     else:
         click.echo(text, nl=False)

@@ -231,13 +231,12 @@ def render_report(ds) -> str:
 
 def write_report(results: str, out: str) -> None:
     """Read ``results`` (a sweep file or ``mcio compare -o`` file) and write its report to ``out``."""
-    from ..store import check_writable
+    from ..store import check_writable, write_bytes
     from ..batch import open_results
     ds = open_results(results)
     check_writable(out)
     text = render_report(ds)
-    with open(out, "w", encoding="utf-8") as f:
-        f.write(text)
+    write_bytes(text.encode("utf-8"), out)   # atomic: a failed write leaves OUT as it was
 
 
 __all__ = ["render_report", "write_report", "table_html"]

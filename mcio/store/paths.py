@@ -114,6 +114,8 @@ def _atomic(path: Path, tmp: Path):
     (an OSError becomes one McioError naming the output)."""
     try:
         yield
+        if tmp != path:
+            os.replace(tmp, path)   # inside: a failed rename removes the temporary too
     except OSError as e:
         tmp.unlink(missing_ok=True)
         raise McioError("output", str(path), f"cannot be written ({e})") from None
@@ -122,5 +124,3 @@ def _atomic(path: Path, tmp: Path):
             if os.path.lexists(tmp) and not os.path.islink(tmp):
                 tmp.unlink()
         raise
-    if tmp != path:
-        os.replace(tmp, path)

@@ -42,10 +42,10 @@ import numpy as np
 
 from ...dasd import (AccessPattern, ControlUnitCache, SschKind, geometry, seek_curve_for_average, service_map,
                      think_per_ssch, walk)
-from ...dasd.geometry import Geometry
+from ...dasd.geometry import GEOMETRIES, Geometry
 from ...errors import McioError
 from ...model import Dist, Model
-from ..base import Figure, Param, RunSize, Scenario, Tolerance, headline
+from ..base import Figure, Param, ParamCondition, RunSize, Scenario, Tolerance, headline
 from .measured import PHASES, phase_mean, phase_range, phase_ssch_per_volume
 
 P = Param
@@ -222,6 +222,28 @@ def _figures() -> tuple[Figure, ...]:
     return tuple(out)
 
 
+# Where a parameter counts (Scenario.param_effect). A name not among GEOMETRIES holds, so that
+# geometry() gives its own error rather than this table a misleading one.
+#: revolution, media rate and seek: read only by a positional geometry (DasdMdc.geometry and
+#: service_map's positional branch; the seam needs a positional device)
+_POSITIONAL = (ParamCondition("a positional device_type ('3390' or '3380')", "device_type",
+                              lambda v: v not in GEOMETRIES or GEOMETRIES[v].positional, "3390", "emulated-3390"),)
+#: MDC's capacity and CP's path for a hit: with MDC off no read hits (every request is one SSCH)
+_MDC_ON = (ParamCondition("mdc_mode = 'track' or 'block'", "mdc_mode", lambda v: v != "off", "track", "off"),)
+PARAM_EFFECT = {
+    **{k: _POSITIONAL for k in ("revolution_ms", "media_mb_s", "seek_settle_ms", "seek_average_ms",
+                                "volume_cylinders")},
+    # service_map's miss service on an emulated device only
+    "emulated_miss_ms": (ParamCondition("device_type = 'emulated-3390'", "device_type",
+                                        lambda v: v in GEOMETRIES and not GEOMETRIES[v].positional,
+                                        "emulated-3390", "3390"),),
+    "mdc_capacity_mb": _MDC_ON,
+    "mdc_hit_us": _MDC_ON,
+    # with phase_requests the walk runs that many reads: its SSCH count is not a limit
+    "phase_ssch": (ParamCondition("phase_requests = 0", "phase_requests", lambda v: v == 0, 0, -1),),
+}
+
+
 @lru_cache(maxsize=64)
 def _walk_cached(**kw):
     return walk(**kw)
@@ -232,6 +254,7 @@ class DasdMdc(Scenario):
     description = "3390-3 volumes behind a read-through ESCON controller, MDC track mode on/off (seed 002)"
     params = PARAMS
     variants = VARIANTS
+    param_effect = PARAM_EFFECT
     figures = _figures()
     run_size = RunSize(ios=20_000, replications=4, seed=2)
 
