@@ -13,6 +13,7 @@ from ..kernels import layout as L
 from ..kernels.blockrng import row_keys
 from ..model import Dist, Model
 from ..model.costs import MODES, mp_us_per_io
+from .tables import path_groups
 
 OPEN_SLOTS = 1 << 16          # I/Os an open model may hold before it is called unstable
 
@@ -124,19 +125,7 @@ def pack(model: Model, ios: int, warmup: int) -> Packed:
     n_dev = d["count"]
     n_ch = c["count"]
     # path groups: distinct channel sets; each device belongs to one
-    if d["paths"] is None:
-        groups = [tuple(range(n_ch))]
-        dev_grp = np.zeros(n_dev, np.int64)
-    else:
-        per_dev = d["paths"] if len(d["paths"]) == n_dev else d["paths"] * n_dev
-        groups, dev_grp = [], np.empty(n_dev, np.int64)
-        index: dict = {}
-        for i, p in enumerate(per_dev):
-            key = tuple(p)
-            if key not in index:
-                index[key] = len(groups)
-                groups.append(key)
-            dev_grp[i] = index[key]
+    groups, dev_grp = path_groups(d["paths"], n_dev, n_ch)
     grp_ptr = np.cumsum([0] + [len(g) for g in groups]).astype(np.int64)
     grp_ch = np.array([ch for g in groups for ch in g], np.int64)
     ch_groups = [[gi for gi, g in enumerate(groups) if ch in g] for ch in range(n_ch)]
