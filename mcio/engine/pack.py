@@ -13,7 +13,7 @@ from ..kernels import layout as L
 from ..kernels.blockrng import row_keys
 from ..model import Dist, Model
 from ..model.costs import MODES, mp_us_per_io
-from .tables import path_groups
+from .tables import Tables, path_groups, tables_of
 
 OPEN_SLOTS = 1 << 16          # I/Os an open model may hold before it is called unstable
 
@@ -81,10 +81,14 @@ class Packed:
     chg: np.ndarray
     trace: np.ndarray
     row_keys: np.ndarray        # uint64[N_ROWS]: each row of draws' stream key (blockrng.row_key)
+    tables: Tables | None = None   # the configuration the arrays were packed from
 
 
-def pack(model: Model, ios: int, warmup: int) -> Packed:
-    """Convert a validated model into kernel arrays (ms, KB, KB/ms)."""
+def pack(model: Model, ios: int, warmup: int, tables: Tables | None = None) -> Packed:
+    """Convert a validated model into kernel arrays (ms, KB, KB/ms); ``tables``: its configuration
+    (None: :func:`.tables.tables_of`)."""
+    if tables is None:
+        tables = tables_of(model)
     w, d, c, cu = model.workload, model.devices, model.channels, model.control_unit
     is_open = w["type"] == "open"
     ev: list = []
@@ -174,4 +178,4 @@ def pack(model: Model, ios: int, warmup: int) -> Packed:
                   np.cumsum(shares), np.array([cl["kb"] for cl in model.io], float),
                   np.array([cl["miss_ratio"] for cl in model.io], float), cls_mp, cls_proto,
                   al_prob, al_idx, dev_grp, bound_dev, grp_ptr, grp_ch, chg_ptr, chg, trace,
-                  row_keys(L.ROW_NAMES))
+                  row_keys(L.ROW_NAMES), tables)

@@ -87,7 +87,7 @@ def kernel_pool(threads: int) -> ThreadPoolExecutor:
 
 
 def run_kernels(model: Model, ios: int, replications: int, seed: int, warmup: int, point: int,
-                fast_path: bool):
+                fast_path: bool, tables=None):
     """Run the replications on up to ``numba.get_num_threads()`` threads; return the raw
     accumulators (acc, chs, devs, hist, bat), stacked by replication.
 
@@ -108,10 +108,10 @@ def run_kernels(model: Model, ios: int, replications: int, seed: int, warmup: in
     from ..kernels.blockrng import LANES, make_streams
     from ..kernels.fastpath import fast_one
     from ..kernels.iopath import run_one
-    pk = pack(model, ios, warmup)
+    pk = pack(model, ios, warmup, tables)
     R = replications
-    C = model.channels["count"]
-    D = model.devices["count"]
+    C = pk.tables.n_channels
+    D = len(pk.tables.dev_lcu)
     states = stream_states(seed, point, R)
     outs = [(np.zeros(S.N_ACC), np.zeros((C, S.N_CH)), np.zeros((D, S.N_DEV)),
              np.zeros(HIST_BUCKETS, np.int64), np.zeros(MSER_BATCHES)) for _ in range(R)]
@@ -162,23 +162,24 @@ def run_kernels(model: Model, ios: int, replications: int, seed: int, warmup: in
 
 def simulate(model: Model, ios: int = 200_000, replications: int = 4, seed: int = 0,
              warmup: int | None = None, point: int = 0, allow_unstable: bool = False,
-             per_device: bool = False, fast_path: str | bool = "auto") -> xr.Dataset:
+             per_device: bool = False, fast_path: str | bool = "auto", tables=None) -> xr.Dataset:
     """Simulate ``replications`` independent runs of ``ios`` measured I/Os each.
 
     ``warmup`` I/Os per replication are discarded first (default: ios // 10, at least 1,000).
     ``point`` keys the random streams of a sweep point. An open model at or over capacity
     raises McioError unless ``allow_unstable`` (then it is simulated, flagged and stopped
     early). ``fast_path``: "auto" uses the G/G/c recursion where the model reduces to it.
+    ``tables``: the configuration as tables (:mod:`mcio.engine.tables`; None: the model's own).
     Returns a Dataset in RMF's vocabulary (docs/design.md §4); times in ms.
     """
     return simulate_part(model, ios, replications, seed, warmup, point, allow_unstable, per_device,
-                         fast_path).to_dataset()
+                         fast_path, tables=tables).to_dataset()
 
 
 def simulate_part(model: Model, ios: int = 200_000, replications: int = 4, seed: int = 0,
                   warmup: int | None = None, point: int = 0, allow_unstable: bool = False,
                   per_device: bool = False, fast_path: str | bool = "auto", describe: bool = True,
-                  coords: dict | None = None) -> Part:
+                  coords: dict | None = None, tables=None) -> Part:
     """:func:`simulate`'s results as a :class:`mcio.part.Part` (plain arrays, the same variables,
     attributes and order), for callers that need no Dataset per point (a sweep stacks them).
     ``describe=False`` leaves out the ``model_toml`` attribute (~0.3-0.7 ms a call, as much as a
@@ -210,7 +211,7 @@ def simulate_part(model: Model, ios: int = 200_000, replications: int = 4, seed:
         use_fast = False
     else:
         raise McioError("fast_path", fast_path, "must be 'auto', True or False")
-    acc, chs, devs, hist, bat = run_kernels(model, ios, replications, seed, warmup, point, use_fast)
+    acc, chs, devs, hist, bat = run_kernels(model, ios, replications, seed, warmup, point, use_fast, tables)
     if over_capacity:
         acc[:, S.A_UNSTABLE] = 1.0
     cut = interrupt.requested() and bool((acc[:, S.A_N] < ios).any())   # stopped (in a sweep)

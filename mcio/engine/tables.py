@@ -151,4 +151,13 @@ def legacy_tables(model: Model) -> Tables:
         cls_miss=np.array([cl["miss_ratio"] for cl in model.io], float), legacy=True)
 
 
-__all__ = ["Tables", "legacy_tables", "path_groups", "READ", "WRITE", "LINK_KINDS", "Dist"]
+def tables_of(model: Model) -> Tables:
+    """The model's configuration as tables: its ``[topology]`` compiled (:mod:`mcio.model.topology`)
+    or, without one, :func:`legacy_tables`."""
+    topo = getattr(model, "topology", None)
+    if topo is None:
+        return legacy_tables(model)
+    return topo.tables(model)
+
+
+__all__ = ["tables_of", "Tables", "legacy_tables", "path_groups", "READ", "WRITE", "LINK_KINDS", "Dist"]
