@@ -16,7 +16,7 @@ import numpy as np
 
 from ..errors import McioError
 from ..model import Model
-from ..model.spec import SECTIONS
+from ..model.spec import MODEL_SECTIONS
 
 #: Values per axis (a range's values are materialised per axis only).
 MAX_AXIS_VALUES = 1_000_000
@@ -113,9 +113,9 @@ def parse_axes(sweep, model: Model) -> tuple[Axis, ...]:
             raise McioError(f"sweep.{key}", v, "is given twice (a quoted \"a.b\" key and a dotted a.b key name "
                                                "the same field); give each axis once")
         seen.add(key)
-        if key.split(".")[0] not in SECTIONS:
+        if key.split(".")[0] not in MODEL_SECTIONS:
             raise McioError(f"sweep.{key}", v, f"unknown model section {key.split('.')[0]!r}; "
-                                               f"allowed: {', '.join(SECTIONS)} (e.g. \"workload.population\")")
+                                               f"allowed: {', '.join(MODEL_SECTIONS)} (e.g. \"workload.population\")")
         try:
             base = model.get(key)
         except McioError:

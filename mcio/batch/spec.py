@@ -45,7 +45,7 @@ import tomli_w
 
 from ..errors import McioError
 from ..model import Model
-from ..model.spec import SECTIONS, load_toml
+from ..model.spec import MODEL_SECTIONS, load_toml
 from ..model import effect
 from ..model.text import check_text
 from .estimates import check_size, estimate
@@ -239,9 +239,9 @@ def parse_spec(raw: dict, text: str | None = None, source: str = "<dict>") -> Sw
     _check_depth(raw, "spec", 0)
     raw = dict(raw)
     # a bare model file (sections at the top level) is a spec with no sweep
-    bare = [k for k in raw if k in SECTIONS]
+    bare = [k for k in raw if k in MODEL_SECTIONS]
     if bare and "model" not in raw and "scenario" not in raw:
-        raw = {**{k: v for k, v in raw.items() if k not in SECTIONS}, "model": {k: raw[k] for k in bare}}
+        raw = {**{k: v for k, v in raw.items() if k not in MODEL_SECTIONS}, "model": {k: raw[k] for k in bare}}
     for k in raw:
         if k == "uncertain":   # (read by mcio.planner.uncertain; a sweep would ignore it in silence)
             raise McioError(k, "[uncertain]", "input uncertainty is run by `mcio uncertain SPEC` "
@@ -249,7 +249,7 @@ def parse_spec(raw: dict, text: str | None = None, source: str = "<dict>") -> Sw
                             "remove the section here")
         if k not in TOP_KEYS:
             raise McioError(k, raw[k], f"unknown key in sweep spec; allowed: {', '.join(TOP_KEYS)} "
-                                       f"(or the model sections {', '.join(SECTIONS)})")
+                                       f"(or the model sections {', '.join(MODEL_SECTIONS)})")
     title = check_text("title", raw.get("title", "mcio sweep"))
     if "description" in raw:
         check_text("description", raw["description"])
@@ -345,15 +345,15 @@ def _parse_variants(raw, scenario_spec: bool) -> tuple:
                             + (" or scenario parameters)" if scenario_spec else ")"))
         flat = {}
         for k, v in over.items():
-            if k in SECTIONS and isinstance(v, dict):
+            if k in MODEL_SECTIONS and isinstance(v, dict):
                 flat.update(dict(flatten_keys(v, k + ".")))
             else:
                 flat[k] = v
         for k in flat:
             if "." in k:
-                if k.split(".")[0] not in SECTIONS:
+                if k.split(".")[0] not in MODEL_SECTIONS:
                     raise McioError(f"{where}.{k}", flat[k], f"unknown model section {k.split('.')[0]!r}; "
-                                                            f"allowed: {', '.join(SECTIONS)}")
+                                                            f"allowed: {', '.join(MODEL_SECTIONS)}")
             elif not scenario_spec:
                 raise McioError(f"{where}.{k}", flat[k], "must be a dotted model field (e.g. "
                                 "\"channels.zhpf_share\"); scenario parameters need scenario = \"name\"")

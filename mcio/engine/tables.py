@@ -23,8 +23,10 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ..model import Dist, Model
+# (not ``from ..model import Model``: mcio.model.topology_tables builds Tables, so this module may
+# import only mcio.model's leaf modules, or the import graph would have a cycle)
 from ..model.costs import MODES, mp_us_per_io
+from ..model.dist import Dist
 
 READ, WRITE = 0, 1
 LINK_KINDS = ("channel", "isl", "cu_port", "card")
@@ -114,7 +116,7 @@ def path_groups(paths, n_dev: int, n_ch: int):
     return groups, dev_grp
 
 
-def legacy_tables(model: Model) -> Tables:
+def legacy_tables(model: "Model") -> Tables:  # noqa: F821 (mcio.model.Model)
     """The single-path model as tables: C half-duplex channels alike (link = channel index), one
     control unit, one LCU holding every device, one workload, the model's [[io]] classes (reads)."""
     w, d, c, cu = model.workload, model.devices, model.channels, model.control_unit
@@ -151,7 +153,7 @@ def legacy_tables(model: Model) -> Tables:
         cls_miss=np.array([cl["miss_ratio"] for cl in model.io], float), legacy=True)
 
 
-def tables_of(model: Model) -> Tables:
+def tables_of(model: "Model") -> Tables:  # noqa: F821
     """The model's configuration as tables: its ``[topology]`` compiled (:mod:`mcio.model.topology`)
     or, without one, :func:`legacy_tables`."""
     topo = getattr(model, "topology", None)

@@ -37,6 +37,9 @@ def model_schema() -> dict:
     """The schema of a model file: the five sections at the top level."""
     props = {sec: section_schema(sec) for sec in SECTIONS if sec != "io"}
     props["io"] = {"type": "array", "minItems": 1, "items": section_schema("io"), "description": SECTION_DOCS["io"]}
+    props["topology"] = {"type": "object", "description": "a planner's I/O configuration: cards, channels, "
+                         "directors, ISLs, control units with LCUs, workloads (docs/topology.md; validated by "
+                         "mcio.model.topology)"}
     return {"$schema": "https://json-schema.org/draft/2020-12/schema", "title": "mcio model",
             "type": "object", "additionalProperties": False, "properties": props}
 

@@ -17,7 +17,7 @@ from typing import Any, Callable, NamedTuple
 import tomli_w
 
 from ..errors import McioError
-from . import effect
+from . import effect, topology_model
 from .checks import (MAX_RATE_IOPS, MAX_SCV, MIN_MEDIA_MB_S, MIN_ROTATION_MS,
                      choice, dist, integer, num, optional_list, paths, text, trace)
 from .costs import mp_us_per_io
@@ -110,6 +110,10 @@ SECTIONS: dict[str, dict[str, Field]] = {
 }
 
 
+#: Every top-level model section: the legacy ones and ``topology`` (a planner's configuration,
+#: :mod:`.topology`; not a flat table of fields, so not in SECTIONS).
+MODEL_SECTIONS = (*SECTIONS, "topology")
+
 SECTION_DOCS = {
     "workload": "how I/Os are issued",
     "io": "one table per I/O class ([[io]])",
@@ -158,6 +162,11 @@ class Model:
     #: the fields the user set (not left at their defaults): ``section.field`` (``io.field`` for
     #: a class's) -> (where it was set, its value); :mod:`.effect` checks that each counts
     user_set: dict = field(default_factory=dict, compare=False, repr=False)
+    #: the planner's configuration (:class:`.topology.Topology`), or None: the single-path model
+    #: the legacy sections describe. With one, those sections hold its aggregates (channels.count,
+    #: devices.count, workload type and load, [[io]] = its kernel classes) and the defaults of
+    #: what its elements leave unset (docs/topology.md).
+    topology: Any = field(default=None, repr=False)
 
     # ---- construction ----
     @classmethod
@@ -177,12 +186,14 @@ class Model:
     def _from_dict(cls, raw: dict, where: str, user_set: dict | None) -> "Model":
         if not isinstance(raw, dict):
             raise McioError(where, raw, "must be a table")
-        allowed = ("workload", "io", "devices", "channels", "control_unit")
+        allowed = MODEL_SECTIONS
         for k in raw:
             if k not in allowed:
                 near = difflib.get_close_matches(k, allowed, n=1, cutoff=0.6)
                 raise McioError(f"{k}", raw[k], "unknown section; " + (f"did you mean {near[0]!r}? " if near else "")
                                 + f"allowed: {', '.join(allowed)}")
+        if "topology" in raw:
+            topology_model.refuse_conflicts(raw)
         io_raw = raw.get("io", [{}])
         if isinstance(io_raw, dict):
             io_raw = [io_raw]
@@ -197,6 +208,8 @@ class Model:
             user_set={},
         )
         m.user_set.update(_user_set(m, raw, io_raw) if user_set is None else user_set)
+        if "topology" in raw:
+            m = topology_model.attach(m, raw["topology"], SECTIONS)
         m._cross_check()
         return m
 
@@ -253,9 +266,12 @@ class Model:
         row's load), counts as set only what the user set, not every field written."""
         def clean(sec: dict) -> dict:
             return {k: (v.to_toml() if isinstance(v, Dist) else v) for k, v in sec.items() if v is not None}
-        return ModelDict({"workload": clean(self.workload), "io": [clean(c) for c in self.io],
-                          "devices": clean(self.devices), "channels": clean(self.channels),
-                          "control_unit": clean(self.control_unit)}, user_set=self.user_set)
+        d = {"workload": clean(self.workload), "io": [clean(c) for c in self.io],
+             "devices": clean(self.devices), "channels": clean(self.channels),
+             "control_unit": clean(self.control_unit)}
+        if self.topology is not None:       # (its aggregates are derived: not written)
+            d = topology_model.to_dict(d, self.topology)
+        return ModelDict(d, user_set=self.user_set)
 
     def to_toml(self) -> str:
         return tomli_w.dumps(self.to_dict())
@@ -280,13 +296,14 @@ class Model:
         the user set counts (:mod:`.effect`); a sweep checks its points together instead."""
         d = copy.deepcopy(self.to_dict())
         parts = key.split(".")
-        if parts[0] not in SECTIONS:
-            raise McioError(key, value, f"unknown section {parts[0]!r}; allowed: {', '.join(SECTIONS)}")
+        if parts[0] not in MODEL_SECTIONS:
+            raise McioError(key, value, f"unknown section {parts[0]!r}; allowed: {', '.join(MODEL_SECTIONS)}")
         node = d
         for i, part in enumerate(parts[:-1]):
             if isinstance(node, list):
                 if not part.isdigit() or int(part) >= len(node):
-                    raise McioError(key, value, f"io class index must be 0..{len(node) - 1}")
+                    raise McioError(key, value, ("io class" if parts[0] == "io" else parts[i - 1])
+                                   + f" index must be 0..{len(node) - 1}")
                 node = node[int(part)]
             else:
                 node = node.setdefault(part, {})
@@ -304,6 +321,8 @@ class Model:
     # ---- derived quantities used by the engine and the capacity check ----
     def device_weights(self):
         import numpy as np
+        if self.topology is not None:
+            return topology_model.device_weights(self)
         d = self.devices
         n = d["count"]
         if d["skew"] == "uniform":
@@ -338,6 +357,8 @@ class Model:
 
     def mean_demands_ms(self) -> dict:
         """Mean service demand per I/O at each station, in ms (no queueing)."""
+        if self.topology is not None:
+            return topology_model.mean_demands_ms(self)
         c, cu = self.channels, self.control_unit
         shares = self.class_shares()
         z = c["zhpf_share"]
@@ -368,6 +389,8 @@ class Model:
         w = self.workload
         if w["type"] != "open":
             return "", 0.0, 0.0
+        if self.topology is not None:
+            return topology_model.open_bottleneck(self)
         rate_per_ms = w["rate_iops"] / 1000.0
         if w["arrival_trace_ms"] is not None:
             tr = w["arrival_trace_ms"]
@@ -392,6 +415,8 @@ class Model:
         """Raise if an open workload's rate meets or exceeds some station's capacity."""
         name, u, rate = self.open_bottleneck()
         u, rate = float(u), float(rate)      # (plain numbers in the message, never np.float64(...))
+        if u >= 1.0 and self.topology is not None:
+            raise topology_model.capacity_error(self, name, u, rate)
         if u >= 1.0:
             field = "workload.rate_iops" if self.workload["arrival_trace_ms"] is None else "workload.arrival_trace_ms"
             cap = rate / u
