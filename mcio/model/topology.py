@@ -113,7 +113,7 @@ CONFLICTS = {
 
 
 def _near(name, known) -> str:
-    near = difflib.get_close_matches(str(name), [str(k) for k in known], n=1, cutoff=0.6)
+    near = difflib.get_close_matches(str(name), [str(k) for k in known], n=1, cutoff=0.5)
     return f"did you mean {near[0]!r}? " if near else ""
 
 
