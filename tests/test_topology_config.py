@@ -363,3 +363,16 @@ def test_topology_copy_is_independent():
     t.ch_oe_cap[:] = 1
     assert tables_of(m).ch_oe_cap.tolist() == [64, 64]
     assert copy.deepcopy(m) == m
+
+
+# ---- the documentation -----------------------------------------------------------------------------
+
+def test_docs_example_parses_and_field_table_is_current():
+    from mcio.model.topology import markdown_fields
+    text = (ROOT / "docs" / "topology.md").read_text()
+    block = text.split("```toml\n", 1)[1].split("```", 1)[0]
+    m = Model.from_dict(tomllib.loads(block))
+    t = tables_of(m)
+    assert t.ch_name == ["fex8s.0", "fex8s.1"] and len(t.dev_lcu) == 64 and t.cls_name == ["PROD.oltp.read", "PROD.oltp.write"]
+    assert text.rstrip().endswith(markdown_fields().rstrip()), \
+        "regenerate docs/topology.md's field reference from mcio.model.topology.markdown_fields()"

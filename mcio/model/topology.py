@@ -33,7 +33,7 @@ REQUIRED = object()
 
 #: Each element's fields: name -> (checker, default, doc). Default None: unset (inherits from the
 #: generation or the legacy section named in DEFAULTS); REQUIRED: must be given.
-_MP = {f"mp_us_per_{p}_{m}": (num(hi=1e6), None, f"MP work per {p.replace('io', 'I/O')} in "
+_MP = {f"mp_us_per_{p}_{m}": (num(hi=1e6), None, f"MP work per {dict(io='I/O', kb='KB').get(p, p)} in "
                               f"{'command' if m == 'ccw' else 'transport'} mode (us)")
        for m in ("ccw", "zhpf") for p in ("io", "command", "kb")}
 FIELDS: dict[str, dict] = {
@@ -403,3 +403,23 @@ class Topology:
 
 
 __all__ = ["Topology", "parse", "FIELDS", "DEFAULTS", "CONFLICTS", "MAX_CHANNELS", "MAX_PATHS", "MAX_LCU_DEVICES", "clean_spec"]
+
+
+def markdown_fields() -> str:
+    """The element fields as Markdown tables (docs/topology.md's reference; a test keeps it current)."""
+    heads = {"card": "[[topology.card]]", "channel": "[[topology.channel]]", "director": "[[topology.director]]",
+             "isl": "[[topology.isl]]", "control_unit": "[[topology.control_unit]]",
+             "lcu": "[[topology.control_unit.lcu]]", "workload": "[[topology.workload]]",
+             "io": "[[topology.workload.io]]"}
+    lines = []
+    for kind, head in heads.items():
+        lines += [f"### `{head}`", "", "| field | default | meaning |", "|---|---|---|"]
+        for k, (_check, default, doc) in FIELDS[kind].items():
+            legacy = DEFAULTS.get((kind, k))
+            d = ("required" if default is REQUIRED else f"`{legacy}`" if legacy
+                 else "unset" if default is None else f"`{default!r}`".replace("'", '"'))
+            if kind == "channel" and k in ("link_mb_s", "max_open_exchanges") or k.startswith("mp_us_per_io"):
+                d = f"the generation's, else {d}"
+            lines.append(f"| `{k}` | {d} | {doc} |")
+        lines.append("")
+    return "\n".join(lines)
