@@ -376,3 +376,13 @@ def test_docs_example_parses_and_field_table_is_current():
     assert t.ch_name == ["fex8s.0", "fex8s.1"] and len(t.dev_lcu) == 64 and t.cls_name == ["PROD.oltp.read", "PROD.oltp.write"]
     assert text.rstrip().endswith(markdown_fields().rstrip()), \
         "regenerate docs/topology.md's field reference from mcio.model.topology.markdown_fields()"
+
+
+def test_cli_hardware_lists_the_catalogue():
+    from click.testing import CliRunner
+
+    from mcio.cli import main
+    r = CliRunner().invoke(main, ["hardware"])
+    assert r.exit_code == 0 and "FICON Express8S" in r.output and "92,000" in r.output and "mp_us_per_io_zhpf" in r.output
+    r = CliRunner().invoke(main, ["hardware", "16SB"])
+    assert r.exit_code != 0

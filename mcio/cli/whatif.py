@@ -66,6 +66,15 @@ def schema_cmd(markdown):
     click.echo(markdown_table() if markdown else json.dumps(spec_schema(), indent=1))
 
 
+@main.command("hardware")
+@click.argument("generation", required=False)
+def hardware_cmd(generation):
+    """List the FICON channel generations (or GENERATION): published figures with their sources,
+    and the MP work per I/O mcio derives from them (topology.channel.generation)."""
+    from ..model.hardware import listing
+    click.echo(listing(generation))
+
+
 def overloaded_points(spec, limit: int = 10_000) -> list[tuple[int, dict, str, float, float]]:
     """(point, coords, station, utilisation, largest allowed rate) of every statically
     overloaded open point (the first ``limit`` points are checked)."""

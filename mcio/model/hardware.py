@@ -26,11 +26,14 @@ BROCADE_Z14 = ("S. Guendert, 'IBM z14 New I/O Features Synergy with Brocade Gen 
 IBM_MAIN_FEX4 = ("C. Beuselinck (IBM System z Hardware Product Planning), IBM-MAIN, citing 'System z9 I/O and "
                  "FICON Express4 Channel Performance', p. 7 (www.mail-archive.com/ibm-main@bama.ua.edu/msg72623.html)")
 DOMAIN = "shared/domain.md §4 (IBM FICON performance pages; IBM z14 I/O announcement)"
-DS6000 = ("IBM Redbook 'DS6000 Series: Performance Monitoring and Tuning', §2 (FICON attachment): a 2 Gbps "
-          "adapter 'provides a nominal 200 MB/s full-duplex data rate'")
-Z10BC = "IBM System z10 BC Reference Guide, 'FICON Express Channels': four independent channels per FICON Express4 feature"
-Z14TG = "IBM z14 Technical Guide (SG24-8451), §4.1.1: FICON Express16S+ features two channels per feature"
-Z15TG = "IBM z15 Technical Guide (SG24-8851), §4.1.1: FICON Express16SA features two channels per feature"
+DS6000 = ("IBM Redbook 'IBM TotalStorage DS6000 Series: Performance Monitoring and Tuning' (ISBN 0738494119), "
+          "p. 48, FICON attachment: a 2 Gbps adapter 'provides a nominal 200 MB/s full-duplex data rate'")
+Z10BC = ("IBM System z10 BC guide, 'FICON Express Channels' (manualsdump.com/en/manuals/ibm-z10_bc/116949/20): "
+         "'Each of the four independent channels ... is capable of 1, 2, or 4 Gb/sec'")
+Z14TG = ("IBM Redbook 'IBM z14 (3906) Technical Guide' (ISBN 9780738457253), §4.1.1: 'The FICON Express16S+ "
+         "features two channels per feature'")
+Z15TG = ("IBM Redbook 'IBM z15 (8561) Technical Guide' (ISBN 9780738458120), §4.1.1: 'The FICON Express16SA "
+         "features two channels per feature'")
 SEED001 = "seed 001 (shared/seeds/001_*), mcio/scenarios/ficon_channel.py: 'ports capable of 64 OE each'"
 FITTED = "fitted to seed 001 by mcio calibrate (mcio/scenarios/ficon_channel_fitted.toml: mp_us_per_io)"
 
@@ -73,7 +76,7 @@ _NOT_FOUND = "not found in the sources searched"
 
 CATALOGUE: dict[str, Generation] = {g.name: g for g in (
     Generation("4", "FICON Express4", ("express4", "fex4", "ficon express4"),
-               Fig(4, "IBM z10 BC Reference Guide: 1, 2 or 4 Gbit/s"), Fig(400, _LINK),
+               Fig(4, Z10BC), Fig(400, _LINK),
                Fig(31_000, IBM_PERF + ": z10, 'Maximum of 31k zHPF IOs/sec, 2.2 times the FICON protocol'"),
                Fig(round(31_000 / ZHPF_OVER_CCW_FEX4), "derived: 31,000 / 2.2 (" + IBM_PERF + ")"),
                Fig(None, _NOT_FOUND + " per channel; per feature (4 channels): 1,230 read, 1,150 write, 1,300 "
@@ -163,10 +166,11 @@ def channel_parameters(name: str, where: str = "generation") -> dict:
             "mp_us_per_io_ccw": ccw, "mp_us_per_io_zhpf": zhpf}
 
 
-def listing() -> str:
-    """The catalogue as text, one block per generation, every figure with its source."""
+def listing(name: str | None = None) -> str:
+    """The catalogue (or generation ``name``) as text, one block per generation, every figure
+    with its source."""
     out = []
-    for g in CATALOGUE.values():
+    for g in CATALOGUE.values() if name is None else (generation(name, "generation"),):
         out.append(f"{g.title} (generation = {g.name!r})" + (f": {g.notes}" if g.notes else ""))
         for label, f in (("link rate, Gbit/s", g.link_gbps), ("data rate per direction, MB/s", g.link_mb_s),
                          ("max 4 KB z/HPF I/Os per second", g.zhpf_iops),
@@ -175,9 +179,11 @@ def listing() -> str:
                          ("open exchanges", g.max_open_exchanges),
                          ("channels per feature", g.channels_per_feature)):
             out.append(f"  {label:40s} {'-' if f.value is None else format(f.value, ',.0f'):>9s}  [{f.source}]")
+        out.append("  (mcio's MP work per 4 KB I/O, one command:)")
         for k, f in channel_parameters(g.name).items():
             if k.startswith("mp_"):
-                out.append(f"  {'mcio ' + k:40s} {f.value:9.2f}  [{f.source}]")
+                out.append(f"  {k:40s} {f.value:9.2f}  [{f.source}]")
+        out.append("")
     return "\n".join(out)
 
 

@@ -9,8 +9,12 @@ import math
 from dataclasses import replace
 
 from ..errors import McioError
-from . import topology_tables as tt
 from .topology import CONFLICTS, Topology
+
+
+def _tt():
+    from . import topology_tables      # (late: it imports NumPy, which `mcio --help` must not pay for)
+    return topology_tables
 
 #: what the legacy sections hold for a topology (derived): not written by to_dict, refused if given
 DERIVED = ("channels.count", "devices.count", "workload.type", "workload.rate_iops", "workload.population")
@@ -48,7 +52,7 @@ def attach(m, raw_topology, fields: dict):
     sections = {"workload": m.workload, "devices": m.devices, "channels": m.channels,
                 "control_unit": m.control_unit}
     topo = Topology(raw_topology, sections, m.user_set)
-    view = tt.legacy_view(topo.parsed)
+    view = _tt().legacy_view(topo.parsed)
     if m.workload["type"] != view["workload.type"] and "workload.type" in m.user_set:
         where, value = m.user_set["workload.type"]
         raise McioError(where, value, f"conflicts with [topology]: its workloads are {view['workload.type']} "
@@ -90,11 +94,11 @@ def _compiled(m):
 
 
 def device_weights(m):
-    return tt.all_device_weights(m.topology.parsed)
+    return _tt().all_device_weights(m.topology.parsed)
 
 
 def mean_demands_ms(m) -> dict:
-    return tt.mean_demands_ms(_compiled(m), m.topology.parsed, _sections(m))
+    return _tt().mean_demands_ms(_compiled(m), m.topology.parsed, _sections(m))
 
 
 def _sections(m) -> dict:
@@ -106,9 +110,9 @@ def open_bottleneck(m) -> tuple[str, float, float]:
     open topology: each channel's MP, each link (channel, ISL, CU port, card data), each card's
     starts, each control unit's host adapter and back end, and the hottest device."""
     t = _compiled(m)
-    util = tt.utilisations(t, m.topology.parsed, _sections(m))
+    util = _tt().utilisations(t, m.topology.parsed, _sections(m))
     rate_per_ms = float(t.wl_rate_iops.sum()) / 1000.0
-    service = sum(tt.mean_demands_ms(t, m.topology.parsed, _sections(m)).values())
+    service = sum(_tt().mean_demands_ms(t, m.topology.parsed, _sections(m)).values())
     w = device_weights(m)
     d = m.devices
     hottest = int(w.argmax())
