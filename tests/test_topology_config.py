@@ -386,3 +386,31 @@ def test_cli_hardware_lists_the_catalogue():
     assert r.exit_code == 0 and "FICON Express8S" in r.output and "92,000" in r.output and "mp_us_per_io_zhpf" in r.output
     r = CliRunner().invoke(main, ["hardware", "16SB"])
     assert r.exit_code != 0
+
+
+def test_unused_elements_are_refused():
+    raw = small()
+    raw["topology"]["card"] = [{"name": "K"}]
+    raises(raw, "topology.card[0].name", "no channel sits on this card")
+    raw = small()
+    raw["topology"]["channel"].append({"name": "spare"})
+    raises(raw, "topology.channel[1].name", "no LCU's path group uses this channel")
+    raw = small()
+    raw["topology"]["director"] = [{"name": "D"}]
+    raises(raw, "topology.director[0].name", "no channel or control unit")
+    raw = small(**{"topology/channel/0/director": "D1", "topology/control_unit/0/director": "D1"})
+    raw["topology"]["director"] = [{"name": "D1"}, {"name": "D2"}]
+    raw["topology"]["isl"] = [{"name": "I", "between": ["D1", "D2"], "mb_s": 800.0}]
+    raises(raw, "topology.director[1].name", "no channel or control unit")
+    raw["topology"]["channel"].append({"name": "B", "director": "D2"})
+    raw["topology"]["control_unit"].append({"name": "CU2", "director": "D2",
+                                            "lcu": [{"name": "L2", "devices": 1, "channels": ["B"]}]})
+    raises(raw, "topology.isl[0].name", "no path group crosses")
+
+
+def test_a_topology_model_pickles():
+    import pickle
+    m = Model.from_toml(EXAMPLE)
+    back = pickle.loads(pickle.dumps(m))
+    assert back == m
+    same_tables(tables_of(back), tables_of(m))

@@ -277,6 +277,7 @@ def parse(raw, sections: dict, user_set: dict) -> dict:
                                 "every device; set devices.aliases instead")
             lcus.append({**le, "cu": u, "path": path})
         cus.append({**{k: v for k, v in e.items() if k != "lcu"}, "director_index": director})
+    _refuse_unused(channels, ch_names, cards, card_names, directors, dir_names, isls, cus, lcus)
     n_dev = sum(lc["devices"] for lc in lcus)
     # ---- workloads and their I/O classes ----
     workloads, wl_names, kinds = [], _Names("workload"), set()
@@ -319,6 +320,31 @@ def parse(raw, sections: dict, user_set: dict) -> dict:
     return {"load_scale": load_scale, "cards": cards, "directors": directors, "channels": channels,
             "isls": isls, "cus": cus, "lcus": lcus, "workloads": workloads, "n_devices": n_dev,
             "kind": next(iter(kinds))[0]}
+
+
+def _refuse_unused(channels, ch_names, cards, card_names, directors, dir_names, isls, cus, lcus) -> None:
+    """Nothing declared is ignored in silence: a channel in no path group, a card no channel sits
+    on, a director nothing is attached to, an ISL group no path crosses are errors."""
+    used_ch = {c for lc in lcus for c in lc["path"]}
+    for c, ch in enumerate(channels):
+        if c not in used_ch:
+            raise McioError(ch_names.where[ch["name"]], ch["name"], "no LCU's path group uses this channel "
+                            "(topology.control_unit.lcu.channels); remove it or add it to a path group")
+    on_card = {ch["card"] for ch in channels}
+    for i, k in enumerate(cards):
+        if i not in on_card:
+            raise McioError(card_names.where[k["name"]], k["name"], "no channel sits on this card "
+                                                                    "(topology.channel.card); remove it")
+    attached = {ch["director"] for ch in channels} | {u["director_index"] for u in cus}
+    for i, d in enumerate(directors):
+        if i not in attached:
+            raise McioError(dir_names.where[d["name"]], d["name"], "no channel or control unit is attached to "
+                                                                   "this director; remove it")
+    crossed = {(channels[c]["director"], cus[lc["cu"]]["director_index"]) for lc in lcus for c in lc["path"]}
+    for i, s in enumerate(isls):
+        if (s["a"], s["b"]) not in crossed and (s["b"], s["a"]) not in crossed:
+            raise McioError(f"topology.isl[{i}].name", s["name"], "no path group crosses this ISL group (no LCU "
+                            "behind one of its directors has a channel on the other); remove it")
 
 
 def _path_group(names, where: str, ch_names: _Names, groups: dict) -> list:
