@@ -414,3 +414,49 @@ def test_a_topology_model_pickles():
     back = pickle.loads(pickle.dumps(m))
     assert back == m
     same_tables(tables_of(back), tables_of(m))
+
+
+def test_a_single_path_topology_matches_the_legacy_model():
+    """One CU, one LCU on every channel, one workload, half duplex: the same tables (but names)
+    and the same mean demands and utilisations as the legacy model it restates."""
+    common = {"channels": {"link_mb_s": 400.0, "mp_us_per_io_ccw": 30.0, "mp_us_per_command_ccw": 2.0,
+                           "mp_us_per_io_zhpf": 12.0, "zhpf_share": 0.3, "max_open_exchanges": 32},
+              "control_unit": {"ha_servers": 4, "ha_service_us": 300.0, "backend_servers": 8,
+                               "backend_service_ms": {"dist": "exponential", "mean": 2.0}}}
+    io = [{"name": "a", "share": 3.0, "kb": 4.0, "miss_ratio": 0.2},
+          {"name": "b", "share": 1.0, "kb": 16.0, "records": 2, "miss_ratio": 0.5}]
+    legacy = Model.from_dict({**copy.deepcopy(common), "io": io,
+                              "channels": {**common["channels"], "count": 3},
+                              "devices": {"count": 16, "skew": "zipf", "zipf_s": 0.8},
+                              "workload": {"type": "open", "rate_iops": 5000.0}})
+    topo = Model.from_dict({**copy.deepcopy(common), "devices": {"skew": "zipf", "zipf_s": 0.8},
+                            "topology": {"channel": [{"name": "ch", "count": 3, "duplex": "half"}],
+                                         "control_unit": [{"name": "cu0", "lcu": [{"name": "lcu0", "devices": 16,
+                                                                                   "channels": ["ch"]}]}],
+                                         "workload": [{"name": "workload", "rate_iops": 5000.0, "io": io}]}})
+    a, b = tables_of(topo), legacy_tables(legacy)
+    for f in ("ch_oe_cap", "ch_card", "ch_link", "mp_ms", "ln_kb_per_ms", "rt_ptr", "rt_ln", "cu_ha_servers",
+              "cu_be_servers", "lcu_cu", "dev_lcu", "dev_cu", "dev_grp", "wl_rate_iops", "wl_population",
+              "wl_dev_ptr", "wl_dev", "cls_wl", "cls_dir", "cls_kb", "cls_records", "cls_miss"):
+        assert np.allclose(getattr(a, f), getattr(b, f)), f
+    assert np.allclose(a.wl_dev_weight, b.wl_dev_weight) and np.allclose(a.cls_share, b.cls_share)
+    assert a.groups == b.groups and a.cu_ha_service_ms == b.cu_ha_service_ms
+    assert a.cu_be_service_ms == b.cu_be_service_ms and a.ln_dir == b.ln_dir
+    for k, v in legacy.mean_demands_ms().items():
+        assert topo.mean_demands_ms()[k] == pytest.approx(v), k
+    _, u_legacy, rate = legacy.open_bottleneck()
+    _, u_topo, rate_topo = topo.open_bottleneck()
+    assert rate_topo == rate and u_topo == pytest.approx(u_legacy)
+    from mcio.model import topology_tables as tt
+    util = tt.utilisations(a, topo.topology.parsed, {"channels": topo.channels, "control_unit": topo.control_unit})
+    dem = legacy.mean_demands_ms()
+    assert util["channel ch.0 MP"] == pytest.approx(5.0 * dem["mp"] / 3)
+    assert util["channel link ch.0"] == pytest.approx(5.0 * dem["link"] / 3)
+    assert util["control unit cu0 host adapter"] == pytest.approx(5.0 * dem["ha"] / 4)
+    assert util["control unit cu0 back end"] == pytest.approx(5.0 * dem["backend"] / 8)
+
+
+def test_devices_aliases_counts_even_when_every_lcu_repeats_it():
+    raw = small(**{"topology/control_unit/0/lcu/0/aliases": 2})
+    raw["devices"] = {"aliases": 2}
+    assert Model.from_dict(raw).devices["aliases"] == 2

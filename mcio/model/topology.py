@@ -311,7 +311,8 @@ def parse(raw, sections: dict, user_set: dict) -> dict:
         w = next(w for k, w in sorted(kinds) if k == "open")
         raise McioError(w, "rate_iops", "every workload is open (rate_iops) or every one closed (population): "
                                         "the engine runs one kind of load")
-    unused = [f for f in set(DEFAULTS.values()) if f in user_set and f not in used]
+    # (devices.aliases is also every device's alias count: never unused)
+    unused = [f for f in set(DEFAULTS.values()) if f in user_set and f not in used and f != "devices.aliases"]
     if unused:
         f = sorted(unused)[0]
         where, value = user_set[f]
