@@ -37,6 +37,8 @@ def fast_path_applies(model: Model) -> bool:
     no MP work, enough host adapters, back-end servers and exchanges, and no shared transfer.
     Never for a positional device (devices.geometry 3390 / 3380).
     """
+    if getattr(model, "topology", None) is not None:
+        return False     # a configuration's channels, links and units differ: the event engine's
     w, d, c, cu = model.workload, model.devices, model.channels, model.control_unit
     if w["type"] != "open" or d["count"] != 1:
         return False
