@@ -23,6 +23,9 @@ FASTPATH_S_PER_IO = 20e-9
 OPEN_EXTRA = 0.6
 DEVICE_EXTRA = 0.1
 POINT_OVERHEAD_S = 0.6e-3   # per point, whatever its size: packing, its record, the ticker
+#: Per simulate() call (``run``, ``compare``, ``reproduce``, ``isfc``, ``calibrate``), whatever its
+#: size: its Dataset of ~40 labelled variables and the model's TOML (a pilot measures it instead).
+SIMULATE_OVERHEAD_S = 15e-3
 REPLICATION_OVERHEAD_S = 0.075e-3   # per replication of a point: its streams, outputs, MSER
 WARN_AFTER_S = 300.0        # "a few minutes": a run estimated longer than this is announced
 BASE_MEMORY_BYTES = 225 << 20   # the interpreter with numba (kernels loaded), xarray, scipy imported
@@ -132,12 +135,14 @@ def run_rounds(run: dict) -> int:
 
 
 def estimate_runs(points: int, run: dict, channels: int, devices: int, slots: int, fast_path: bool,
-                  threads: int | None = None, open_load: bool = False, s_per_io: float | None = None) -> Estimate:
+                  threads: int | None = None, open_load: bool = False, s_per_io: float | None = None,
+                  point_overhead_s: float = POINT_OVERHEAD_S) -> Estimate:
     """:func:`estimate` from the sizes themselves: ``points`` runs of ``run`` (a spec's [run]:
     replications, ios, warmup, precision, max_ios) of a model with at most ``channels`` channels,
     ``devices`` devices and ``slots`` I/O slots (closed population; any open model: 2**16), on the
     fast path or the event engine (``open_load``: an open workload); ``s_per_io``: a measured
-    per-I/O cost on one thread (else the fixed figures of this module)."""
+    per-I/O cost on one thread (else the fixed figures of this module); ``point_overhead_s``:
+    the fixed cost of each point's simulation, s (a sweep's packed point, or a Dataset's)."""
     R = run["replications"]
     C, D = channels, devices
     if threads is None:
@@ -155,7 +160,7 @@ def estimate_runs(points: int, run: dict, channels: int, devices: int, slots: in
     ios = P * R * run_ios(run)
     cost = s_per_io if s_per_io is not None else FASTPATH_S_PER_IO if fast_path else \
         EVENT_S_PER_IO * (1 + OPEN_EXTRA * open_load) * (1 + DEVICE_EXTRA * math.log2(max(1, D)))
-    seconds = ios * cost / running + P * run_rounds(run) * (POINT_OVERHEAD_S + R * REPLICATION_OVERHEAD_S)
+    seconds = ios * cost / running + P * run_rounds(run) * (point_overhead_s + R * REPLICATION_OVERHEAD_S)
     return Estimate(P, ios, int(memory), float(seconds), machine_memory(), running, int(point_bytes),
                     int(results_bytes))
 
@@ -204,21 +209,102 @@ def pilot_models(spec) -> list:
     return [spec.point_model(p) for p in idx]
 
 
-def estimate_models(models, ios: int, replications: int, warmup: int | None = None,
-                    threads: int | None = None, s_per_io: float | None = None) -> Estimate:
-    """The estimate of one simulation of each of ``models`` (``mcio compare``, ``mcio reproduce``):
-    their times add up; the memory is that of the largest (they run one after another).
-    ``s_per_io``: a measured per-I/O cost (:func:`measured_s_per_io`) for every model."""
+@dataclass(frozen=True)
+class Simulation:
+    """One engine run a command will make: ``model`` at ``run`` (a spec's [run] keys:
+    replications, ios, warmup, precision, max_ios; a missing warm-up is the engine's default)."""
+
+    model: object
+    run: dict
+
+    @classmethod
+    def of(cls, model, ios: int, replications: int, warmup: int | None = None) -> "Simulation":
+        return cls(model, {"ios": int(ios), "replications": int(replications), "warmup": warmup})
+
+
+@dataclass(frozen=True)
+class Cost:
+    """What one model costs on this machine now: s per I/O on one thread, s per simulate() call."""
+
+    s_per_io: float
+    overhead_s: float
+
+
+def estimate_simulations(sims, threads: int | None = None, costs=None) -> Estimate:
+    """The estimate of ``sims`` (:class:`Simulation`, run one after another): their times add
+    up (each: its I/Os x a per-I/O cost on the threads its replications use, plus a per-call
+    overhead); the memory is that of the largest. ``costs``: None (the fixed figures of this
+    module) or one :class:`Cost` (or None: fixed figures) per simulation, measured by
+    :func:`measured_costs`."""
     from ..engine import fast_path_applies
-    run = {"replications": replications, "ios": ios, "warmup": warmup}
+    sims = list(sims)
+    costs = list(costs) if costs is not None else [None] * len(sims)
     ests = []
-    for m in models:
+    for sim, c in zip(sims, costs):
+        m = sim.model
         slots = m.workload["population"] if m.workload["type"] == "closed" else 1 << 16
-        ests.append(estimate_runs(1, run, m.channels["count"], m.devices["count"], slots, fast_path_applies(m),
-                                  threads, open_load=m.workload["type"] != "closed", s_per_io=s_per_io))
+        ests.append(estimate_runs(1, sim.run, m.channels["count"], m.devices["count"], slots, fast_path_applies(m),
+                                  threads, open_load=m.workload["type"] != "closed",
+                                  s_per_io=None if c is None else c.s_per_io,
+                                  point_overhead_s=SIMULATE_OVERHEAD_S if c is None else c.overhead_s))
+    if not ests:
+        return Estimate(0, 0, BASE_MEMORY_BYTES, 0.0, machine_memory(), _usable_threads())
     top = max(ests, key=lambda e: e.memory_bytes)
     return Estimate(len(ests), sum(e.ios for e in ests), top.memory_bytes, sum(e.seconds for e in ests),
                     top.machine_bytes, top.threads, top.point_bytes, top.results_bytes)
+
+
+def estimate_models(models, ios: int, replications: int, warmup: int | None = None,
+                    threads: int | None = None, s_per_io: float | None = None) -> Estimate:
+    """The estimate of one simulation of each of ``models`` at the same size
+    (:func:`estimate_simulations`); ``s_per_io``: one measured per-I/O cost for every model."""
+    costs = None if s_per_io is None else [Cost(s_per_io, SIMULATE_OVERHEAD_S)] * len(models)
+    return estimate_simulations([Simulation.of(m, ios, replications, warmup) for m in models], threads, costs)
+
+
+def measured_cost(model) -> Cost | None:
+    """One model's :class:`Cost` on this machine now: a simulate() call of 100 I/Os (its fixed
+    cost: the Dataset, the model's TOML), after an untimed one (the first loads the kernels),
+    and the kernels alone on a few thousand I/Os (about :data:`PILOT_S`; the per-I/O cost).
+    None if the model cannot be piloted (over capacity, kernels unavailable)."""
+    import time
+    try:
+        from ..engine import simulate
+        if model.open_bottleneck()[1] >= 1.0:
+            return None
+        simulate(model, ios=100, replications=2, warmup=0)
+        t = time.perf_counter()
+        simulate(model, ios=100, replications=2, warmup=0)
+        overhead = time.perf_counter() - t
+        s_per_io = measured_s_per_io([model])
+    except KeyboardInterrupt:
+        raise
+    except Exception:  # noqa: BLE001 - an estimate, not a result: fall back to the fixed figures
+        return None
+    return None if s_per_io is None else Cost(s_per_io, max(0.0, overhead - 200 * s_per_io))
+
+
+def measured_costs(models) -> list:
+    """:func:`measured_cost` of each model, each distinct model (by its TOML) piloted once."""
+    seen: dict = {}
+    out = []
+    for m in models:
+        key = m.to_toml()
+        if key not in seen:
+            seen[key] = measured_cost(m)
+        out.append(seen[key])
+    return out
+
+
+def timed_simulations(sims, threads: int | None = None, force: bool = False) -> Estimate:
+    """:func:`estimate_simulations` from the fixed figures, then, where that says the work may
+    take long enough to matter (over a tenth of the warning's threshold; or ``force``), again
+    from a pilot of each distinct model (:func:`measured_costs`)."""
+    sims = list(sims)
+    est = estimate_simulations(sims, threads)
+    if force or est.seconds > WARN_AFTER_S / 10:
+        est = estimate_simulations(sims, threads, measured_costs([s.model for s in sims]))
+    return est
 
 
 def timed(make, models) -> Estimate:

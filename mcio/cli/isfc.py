@@ -93,8 +93,13 @@ def plan_cmd(chpids, n_devices, systems, sender, base, shared, top, verify, gene
     names = _systems(systems)
     chs = _csv(chpids)
     prm = _physics(generation, link_mb_s, mp_us_per_end, kb_per_ssch)
-    p = plan(chs, n_devices, names, sender, base=base, shared=shared, params=prm, ios_per_device=ios_per_device,
-             replications=replications, seed=seed, top=top, verify=verify)
+    kw = dict(base=base, shared=shared, params=prm, ios_per_device=ios_per_device, replications=replications,
+              seed=seed, top=top, verify=verify)
+    from ..batch.estimates import check_run, timed_simulations
+    from ..scenarios.isfc.plan import plan_simulations
+    check_run(timed_simulations(plan_simulations(chs, n_devices, names, sender, **kw)), "--replications",
+              replications, "this plan")
+    p = plan(chs, n_devices, names, sender, **kw)
     kinds = "shared" if shared else "non-shared"
     dirs = " and ".join(f"{s} sending" for s in p.directions)
     click.echo(f"ISFC link {p.systems[0]} <-> {p.systems[1]}: {n_devices} FCTC devices on CHPIDs "
@@ -141,6 +146,11 @@ def run_cmd(systems, layout, sender, shared, output, generation, link_mb_s, mp_u
         sender = shares
     link = IsfcLink.from_ranges(names, ranges, shared=shared)
     prm = _physics(generation, link_mb_s, mp_us_per_end, kb_per_ssch)
+    from ..batch.estimates import check_run, timed_simulations
+    from ..scenarios.isfc import link_simulations
+    check_run(timed_simulations(link_simulations(link, sender, prm, ios_per_device=ios_per_device,
+                                                 replications=replications)),
+              "--replications", replications, "this link simulation")
     ds = simulate_link(link, sender, prm, ios_per_device=ios_per_device, replications=replications, seed=seed)
     s = summary(ds)
     click.echo(f"ISFC link {link.systems[0]} <-> {link.systems[1]}: {link.describe()}")
