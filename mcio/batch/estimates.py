@@ -112,26 +112,36 @@ def estimate(spec, threads: int | None = None, fast_path: bool | None = None, po
                          open_load=m.workload["type"] != "closed", s_per_io=s_per_io)
 
 
-def run_ios(run: dict) -> int:
-    """I/Os per replication a point may simulate, warm-up included: ``ios + warmup``, or with a
-    precision target, the pilot plus rounds up to ``max_ios`` (each at most 8x the last: their
-    sum stays below 8/7 of the last), each with its warm-up."""
-    warm = run["warmup"] if run.get("warmup") is not None else max(1000, run["ios"] // 10)
+def precision_lengths(run: dict) -> list[int]:
+    """Measured I/Os per replication of each simulation a point takes: ``[ios]``, or with a
+    precision target the rounds of :func:`mcio.batch.precision.simulate_to_precision` when the
+    target is never met (the most it may run): from ``ios``, each round up to
+    :data:`~mcio.batch.precision.MAX_GROWTH` x the last, up to ``max_ios``, at most
+    :data:`~mcio.batch.precision.MAX_ROUNDS` rounds."""
+    n = int(run["ios"])
     if run.get("precision") is None:
-        return run["ios"] + warm
-    mx = run.get("max_ios") or run["ios"]
-    from .precision import MAX_ROUNDS
-    return int(run["ios"] + mx * 8 // 7) + warm * MAX_ROUNDS
+        return [n]
+    from .precision import MAX_GROWTH, MAX_ROUNDS
+    mx = int(run.get("max_ios") or n)
+    out = [n]
+    while n < mx and len(out) < MAX_ROUNDS:
+        n = int(min(mx, max(n + 1, n * MAX_GROWTH)))
+        out.append(n)
+    return out
+
+
+def run_ios(run: dict) -> int:
+    """I/Os per replication a point may simulate, each simulation's warm-up included (``warmup``,
+    or the engine's default: a tenth of its length, at least 1,000): ``ios + warmup``, or with a
+    precision target every round up to ``max_ios`` (:func:`precision_lengths`)."""
+    w = run.get("warmup")
+    return int(sum(n + (w if w is not None else max(1000, n // 10)) for n in precision_lengths(run)))
 
 
 def run_rounds(run: dict) -> int:
-    """Simulations a point takes: 1, or with a precision target the rounds from ``ios`` to
-    ``max_ios`` at up to 8x a round (mcio/batch/precision.py)."""
-    if run.get("precision") is None:
-        return 1
-    from .precision import MAX_GROWTH, MAX_ROUNDS
-    mx = run.get("max_ios") or run["ios"]
-    return int(min(MAX_ROUNDS, 1 + math.ceil(math.log(max(1.0, mx / run["ios"])) / math.log(MAX_GROWTH))))
+    """Simulations a point takes: 1, or with a precision target its rounds up to ``max_ios``
+    (:func:`precision_lengths`)."""
+    return len(precision_lengths(run))
 
 
 def estimate_runs(points: int, run: dict, channels: int, devices: int, slots: int, fast_path: bool,
@@ -262,26 +272,47 @@ def estimate_models(models, ios: int, replications: int, warmup: int | None = No
     return estimate_simulations([Simulation.of(m, ios, replications, warmup) for m in models], threads, costs)
 
 
+#: kernel runs a pilot of :func:`measured_cost` times (their median: one preempted run on a busy
+#: machine does not set the estimate)
+PILOT_REPEATS = 3
+
+
 def measured_cost(model) -> Cost | None:
-    """One model's :class:`Cost` on this machine now: a simulate() call of 100 I/Os (its fixed
-    cost: the Dataset, the model's TOML), after an untimed one (the first loads the kernels),
-    and the kernels alone on a few thousand I/Os (about :data:`PILOT_S`; the per-I/O cost).
+    """One model's :class:`Cost` on this machine now. Per I/O: the kernels on a few thousand
+    I/Os (about :data:`PILOT_S`; the median of :data:`PILOT_REPEATS`) less the kernels on 100
+    (their fixed cost: pools, streams), after an untimed run (the first loads the kernels). Per
+    call: a simulate() of 100 I/Os (the kernels' fixed cost, the Dataset, the model's TOML), the
+    second (the first imports what a Dataset needs, once a process).
     None if the model cannot be piloted (over capacity, kernels unavailable)."""
+    import statistics
     import time
     try:
-        from ..engine import simulate
+        import numba
+        from ..engine import fast_path_applies, run_kernels, simulate
         if model.open_bottleneck()[1] >= 1.0:
             return None
-        simulate(model, ios=100, replications=2, warmup=0)
+        fast = fast_path_applies(model)
+        n = int(min(max(PILOT_S / (FASTPATH_S_PER_IO if fast else EVENT_S_PER_IO), PILOT_IOS[0]), PILOT_IOS[1]))
+        R, small = 2, 100
+        running = max(1, min(R, numba.get_num_threads()))
+
+        def kernels(ios):
+            t = time.perf_counter()
+            run_kernels(model, ios, R, 0, 0, 0, fast)
+            return time.perf_counter() - t
+        kernels(small)                              # (untimed: loads the kernels)
+        base = kernels(small)
+        big = statistics.median(kernels(n) for _ in range(PILOT_REPEATS))
+        s_per_io = max(big - base, 1e-9) * running / (R * (n - small))
+        simulate(model, ios=small, replications=R, warmup=0)   # (untimed: the first imports xarray's parts)
         t = time.perf_counter()
-        simulate(model, ios=100, replications=2, warmup=0)
+        simulate(model, ios=small, replications=R, warmup=0)
         overhead = time.perf_counter() - t
-        s_per_io = measured_s_per_io([model])
     except KeyboardInterrupt:
         raise
     except Exception:  # noqa: BLE001 - an estimate, not a result: fall back to the fixed figures
         return None
-    return None if s_per_io is None else Cost(s_per_io, max(0.0, overhead - 200 * s_per_io))
+    return Cost(s_per_io, max(0.0, overhead - R * small * s_per_io / running))
 
 
 def measured_costs(models) -> list:
