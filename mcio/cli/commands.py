@@ -354,7 +354,8 @@ def validate_cmd(spec, show, point):
     for note in m.notes():
         click.echo(f"note: {note}")
     if show:
-        click.echo(f"# point {point}: the model as simulated, every field resolved\n{m.to_toml()}")
+        from ..model.effect import effective_toml
+        click.echo(f"# point {point}: the model as simulated, every field that counts resolved\n{effective_toml(m)}")
     axes = "; ".join(f"{a.key} -> {a.dim} ({len(a.values)})" for a in s.axes) or "no sweep axes"
     if s.variants:
         axes = f"variants {', '.join(s.variant_names)} -> variant ({len(s.variants)}); " + axes
