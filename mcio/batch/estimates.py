@@ -264,6 +264,14 @@ def estimate_simulations(sims, threads: int | None = None, costs=None) -> Estima
                     top.machine_bytes, top.threads, top.point_bytes, top.results_bytes)
 
 
+def repeated(est: Estimate, n: int) -> Estimate:
+    """``est`` run ``n`` times one after another (a search's evaluations, an uncertainty run's
+    parameter sets): n x the points, I/Os and time, the same peak memory."""
+    import dataclasses
+    n = int(n)
+    return dataclasses.replace(est, points=est.points * n, ios=est.ios * n, seconds=est.seconds * n)
+
+
 def estimate_models(models, ios: int, replications: int, warmup: int | None = None,
                     threads: int | None = None, s_per_io: float | None = None) -> Estimate:
     """The estimate of one simulation of each of ``models`` at the same size
