@@ -179,12 +179,16 @@ def estimate_runs(points: int, run: dict, channels: int, devices: int, slots: in
 #: is a small part of it, short enough to go unnoticed before a run of minutes.
 PILOT_S = 0.03
 PILOT_IOS = (2_000, 2_000_000)
+#: kernel runs a pilot times (their median: one preempted run on a busy machine does not set the
+#: estimate)
+PILOT_REPEATS = 3
 
 
 def measured_s_per_io(models) -> float | None:
     """The per-I/O cost on one thread, as this machine runs it now: a pilot of each model (two
-    replications of a few thousand I/Os on the kernels, no warm-up; about :data:`PILOT_S` each),
-    the largest. The engines' cost varies more than tenfold between models (devices, positional
+    replications of a few thousand I/Os on the kernels, no warm-up; about :data:`PILOT_S` each,
+    the median of :data:`PILOT_REPEATS`), the largest. The engines' cost varies more than
+    tenfold between models (devices, positional
     physics, open or closed load) and with the machine's load: a fixed figure cannot be within
     1.5x of every run. None if no model could be piloted (over capacity, kernels unavailable)."""
     import time
@@ -201,9 +205,12 @@ def measured_s_per_io(models) -> float | None:
             R = 2
             running = max(1, min(R, numba.get_num_threads()))
             run_kernels(m, 100, R, 0, 0, 0, fast)   # (untimed: the first call loads the kernels)
-            t = time.perf_counter()
-            run_kernels(m, n, R, 0, 0, 0, fast)
-            cost = (time.perf_counter() - t) * running / (R * n)
+            took = []
+            for _ in range(PILOT_REPEATS):           # (the median: a preempted run does not set it)
+                t = time.perf_counter()
+                run_kernels(m, n, R, 0, 0, 0, fast)
+                took.append(time.perf_counter() - t)
+            cost = sorted(took)[len(took) // 2] * running / (R * n)
         except KeyboardInterrupt:
             raise
         except Exception:  # noqa: BLE001 - an estimate, not a result: fall back to the fixed figures
@@ -278,11 +285,6 @@ def estimate_models(models, ios: int, replications: int, warmup: int | None = No
     (:func:`estimate_simulations`); ``s_per_io``: one measured per-I/O cost for every model."""
     costs = None if s_per_io is None else [Cost(s_per_io, SIMULATE_OVERHEAD_S)] * len(models)
     return estimate_simulations([Simulation.of(m, ios, replications, warmup) for m in models], threads, costs)
-
-
-#: kernel runs a pilot of :func:`measured_cost` times (their median: one preempted run on a busy
-#: machine does not set the estimate)
-PILOT_REPEATS = 3
 
 
 def measured_cost(model) -> Cost | None:
