@@ -188,9 +188,9 @@ def measured_s_per_io(models) -> float | None:
     """The per-I/O cost on one thread, as this machine runs it now: a pilot of each model (two
     replications of a few thousand I/Os on the kernels, no warm-up; about :data:`PILOT_S` each,
     the median of :data:`PILOT_REPEATS`), the largest. The engines' cost varies more than
-    tenfold between models (devices, positional
-    physics, open or closed load) and with the machine's load: a fixed figure cannot be within
-    1.5x of every run. None if no model could be piloted (over capacity, kernels unavailable)."""
+    tenfold between models (devices, positional physics, open or closed load) and with the
+    machine's load: a fixed figure cannot be within 1.5x of every run. None if no model could
+    be piloted (over capacity, kernels unavailable)."""
     import time
     import numba
     from ..engine import fast_path_applies, run_kernels

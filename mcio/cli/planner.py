@@ -106,7 +106,8 @@ def headroom_cmd(spec, targets, grow, limit, at, point, ios, replications, seed,
     from ..batch.spec import check_run_option
     from ..planner.headroom import MAX_EVALS, format_headroom, headroom, parse_targets
     from ..planner.uncertain import MAX_SAMPLES
-    for opt, key, v in (("--ios", "ios", ios), ("--replications", "replications", replications), ("--seed", "seed", seed)):
+    for opt, key, v in (("--ios", "ios", ios), ("--replications", "replications", replications),
+                        ("--seed", "seed", seed)):
         check_run_option(opt, key, v)
     if samples is not None and samples > MAX_SAMPLES:
         raise McioError("--samples", samples, f"must be 0 (no input band) or an integer in [4, {MAX_SAMPLES}]")
