@@ -19,7 +19,14 @@ def __getattr__(name):
         import importlib
         mod, attr = _LAZY[name]
         m = importlib.import_module(mod)
-        return m if attr is None else getattr(m, attr)
+        if attr is None:
+            return m
+        f = getattr(m, attr)
+        if name == "simulate":   # a damaged Numba cache: one clear McioError, as from the CLI
+            from .kernelcache import cache_errors
+            f = cache_errors(f)
+        globals()[name] = f
+        return f
     raise AttributeError(f"module 'mcio' has no attribute {name!r}")
 
 

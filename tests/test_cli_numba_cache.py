@@ -51,6 +51,39 @@ def test_errors_raised_elsewhere_are_not_blamed_on_the_cache():
     assert numba_cache_dirs(ValueError("never raised")) is None
 
 
+def test_the_api_raises_the_same_text_as_a_mcio_error():
+    import pickle
+    from mcio.kernelcache import DamagedCache, cache_errors
+
+    @cache_errors
+    def run():
+        raise _raised_in(CACHING, EOFError("Ran out of input"), "/x/kernels/__pycache__")
+
+    with pytest.raises(DamagedCache) as ei:
+        run()
+    e = ei.value
+    assert isinstance(e, mcio.McioError) and e.dirs == ["/x/kernels/__pycache__"]
+    assert f"mcio: error: {e}" == cache_message(e.__cause__, e.dirs)
+    assert str(pickle.loads(pickle.dumps(e))) == str(e)      # (a Dask worker's error crosses a pickle)
+
+    @cache_errors
+    def other():
+        raise ValueError("not the cache")
+    with pytest.raises(ValueError, match="not the cache"):
+        other()
+
+
+API = """
+import mcio
+from mcio.scenarios import SCENARIOS
+try:
+    mcio.simulate(SCENARIOS["mm1-demo"](), ios=200, replications=2)
+except mcio.McioError as e:
+    print(e)
+    raise SystemExit(3)
+"""
+
+
 def test_a_damaged_cache_in_a_copy_of_the_package_gives_one_line_and_exit_2(tmp_path):
     env = {k: v for k, v in os.environ.items() if k != "NUMBA_CACHE_DIR"}
     cmd = [sys.executable, "-m", "mcio.cli", "reproduce", "mm1-demo", "--ios", "200"]
@@ -71,6 +104,11 @@ def test_a_damaged_cache_in_a_copy_of_the_package_gives_one_line_and_exit_2(tmp_
     lines = r.stderr.strip().splitlines()
     assert len(lines) == 1 and "Numba's cache of compiled kernels is damaged" in lines[0], r.stderr[-3000:]
     assert str(cache) in lines[0] and "a bug in mcio" not in r.stderr
+    # the Python API: the same text, as a McioError
+    api = subprocess.run([sys.executable, "-c", API], env=dict(env, PYTHONPATH=str(tmp_path)), cwd=tmp_path,
+                         capture_output=True, text=True, timeout=300)
+    assert api.returncode == 3, api.stderr[-3000:]
+    assert "mcio: error: " + api.stdout.strip() == lines[0]
     clear = lines[0].split("clear it with: ")[1].split(" (")[0]
     subprocess.run(clear, shell=True, check=True)   # the command given clears it
     assert not list(cache.glob("*.nbc")) and not list(cache.glob("*.nbi"))

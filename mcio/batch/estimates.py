@@ -23,6 +23,9 @@ FASTPATH_S_PER_IO = 20e-9
 OPEN_EXTRA = 0.6
 DEVICE_EXTRA = 0.1
 POINT_OVERHEAD_S = 0.6e-3   # per point, whatever its size: packing, its record, the ticker
+#: Per simulate() call (``run``, ``compare``, ``reproduce``, ``isfc``, ``calibrate``), whatever its
+#: size: its Dataset of ~40 labelled variables and the model's TOML (a pilot measures it instead).
+SIMULATE_OVERHEAD_S = 15e-3
 REPLICATION_OVERHEAD_S = 0.075e-3   # per replication of a point: its streams, outputs, MSER
 WARN_AFTER_S = 300.0        # "a few minutes": a run estimated longer than this is announced
 BASE_MEMORY_BYTES = 225 << 20   # the interpreter with numba (kernels loaded), xarray, scipy imported
@@ -109,35 +112,47 @@ def estimate(spec, threads: int | None = None, fast_path: bool | None = None, po
                          open_load=m.workload["type"] != "closed", s_per_io=s_per_io)
 
 
-def run_ios(run: dict) -> int:
-    """I/Os per replication a point may simulate, warm-up included: ``ios + warmup``, or with a
-    precision target, the pilot plus rounds up to ``max_ios`` (each at most 8x the last: their
-    sum stays below 8/7 of the last), each with its warm-up."""
-    warm = run["warmup"] if run.get("warmup") is not None else max(1000, run["ios"] // 10)
+def precision_lengths(run: dict) -> list[int]:
+    """Measured I/Os per replication of each simulation a point takes: ``[ios]``, or with a
+    precision target the rounds of :func:`mcio.batch.precision.simulate_to_precision` when the
+    target is never met (the most it may run): from ``ios``, each round up to
+    :data:`~mcio.batch.precision.MAX_GROWTH` x the last, up to ``max_ios``, at most
+    :data:`~mcio.batch.precision.MAX_ROUNDS` rounds."""
+    n = int(run["ios"])
     if run.get("precision") is None:
-        return run["ios"] + warm
-    mx = run.get("max_ios") or run["ios"]
-    from .precision import MAX_ROUNDS
-    return int(run["ios"] + mx * 8 // 7) + warm * MAX_ROUNDS
+        return [n]
+    from .precision import MAX_GROWTH, MAX_ROUNDS
+    mx = int(run.get("max_ios") or n)
+    out = [n]
+    while n < mx and len(out) < MAX_ROUNDS:
+        n = int(min(mx, max(n + 1, n * MAX_GROWTH)))
+        out.append(n)
+    return out
+
+
+def run_ios(run: dict) -> int:
+    """I/Os per replication a point may simulate, each simulation's warm-up included (``warmup``,
+    or the engine's default: a tenth of its length, at least 1,000): ``ios + warmup``, or with a
+    precision target every round up to ``max_ios`` (:func:`precision_lengths`)."""
+    w = run.get("warmup")
+    return int(sum(n + (w if w is not None else max(1000, n // 10)) for n in precision_lengths(run)))
 
 
 def run_rounds(run: dict) -> int:
-    """Simulations a point takes: 1, or with a precision target the rounds from ``ios`` to
-    ``max_ios`` at up to 8x a round (mcio/batch/precision.py)."""
-    if run.get("precision") is None:
-        return 1
-    from .precision import MAX_GROWTH, MAX_ROUNDS
-    mx = run.get("max_ios") or run["ios"]
-    return int(min(MAX_ROUNDS, 1 + math.ceil(math.log(max(1.0, mx / run["ios"])) / math.log(MAX_GROWTH))))
+    """Simulations a point takes: 1, or with a precision target its rounds up to ``max_ios``
+    (:func:`precision_lengths`)."""
+    return len(precision_lengths(run))
 
 
 def estimate_runs(points: int, run: dict, channels: int, devices: int, slots: int, fast_path: bool,
-                  threads: int | None = None, open_load: bool = False, s_per_io: float | None = None) -> Estimate:
+                  threads: int | None = None, open_load: bool = False, s_per_io: float | None = None,
+                  point_overhead_s: float = POINT_OVERHEAD_S) -> Estimate:
     """:func:`estimate` from the sizes themselves: ``points`` runs of ``run`` (a spec's [run]:
     replications, ios, warmup, precision, max_ios) of a model with at most ``channels`` channels,
     ``devices`` devices and ``slots`` I/O slots (closed population; any open model: 2**16), on the
     fast path or the event engine (``open_load``: an open workload); ``s_per_io``: a measured
-    per-I/O cost on one thread (else the fixed figures of this module)."""
+    per-I/O cost on one thread (else the fixed figures of this module); ``point_overhead_s``:
+    the fixed cost of each point's simulation, s (a sweep's packed point, or a Dataset's)."""
     R = run["replications"]
     C, D = channels, devices
     if threads is None:
@@ -155,7 +170,7 @@ def estimate_runs(points: int, run: dict, channels: int, devices: int, slots: in
     ios = P * R * run_ios(run)
     cost = s_per_io if s_per_io is not None else FASTPATH_S_PER_IO if fast_path else \
         EVENT_S_PER_IO * (1 + OPEN_EXTRA * open_load) * (1 + DEVICE_EXTRA * math.log2(max(1, D)))
-    seconds = ios * cost / running + P * run_rounds(run) * (POINT_OVERHEAD_S + R * REPLICATION_OVERHEAD_S)
+    seconds = ios * cost / running + P * run_rounds(run) * (point_overhead_s + R * REPLICATION_OVERHEAD_S)
     return Estimate(P, ios, int(memory), float(seconds), machine_memory(), running, int(point_bytes),
                     int(results_bytes))
 
@@ -164,14 +179,18 @@ def estimate_runs(points: int, run: dict, channels: int, devices: int, slots: in
 #: is a small part of it, short enough to go unnoticed before a run of minutes.
 PILOT_S = 0.03
 PILOT_IOS = (2_000, 2_000_000)
+#: kernel runs a pilot times (their median: one preempted run on a busy machine does not set the
+#: estimate)
+PILOT_REPEATS = 3
 
 
 def measured_s_per_io(models) -> float | None:
     """The per-I/O cost on one thread, as this machine runs it now: a pilot of each model (two
-    replications of a few thousand I/Os on the kernels, no warm-up; about :data:`PILOT_S` each),
-    the largest. The engines' cost varies more than tenfold between models (devices, positional
-    physics, open or closed load) and with the machine's load: a fixed figure cannot be within
-    1.5x of every run. None if no model could be piloted (over capacity, kernels unavailable)."""
+    replications of a few thousand I/Os on the kernels, no warm-up; about :data:`PILOT_S` each,
+    the median of :data:`PILOT_REPEATS`), the largest. The engines' cost varies more than
+    tenfold between models (devices, positional physics, open or closed load) and with the
+    machine's load: a fixed figure cannot be within 1.5x of every run. None if no model could
+    be piloted (over capacity, kernels unavailable)."""
     import time
     import numba
     from ..engine import fast_path_applies, run_kernels
@@ -186,9 +205,12 @@ def measured_s_per_io(models) -> float | None:
             R = 2
             running = max(1, min(R, numba.get_num_threads()))
             run_kernels(m, 100, R, 0, 0, 0, fast)   # (untimed: the first call loads the kernels)
-            t = time.perf_counter()
-            run_kernels(m, n, R, 0, 0, 0, fast)
-            cost = (time.perf_counter() - t) * running / (R * n)
+            took = []
+            for _ in range(PILOT_REPEATS):           # (the median: a preempted run does not set it)
+                t = time.perf_counter()
+                run_kernels(m, n, R, 0, 0, 0, fast)
+                took.append(time.perf_counter() - t)
+            cost = sorted(took)[len(took) // 2] * running / (R * n)
         except KeyboardInterrupt:
             raise
         except Exception:  # noqa: BLE001 - an estimate, not a result: fall back to the fixed figures
@@ -204,21 +226,126 @@ def pilot_models(spec) -> list:
     return [spec.point_model(p) for p in idx]
 
 
-def estimate_models(models, ios: int, replications: int, warmup: int | None = None,
-                    threads: int | None = None, s_per_io: float | None = None) -> Estimate:
-    """The estimate of one simulation of each of ``models`` (``mcio compare``, ``mcio reproduce``):
-    their times add up; the memory is that of the largest (they run one after another).
-    ``s_per_io``: a measured per-I/O cost (:func:`measured_s_per_io`) for every model."""
+@dataclass(frozen=True)
+class Simulation:
+    """One engine run a command will make: ``model`` at ``run`` (a spec's [run] keys:
+    replications, ios, warmup, precision, max_ios; a missing warm-up is the engine's default)."""
+
+    model: object
+    run: dict
+
+    @classmethod
+    def of(cls, model, ios: int, replications: int, warmup: int | None = None) -> "Simulation":
+        return cls(model, {"ios": int(ios), "replications": int(replications), "warmup": warmup})
+
+
+@dataclass(frozen=True)
+class Cost:
+    """What one model costs on this machine now: s per I/O on one thread, s per simulate() call."""
+
+    s_per_io: float
+    overhead_s: float
+
+
+def estimate_simulations(sims, threads: int | None = None, costs=None) -> Estimate:
+    """The estimate of ``sims`` (:class:`Simulation`, run one after another): their times add
+    up (each: its I/Os x a per-I/O cost on the threads its replications use, plus a per-call
+    overhead); the memory is that of the largest. ``costs``: None (the fixed figures of this
+    module) or one :class:`Cost` (or None: fixed figures) per simulation, measured by
+    :func:`measured_costs`."""
     from ..engine import fast_path_applies
-    run = {"replications": replications, "ios": ios, "warmup": warmup}
+    sims = list(sims)
+    costs = list(costs) if costs is not None else [None] * len(sims)
     ests = []
-    for m in models:
+    for sim, c in zip(sims, costs):
+        m = sim.model
         slots = m.workload["population"] if m.workload["type"] == "closed" else 1 << 16
-        ests.append(estimate_runs(1, run, m.channels["count"], m.devices["count"], slots, fast_path_applies(m),
-                                  threads, open_load=m.workload["type"] != "closed", s_per_io=s_per_io))
+        ests.append(estimate_runs(1, sim.run, m.channels["count"], m.devices["count"], slots, fast_path_applies(m),
+                                  threads, open_load=m.workload["type"] != "closed",
+                                  s_per_io=None if c is None else c.s_per_io,
+                                  point_overhead_s=SIMULATE_OVERHEAD_S if c is None else c.overhead_s))
+    if not ests:
+        return Estimate(0, 0, BASE_MEMORY_BYTES, 0.0, machine_memory(), _usable_threads())
     top = max(ests, key=lambda e: e.memory_bytes)
     return Estimate(len(ests), sum(e.ios for e in ests), top.memory_bytes, sum(e.seconds for e in ests),
                     top.machine_bytes, top.threads, top.point_bytes, top.results_bytes)
+
+
+def repeated(est: Estimate, n: int) -> Estimate:
+    """``est`` run ``n`` times one after another (a search's evaluations, an uncertainty run's
+    parameter sets): n x the points, I/Os and time, the same peak memory."""
+    import dataclasses
+    n = int(n)
+    return dataclasses.replace(est, points=est.points * n, ios=est.ios * n, seconds=est.seconds * n)
+
+
+def estimate_models(models, ios: int, replications: int, warmup: int | None = None,
+                    threads: int | None = None, s_per_io: float | None = None) -> Estimate:
+    """The estimate of one simulation of each of ``models`` at the same size
+    (:func:`estimate_simulations`); ``s_per_io``: one measured per-I/O cost for every model."""
+    costs = None if s_per_io is None else [Cost(s_per_io, SIMULATE_OVERHEAD_S)] * len(models)
+    return estimate_simulations([Simulation.of(m, ios, replications, warmup) for m in models], threads, costs)
+
+
+def measured_cost(model) -> Cost | None:
+    """One model's :class:`Cost` on this machine now. Per I/O: the kernels on a few thousand
+    I/Os (about :data:`PILOT_S`; the median of :data:`PILOT_REPEATS`) less the kernels on 100
+    (their fixed cost: pools, streams), after an untimed run (the first loads the kernels). Per
+    call: a simulate() of 100 I/Os (the kernels' fixed cost, the Dataset, the model's TOML), the
+    second (the first imports what a Dataset needs, once a process).
+    None if the model cannot be piloted (over capacity, kernels unavailable)."""
+    import statistics
+    import time
+    try:
+        import numba
+        from ..engine import fast_path_applies, run_kernels, simulate
+        if model.open_bottleneck()[1] >= 1.0:
+            return None
+        fast = fast_path_applies(model)
+        n = int(min(max(PILOT_S / (FASTPATH_S_PER_IO if fast else EVENT_S_PER_IO), PILOT_IOS[0]), PILOT_IOS[1]))
+        R, small = 2, 100
+        running = max(1, min(R, numba.get_num_threads()))
+
+        def kernels(ios):
+            t = time.perf_counter()
+            run_kernels(model, ios, R, 0, 0, 0, fast)
+            return time.perf_counter() - t
+        kernels(small)                              # (untimed: loads the kernels)
+        base = kernels(small)
+        big = statistics.median(kernels(n) for _ in range(PILOT_REPEATS))
+        s_per_io = max(big - base, 1e-9) * running / (R * (n - small))
+        simulate(model, ios=small, replications=R, warmup=0)   # (untimed: the first imports xarray's parts)
+        t = time.perf_counter()
+        simulate(model, ios=small, replications=R, warmup=0)
+        overhead = time.perf_counter() - t
+    except KeyboardInterrupt:
+        raise
+    except Exception:  # noqa: BLE001 - an estimate, not a result: fall back to the fixed figures
+        return None
+    return Cost(s_per_io, max(0.0, overhead - R * small * s_per_io / running))
+
+
+def measured_costs(models) -> list:
+    """:func:`measured_cost` of each model, each distinct model (by its TOML) piloted once."""
+    seen: dict = {}
+    out = []
+    for m in models:
+        key = m.to_toml()
+        if key not in seen:
+            seen[key] = measured_cost(m)
+        out.append(seen[key])
+    return out
+
+
+def timed_simulations(sims, threads: int | None = None, force: bool = False) -> Estimate:
+    """:func:`estimate_simulations` from the fixed figures, then, where that says the work may
+    take long enough to matter (over a tenth of the warning's threshold; or ``force``), again
+    from a pilot of each distinct model (:func:`measured_costs`)."""
+    sims = list(sims)
+    est = estimate_simulations(sims, threads)
+    if force or est.seconds > WARN_AFTER_S / 10:
+        est = estimate_simulations(sims, threads, measured_costs([s.model for s in sims]))
+    return est
 
 
 def timed(make, models) -> Estimate:

@@ -7,6 +7,7 @@ from __future__ import annotations
 import numpy as np
 
 from .. import interrupt
+from ..kernelcache import cache_errors
 from ..model import Model
 from .grid import dim_attrs
 
@@ -25,6 +26,7 @@ def _simulate_ds(model: Model, **kw):
     return got.to_dataset() if isinstance(got, Part) else got
 
 
+@cache_errors
 def run_point(spec, p: int):
     """Simulate point ``p`` of ``spec``: :func:`point_part` as a Dataset, with the point's
     model as TOML (attribute ``model_toml``)."""

@@ -15,6 +15,7 @@ from contextlib import closing
 from typing import Callable
 
 from .. import gcscope, interrupt
+from ..kernelcache import cache_errors
 from ..errors import McioError, McioWarning
 from .assembly import assemble
 from .estimates import warn_if_long
@@ -71,6 +72,7 @@ class _Progress:
             self._thread.join(timeout=2)
 
 
+@cache_errors
 def sweep(spec_or_path, out=None, resume: bool = False, progress: Callable | None = None, dask=None,
           worker_threads: int | None = None):
     """Run every point of a sweep spec and return the assembled :class:`xarray.Dataset`.

@@ -57,6 +57,18 @@ from .grid import MAX_AXIS_VALUES, VARIANT_DIM, Axis, apply_coords, flatten_keys
 MAX_RUN_IOS = 2**62
 RUN_BOUNDS = {"replications": (2, 10_000), "ios": (1, MAX_RUN_IOS), "warmup": (0, MAX_RUN_IOS),
               "seed": (0, 2**63 - 1)}
+
+
+def check_run_option(option: str, key: str, value) -> None:
+    """Refuse (McioError naming ``option``, e.g. ``--replications``) a command-line run size
+    outside :data:`RUN_BOUNDS` [``key``]; None (not given) passes."""
+    if value is None:
+        return
+    lo, hi = RUN_BOUNDS[key]
+    if isinstance(value, bool) or not isinstance(value, int) or not lo <= value <= hi:
+        raise McioError(option, value, f"must be an integer in [{lo}, {hi}]")
+
+
 #: Grid size: points in all.
 MAX_POINTS = 10_000_000
 #: Grids up to this many points have every point's model built and checked at load; larger ones

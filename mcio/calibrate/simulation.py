@@ -13,6 +13,9 @@ from ..model import Model
 from .measured import Row
 from .params import build_model, resolve_scenario
 
+#: think-time solving simulates a closed row at most this many times (:func:`simulate_row`)
+SOLVE_ROUNDS = 8
+
 
 #: simulated variable behind each measured column
 SIM_VAR = {"iops": "throughput_iops", "channel_busy": "channel_busy", "response_ms": "response_ms",
@@ -79,7 +82,7 @@ def simulate_row(m: Model, row: Row, index: int, ios: int, replications: int, se
         return out
     # solve the think time Z that delivers the row's IOPS: cycle time N / X = R + Z
     z, target = 0.0, row.population / row.iops * 1000.0
-    for _ in range(8):
+    for _ in range(SOLVE_ROUNDS):
         out = _metrics(simulate(row_model(m, row, z), ios=ios, replications=replications, seed=seed, point=index))
         cycle = row.population / out["iops"] * 1000.0
         if (z == 0.0 and cycle >= target) or abs(out["iops"] / row.iops - 1.0) < 0.002:
@@ -95,3 +98,20 @@ def evaluate(scenario, rows: Sequence[Row], values: dict | None = None, base: di
     ``values``; one dict of metrics per row."""
     m = build_model(resolve_scenario(scenario), values or {}, base)
     return [simulate_row(m, r, i, ios, replications, seed) for i, r in enumerate(rows)]
+
+
+def calibration_simulations(scenario, rows: Sequence[Row], values: dict | None = None, base: dict | None = None,
+                            ios: int = 100_000, replications: int = 4, evaluations: int = 1) -> list:
+    """The engine runs of at most ``evaluations`` loss evaluations (each :func:`evaluate`: every
+    row, a row whose think time is solved up to :data:`SOLVE_ROUNDS` times), as
+    :class:`mcio.batch.estimates.Simulation`, for the time and memory estimates: an upper bound
+    (a fit may converge in fewer evaluations, a solve in fewer rounds)."""
+    from ..batch.estimates import Simulation
+    m = build_model(resolve_scenario(scenario), values or {}, base)
+    one = []
+    for r in rows:
+        rm = row_model(m, r)
+        n = SOLVE_ROUNDS if (not r.is_open and r.think_ms == "solve") else 1
+        one += [Simulation.of(rm, ios, replications)] * n
+    return one * int(evaluations)
+

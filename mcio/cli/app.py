@@ -25,6 +25,7 @@ import traceback
 import click
 
 from ..errors import McioError
+from ..kernelcache import damage_text, numba_cache_dirs
 
 EXIT_BAD_INPUT = 2
 EXIT_BUG = 1
@@ -115,40 +116,10 @@ def _bug(ctx):
     ctx.exit(EXIT_BUG)
 
 
-def numba_cache_dirs(e: BaseException) -> list[str] | None:
-    """The cache directories involved if ``e`` (or an exception it was raised from) was raised
-    while Numba read its on-disk cache of compiled kernels (``numba/core/caching.py`` in the
-    traceback: a damaged index ``*.nbi`` or data file ``*.nbc``), else None."""
-    seen, dirs, found = set(), [], False
-    while e is not None and id(e) not in seen:
-        seen.add(id(e))
-        tb = e.__traceback__
-        while tb is not None:
-            frame = tb.tb_frame
-            if frame.f_code.co_filename.replace(os.sep, "/").endswith("numba/core/caching.py"):
-                found = True
-                path = getattr(frame.f_locals.get("self"), "_cache_path", None)
-                if isinstance(path, str) and path not in dirs:
-                    dirs.append(path)
-            tb = tb.tb_next
-        e = e.__cause__ or e.__context__
-    if not found:
-        return None
-    if not dirs:   # (frames without their locals: every place mcio's kernels may be cached)
-        from pathlib import Path
-        from ..kernels import cache_dirs
-        dirs = [str(d) for d in cache_dirs(Path(__file__).resolve().parent.parent / "kernels")]
-    return dirs
-
-
 def cache_message(e: BaseException, dirs: list[str]) -> str:
     """The one line for a damaged Numba cache: what failed, where, and the command that clears it
-    (the kernels are compiled again at the next run)."""
-    import shlex
-    what = f"{type(e).__name__}: {one_line(e)}" if str(e) else type(e).__name__
-    rm = " ".join(f"{shlex.quote(d)}/*.{ext}" for d in dirs for ext in ("nbi", "nbc"))
-    return (f"mcio: error: Numba's cache of compiled kernels is damaged ({what}) in "
-            f"{', '.join(dirs)}; clear it with: rm -f {rm} (the kernels are compiled again at the next run)")
+    (the kernels are compiled again at the next run): :func:`mcio.kernelcache.damage_text`."""
+    return f"mcio: error: {damage_text(e, dirs)}"
 
 
 def _cache_or_bug(ctx, e: BaseException):

@@ -69,6 +69,11 @@ def calibrate_cmd(scenario, measured, params, sets, seed, ios, replications, noi
     fit_names = plist if plist is not None else list(scn.calibration_params)
     start = {k: v for k, v in overrides.items() if k in fit_names}
     base = {k: v for k, v in overrides.items() if k not in fit_names}
+    from ..batch.estimates import check_run, timed_simulations
+    from ..calibrate.simulation import calibration_simulations
+    evals = 1 if plist == [] else max(max_evals, len(fit_names) + 1) + noise_seeds + 1
+    check_run(timed_simulations(calibration_simulations(scn, rows, start, base, ios, replications, evals)),
+              "--max-evals", max_evals, "this calibration (at most)")
     say = None if quiet else (lambda s: click.echo(s, err=True))
     res = calibrate(scn, rows, plist, start=start, base=base, ios=ios, replications=replications,
                     seed=seed, noise_seeds=noise_seeds if plist != [] else 0, max_nfev=max_evals,

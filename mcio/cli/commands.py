@@ -123,8 +123,8 @@ def run_cmd(spec, point, ios, replications, threads):
         s = parse_spec({**s.raw, "run": run}, source=s.source)
     set_threads(threads)
     s.point_model(point)  # validates the index
-    from ..batch.estimates import check_run, estimate, timed
-    check_run(timed(lambda c: estimate(s, points=1, s_per_io=c), [s.point_model(point)]),
+    from ..batch.estimates import Simulation, check_run, timed_simulations
+    check_run(timed_simulations([Simulation(s.point_model(point), s.run)]),
               "run.replications", s.run["replications"], "this run")
     ds = run_point(s, point)   # (Ctrl-C: the kernels stop at once; the group prints one line, exit 130)
     click.echo(report(ds, s, point))
@@ -323,20 +323,11 @@ def reproduce_cmd(name, as_json, ios, replications, seed, variants):
 
 
 def check_run_of_scenario(scn, run, variants) -> None:
-    """The sweep's estimate rules for ``mcio reproduce``: one simulation of each variant that
-    has figures, at ``run``'s size (a scenario that simulates otherwise, e.g. several runs a
-    variant, is estimated as one)."""
-    from ..batch.estimates import check_run, estimate_models, timed
-    needed = [v for v in dict.fromkeys(f.variant for f in scn.figures) if variants is None or v in variants]
-    models = []
-    for v in needed:
-        try:
-            models.append(scn.model(v))
-        except McioError:   # a variant that is no single engine model (isfc-link's non-shared): not counted
-            pass
-    if models:
-        check_run(timed(lambda c: estimate_models(models, run.ios, run.replications, s_per_io=c), models),
-                  "--replications", run.replications, f"reproducing {scn.name}")
+    """The sweep's estimate rules for ``mcio reproduce``: every engine run the scenario makes for
+    the variants that have figures (:meth:`mcio.scenarios.base.Scenario.simulations`)."""
+    from ..batch.estimates import check_run, timed_simulations
+    check_run(timed_simulations(scn.reproduce_simulations(run, variants)),
+              "--replications", run.replications, f"reproducing {scn.name}")
 
 
 @main.command("validate")
@@ -358,12 +349,13 @@ def validate_cmd(spec, show, point):
                         f"open load over capacity: {station} utilisation >= 1; allowed: rate_iops < {allowed:.6g}"
                         f"{more}. Such points run only flagged unstable")
     m = s.point_model(point)
-    from ..batch import estimate
-    click.echo(f"estimate: {estimate(s)}")
+    from ..batch.estimates import estimate, pilot_models, timed
+    click.echo(f"estimate: {timed(lambda c: estimate(s, s_per_io=c), pilot_models(s))}")
     for note in m.notes():
         click.echo(f"note: {note}")
     if show:
-        click.echo(f"# point {point}: the model as simulated, every field resolved\n{m.to_toml()}")
+        from ..model.effect import effective_toml
+        click.echo(f"# point {point}: the model as simulated, every field that counts resolved\n{effective_toml(m)}")
     axes = "; ".join(f"{a.key} -> {a.dim} ({len(a.values)})" for a in s.axes) or "no sweep axes"
     if s.variants:
         axes = f"variants {', '.join(s.variant_names)} -> variant ({len(s.variants)}); " + axes

@@ -64,6 +64,14 @@ def _describe(prm) -> str:
             f"{prm.kb_per_io:.4g} KB per SSCH")
 
 
+def _check_sizes(ios_per_device, replications, seed) -> None:
+    """The run sizes' bounds (those of a spec's [run]: mcio.batch.spec.RUN_BOUNDS)."""
+    from ..batch.spec import check_run_option
+    check_run_option("--ios-per-device", "ios", ios_per_device)
+    check_run_option("--replications", "replications", replications)
+    check_run_option("--seed", "seed", seed)
+
+
 def _with(options):
     def deco(f):
         for o in reversed(options):
@@ -90,11 +98,17 @@ def plan_cmd(chpids, n_devices, systems, sender, base, shared, top, verify, gene
              kb_per_ssch, ios_per_device, replications, seed):
     """Search device-number layouts and rank them by simulated link throughput."""
     from ..scenarios.isfc import plan
+    _check_sizes(ios_per_device, replications, seed)
     names = _systems(systems)
     chs = _csv(chpids)
     prm = _physics(generation, link_mb_s, mp_us_per_end, kb_per_ssch)
-    p = plan(chs, n_devices, names, sender, base=base, shared=shared, params=prm, ios_per_device=ios_per_device,
-             replications=replications, seed=seed, top=top, verify=verify)
+    kw = dict(base=base, shared=shared, params=prm, ios_per_device=ios_per_device, replications=replications,
+              seed=seed, top=top, verify=verify)
+    from ..batch.estimates import check_run, timed_simulations
+    from ..scenarios.isfc.plan import plan_simulations
+    check_run(timed_simulations(plan_simulations(chs, n_devices, names, sender, **kw)), "--replications",
+              replications, "this plan")
+    p = plan(chs, n_devices, names, sender, **kw)
     kinds = "shared" if shared else "non-shared"
     dirs = " and ".join(f"{s} sending" for s in p.directions)
     click.echo(f"ISFC link {p.systems[0]} <-> {p.systems[1]}: {n_devices} FCTC devices on CHPIDs "
@@ -118,6 +132,7 @@ def run_cmd(systems, layout, sender, shared, output, generation, link_mb_s, mp_u
             ios_per_device, replications, seed):
     """Simulate one link layout: SSCH/s per connection, per channel and for the link."""
     from ..scenarios.isfc import BUSY_DEFINITIONS, IsfcLink, simulate_link, summary
+    _check_sizes(ios_per_device, replications, seed)
     if output:
         from ..store import check_writable
         check_writable(output, "--output")   # before any simulation: a regular file or a new path
@@ -141,6 +156,11 @@ def run_cmd(systems, layout, sender, shared, output, generation, link_mb_s, mp_u
         sender = shares
     link = IsfcLink.from_ranges(names, ranges, shared=shared)
     prm = _physics(generation, link_mb_s, mp_us_per_end, kb_per_ssch)
+    from ..batch.estimates import check_run, timed_simulations
+    from ..scenarios.isfc import link_simulations
+    check_run(timed_simulations(link_simulations(link, sender, prm, ios_per_device=ios_per_device,
+                                                 replications=replications)),
+              "--replications", replications, "this link simulation")
     ds = simulate_link(link, sender, prm, ios_per_device=ios_per_device, replications=replications, seed=seed)
     s = summary(ds)
     click.echo(f"ISFC link {link.systems[0]} <-> {link.systems[1]}: {link.describe()}")

@@ -103,7 +103,14 @@ def headroom_cmd(spec, targets, grow, limit, at, point, ios, replications, seed,
     and the binding resource. SPEC: a spec file (--point of a grid) or SCENARIO[:VARIANT]. A spec
     with an [uncertain] table also gets the input band of the answer (the headroom of each of
     --samples drawn parameter sets) and the input that moves it most."""
-    from ..planner.headroom import format_headroom, headroom, parse_targets
+    from ..batch.spec import check_run_option
+    from ..planner.headroom import MAX_EVALS, format_headroom, headroom, parse_targets
+    from ..planner.uncertain import MAX_SAMPLES
+    for opt, key, v in (("--ios", "ios", ios), ("--replications", "replications", replications),
+                        ("--seed", "seed", seed)):
+        check_run_option(opt, key, v)
+    if samples is not None and samples > MAX_SAMPLES:
+        raise McioError("--samples", samples, f"must be 0 (no input band) or an integer in [4, {MAX_SAMPLES}]")
     tg = parse_targets(targets)
     if samples is not None and samples != 0 and samples < 4:
         raise McioError("--samples", samples, "must be 0 (no input band) or an integer >= 4")
@@ -117,8 +124,13 @@ def headroom_cmd(spec, targets, grow, limit, at, point, ios, replications, seed,
     kw = dict(grow=grow, limit=_limit(limit), ios=ios or run.get("ios") or 20_000,
               replications=replications or max(8, run.get("replications") or 0),
               seed=seed if seed is not None else run.get("seed", 0), warmup=run.get("warmup"), at=at)
+    from ..batch.estimates import Simulation, check_run, repeated, timed_simulations
+    from ..planner.headroom_band import SAMPLES
+    sets = 1 + (samples or SAMPLES if inputs is not None and samples != 0 else 0)
+    check_run(repeated(timed_simulations([Simulation.of(model, kw["ios"], kw["replications"], kw["warmup"])]),
+                       (MAX_EVALS + 3) * sets), "--ios", kw["ios"], "this headroom search (at most)")
     if inputs is not None and samples != 0:
-        from ..planner.headroom_band import SAMPLES, format_headroom_band, headroom_band
+        from ..planner.headroom_band import format_headroom_band, headroom_band
         b = headroom_band(model, inputs, tg, samples=samples or SAMPLES, method=method or opts["method"],
                           draw_seed=opts["seed"], correlation=opts["correlation"], model_of=model_of, **kw)
         text = format_headroom_band(b, tg)
@@ -131,6 +143,8 @@ def headroom_cmd(spec, targets, grow, limit, at, point, ios, replications, seed,
 def _has_uncertain(arg: str) -> bool:
     """Whether ``arg`` is a spec file with an ``[uncertain]`` table."""
     import tomllib
+    if "\x00" in arg:
+        return False      # load_spec says what is wrong with it
     p = Path(arg)
     if not p.is_file():
         return False
@@ -153,9 +167,12 @@ def uncertain_cmd(spec, out, samples, method, ios, replications, threads):
     """SPEC's predictions with the uncertainty of its inputs (its [uncertain] table): per point,
     each figure at the nominal inputs with the simulation's 95 % CI, the input band (2.5 .. 97.5 %
     over drawn parameter sets, on common random numbers) and the inputs ranked by sensitivity."""
-    from ..planner.uncertain import format_uncertain, run_uncertain
-    if samples is not None and samples < 4:
-        raise McioError("--samples", samples, "must be an integer >= 4")
+    from ..batch.spec import check_run_option
+    from ..planner.uncertain import MAX_SAMPLES, format_uncertain, run_uncertain
+    if samples is not None and not 4 <= samples <= MAX_SAMPLES:
+        raise McioError("--samples", samples, f"must be an integer in [4, {MAX_SAMPLES}]")
+    for opt, key, v in (("--ios", "ios", ios), ("--replications", "replications", replications)):
+        check_run_option(opt, key, v)
     if out:
         from ..store import check_writable
         check_writable(out)

@@ -45,8 +45,8 @@ def compare_cmd(a, b, point, ios, replications, seed, threads, out):
     if la == lb:
         la, lb = "A:" + la, "B:" + lb
     set_threads(threads)
-    from ..batch.estimates import check_run, estimate_models, timed
-    check_run(timed(lambda c: estimate_models([ma, mb], ios, replications, s_per_io=c), [ma, mb]),
+    from ..batch.estimates import Simulation, check_run, timed_simulations
+    check_run(timed_simulations([Simulation.of(m, ios, replications) for m in (ma, mb)]),
               "--replications", replications, "this comparison")
     ds = compare(ma, mb, ios=ios, replications=replications, seed=seed, labels=(la, lb))
     click.echo(f"mcio compare: {la} vs {lb} ({replications} paired replications x {ios} I/Os, seed {seed})")

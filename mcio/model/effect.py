@@ -156,6 +156,29 @@ def failing(model, field: str) -> Condition | None:
     return None
 
 
+def effective_dict(model) -> dict:
+    """The model's fields as :meth:`~mcio.model.Model.to_dict` writes them, less those with no
+    effect under its options (:data:`EFFECT`): what counts. A model file of it reads back
+    (``Model.from_dict``) as the same model for the engine (a field left out takes its default,
+    which counts no more than the value did), with nothing set in vain; ``to_dict``'s every
+    field does not, where a builder (a scenario) set such a field (e.g. zHPF costs at
+    ``zhpf_share = 0``): read back as a file, it is the user's and refused."""
+    d = model.to_dict()
+    out = {}
+    for sec, val in d.items():
+        if sec == "io":
+            out[sec] = [{k: v for k, v in c.items() if failing(model, f"io.{k}") is None} for c in val]
+        else:
+            out[sec] = {k: v for k, v in val.items() if failing(model, f"{sec}.{k}") is None}
+    return out
+
+
+def effective_toml(model) -> str:
+    """:func:`effective_dict` as TOML: a model file that reads back as ``model``."""
+    import tomli_w
+    return tomli_w.dumps(effective_dict(model))
+
+
 def ignored_error(field: str, where: str, value, cond: Condition, model) -> McioError:
     now = cond.state(model)
     return McioError(where, value, f"has no effect{' with ' + now if now else ''}: it counts only with "

@@ -25,6 +25,9 @@ import numpy as np
 
 from ..errors import McioError
 
+#: evaluations a search makes at most, by default (then two more either side of the crossing,
+#: and for a closed load one run to measure its rate: MAX_EVALS + 3 simulations in all)
+MAX_EVALS = 24
 _OPS = {"<=": operator.le, "<": operator.lt, ">=": operator.ge, ">": operator.gt}
 #: resource -> busy variable of a simulate() Dataset (the highest names the binding resource)
 RESOURCES = {"channel MP": "channel_busy", "link": "link_busy", "control-unit host adapters": "cu_ha_busy",
@@ -253,7 +256,7 @@ def _crossing(gs: np.ndarray, fs: np.ndarray, increasing: bool) -> float:
 
 def headroom(base, targets, grow: str = "load", limit: tuple[float, float] | None = None,
              ios: int = 20_000, replications: int = 8, seed: int = 0, warmup: int | None = None,
-             rel_tol: float = 0.002, max_evals: int = 24, at: float | None = None) -> Headroom:
+             rel_tol: float = 0.002, max_evals: int = MAX_EVALS, at: float | None = None) -> Headroom:
     """The headroom of model ``base`` to ``targets`` (Target or text) as ``grow`` grows.
 
     ``grow``: "load" (a factor on the open rate; a closed load runs open at its measured rate)

@@ -34,6 +34,8 @@ from .fields import get_value, set_value
 from .inputs import Input
 
 KINDS = ("uniform", "normal", "triangular", "loguniform")
+#: parameter sets at most (each is a simulation per point; as many as a spec's replications)
+MAX_SAMPLES = 10_000
 #: figures summarised (per replication, from a simulate() Dataset; see headroom.figure_reps)
 FIGURES = ("response_ms", "iosq_ms", "pend_ms", "disconnect_ms", "connect_ms", "response_p90_ms",
            "throughput_iops", "channel_busy", "device_busy")
@@ -66,8 +68,10 @@ def parse_uncertain(table: dict, base_dir: Path | None = None) -> tuple[list[Inp
         if key in opts:
             if key == "method" and v not in ("lhs", "sobol"):
                 raise McioError(where, v, "allowed: lhs, sobol")
-            if key in ("samples", "seed") and (isinstance(v, bool) or not isinstance(v, int) or v < (4 if key == "samples" else 0)):
-                raise McioError(where, v, "must be an integer >= 4" if key == "samples" else "must be an integer >= 0")
+            if key in ("samples", "seed") and (isinstance(v, bool) or not isinstance(v, int) or v < (4 if key == "samples" else 0)
+                                               or (key == "samples" and v > MAX_SAMPLES)):
+                raise McioError(where, v, f"must be an integer in [4, {MAX_SAMPLES}]" if key == "samples"
+                                else "must be an integer >= 0")
             opts[key] = v
             continue
         if not isinstance(v, dict):
@@ -156,8 +160,13 @@ def split_spec(spec) -> tuple[dict, list[Input], dict, str | None, str]:
     if isinstance(spec, dict):
         raw, text, source = dict(spec), None, "<dict>"
     else:
+        if "\x00" in str(spec):
+            raise McioError("spec", str(spec), "a file name cannot hold a NUL character")
         path = Path(spec)
-        text = path.read_text()
+        try:
+            text = path.read_text()
+        except UnicodeDecodeError as e:
+            raise McioError("spec", str(path), f"cannot be read as TOML text ({e})") from None
         try:
             raw = tomllib.loads(text)
         except tomllib.TOMLDecodeError as e:
@@ -255,6 +264,9 @@ def run_uncertain(spec, ios: int | None = None, replications: int | None = None,
     values = draw(inputs, k, method, opts["seed"] if opts["seed"] is not None else seed, opts["correlation"])
     values = np.where(sm.integer[None, :], np.round(values), values)
     n = s.n_points
+    from ..batch.estimates import Simulation, check_run, repeated, timed_simulations
+    check_run(repeated(timed_simulations([Simulation.of(sm.model(0), ios, reps, run["warmup"])]), n * (k + 1)),
+              "replications", reps, "this uncertainty run")   # (every point at the nominal inputs and each set)
     nom = {f: np.full((n, reps), np.nan) for f in FIGURES}
     smp = {f: np.full((n, k, reps), np.nan) for f in FIGURES}
     unstable = np.zeros((n, k), np.int8)

@@ -318,6 +318,21 @@ class Scenario(abc.ABC):
         by default (common random numbers across variants)."""
         return 0
 
+    def simulations(self, variant: str, run: RunSize) -> list:
+        """The engine runs :meth:`evaluate` makes for ``variant`` at ``run``, as
+        :class:`mcio.batch.estimates.Simulation` (the time and memory estimates of ``mcio
+        reproduce``): one run of :meth:`model` by default. A scenario that simulates otherwise
+        (several runs a variant, other sizes) says so here; ``tests/test_estimate_logic.py`` checks
+        each scenario's list against the runs its :meth:`evaluate` makes."""
+        from ..batch.estimates import Simulation
+        return [Simulation.of(self.model(variant), run.ios, run.replications)]
+
+    def reproduce_simulations(self, run: RunSize | None = None, variants: Sequence[str] | None = None) -> list:
+        """The engine runs :meth:`reproduce` makes (:meth:`simulations` of each variant it needs)."""
+        run = run or self.run_size
+        needed = [v for v in dict.fromkeys(f.variant for f in self.figures) if variants is None or v in variants]
+        return [s for v in needed for s in self.simulations(v, run)]
+
     def evaluate(self, variant: str, run: RunSize) -> dict[str, tuple[float, float]]:
         """Simulate ``variant`` at ``run`` and return :meth:`derive` of its Dataset."""
         from ..engine import simulate

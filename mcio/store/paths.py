@@ -33,6 +33,8 @@ def check_writable(path, what: str = "output") -> Path:
     writable directory, or an existing regular file (a device node, FIFO, socket or directory is
     refused: writing "to" /dev/null would replace it). The one check every writer of an output
     makes, before any simulation."""
+    if "\x00" in str(path):
+        raise McioError(what, str(path), "a file name cannot hold a NUL character")
     p = Path(path)
     parent = p.parent if str(p.parent) else Path(".")
     try:

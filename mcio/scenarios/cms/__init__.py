@@ -183,6 +183,21 @@ class CmsCommit(Scenario):
                                              int(p["n_commands"]), rules))
                 for rel in RELEASES for c in cylinders for cmd in COMMANDS}
 
+    #: the (release, cylinders) whose CREATE batch :meth:`evaluate` times on the engine
+    TIMED = [(rel, cyl) for rel in RELEASES for cyl in (10, 32760)]
+
+    def simulations(self, variant, run):
+        """The engine runs of :meth:`evaluate`: one device model per timed (release, cylinders)."""
+        from ...batch.estimates import Simulation
+        p = self.resolve(None, variant)
+        rules, timing, bb = rules_of(p), timing_of(p), int(p["block_bytes"])
+        out = []
+        for rel, cyl in self.TIMED:
+            progs = run_batch("CREATE", rel, cyl, bb, int(p["file_blocks"]), int(p["n_commands"]), rules)
+            if progs:
+                out.append(Simulation.of(device_model(progs, bb, **timing), run.ios, run.replications))
+        return out
+
     def evaluate(self, variant, run):
         """Counts are deterministic (CI 0); times come from the engine at ``run``."""
         p = self.resolve(None, variant)
@@ -197,17 +212,16 @@ class CmsCommit(Scenario):
         for c in COMMANDS:
             out[f"flat_ratio.4.3.0.{c}"] = (max(n[("4.3.0", cyl, c)] for cyl in cyls) / n[("4.3.0", 10, c)], 0.0)
         rules, timing, bb = rules_of(p), timing_of(p), int(p["block_bytes"])
-        for rel in RELEASES:
-            for cyl in (10, 32760):
-                progs = run_batch("CREATE", rel, cyl, bb, int(p["file_blocks"]), int(p["n_commands"]), rules)
-                e, ci, _ = elapsed_ms(progs, bb, run.ios, run.replications, run.seed, **timing)
-                per, per_ci = e / p["n_commands"], ci / p["n_commands"]
-                out[f"elapsed_ms.{rel}.{cyl}.CREATE"] = (per, per_ci)
-                if cyl == 32760:
-                    rate = p["commit_rate_per_s"]
-                    out[f"device_busy.{rel}.32760.CREATE"] = (rate * per / 1000.0, rate * per_ci / 1000.0)
-                    if rel == "4.2.0":
-                        out["saturation_per_s.4.2.0.32760.CREATE"] = (1000.0 / per, 1000.0 * per_ci / per**2)
+        for rel, cyl in self.TIMED:
+            progs = run_batch("CREATE", rel, cyl, bb, int(p["file_blocks"]), int(p["n_commands"]), rules)
+            e, ci, _ = elapsed_ms(progs, bb, run.ios, run.replications, run.seed, **timing)
+            per, per_ci = e / p["n_commands"], ci / p["n_commands"]
+            out[f"elapsed_ms.{rel}.{cyl}.CREATE"] = (per, per_ci)
+            if cyl == 32760:
+                rate = p["commit_rate_per_s"]
+                out[f"device_busy.{rel}.32760.CREATE"] = (rate * per / 1000.0, rate * per_ci / 1000.0)
+                if rel == "4.2.0":
+                    out["saturation_per_s.4.2.0.32760.CREATE"] = (1000.0 / per, 1000.0 * per_ci / per**2)
         return out
 
 

@@ -50,7 +50,7 @@ from .link import IsfcLink, direction_shares, parse_senders, straight_layout, st
 from .params import (CHANNEL_GENERATIONS, DEFAULT_PARAMS, REFERENCE_GENERATION, SEED_000, IsfcParams,
                      channel_throughput_mva, fit_to_seed, generation_params)
 from .plan import Plan, PlanEntry, channel_table, plan
-from .sim import BUSY_DEFINITIONS, assemble, ci95, simulate_link, summary
+from .sim import BUSY_DEFINITIONS, assemble, ci95, link_simulations, simulate_link, summary
 from .scenario import (FIGURES, SCENARIO, STRAIGHT_3X3, STRIPED_3X3, IsfcLinkScenario, build_link_model,
                        link_of, physics)
 
@@ -73,7 +73,7 @@ def build_isfc(layout: Mapping | None = None, systems: Sequence[str] = ("LPAR1",
     return build_link_model(link, sender, prm, shared)
 
 
-__all__ = ["CHANNEL_GENERATIONS", "REFERENCE_GENERATION", "generation_params", "IsfcParams", "DEFAULT_PARAMS", "SEED_000", "fit_to_seed", "IsfcLink", "simulate_link", "build_isfc",
+__all__ = ["CHANNEL_GENERATIONS", "REFERENCE_GENERATION", "generation_params", "IsfcParams", "DEFAULT_PARAMS", "SEED_000", "fit_to_seed", "IsfcLink", "simulate_link", "link_simulations", "build_isfc",
            "assemble", "summary", "straight_layout", "striped_layout", "channel_throughput_mva",
            "parse_senders", "direction_shares", "ci95", "plan", "Plan", "PlanEntry", "channel_table",
            "BUSY_DEFINITIONS", "SCENARIO", "IsfcLinkScenario", "FIGURES", "STRIPED_3X3", "STRAIGHT_3X3",

@@ -253,4 +253,35 @@ def plan(chpids: Sequence, n_devices: int, systems: Sequence[str], sender: str |
     return result
 
 
-__all__ = ["plan", "Plan", "PlanEntry", "channel_table"]
+class _Recorded:
+    """What a dry run's simulate answers: every variable 1.0, of the model's channel or device
+    shape (replication first), nothing flagged unstable."""
+
+    def __init__(self, model, replications: int):
+        self.shape = {"channel": (replications, model.channels["count"]),
+                      "device": (replications, model.devices["count"])}
+
+    def __contains__(self, name) -> bool:
+        return False
+
+    def __getitem__(self, name):
+        return type("Var", (), {"values": np.ones(self.shape["device" if name.startswith("device") else "channel"])})
+
+
+def plan_simulations(*args, **kwargs) -> list:
+    """The engine runs :func:`plan` makes with these arguments, as
+    :class:`mcio.batch.estimates.Simulation` (for the time and memory estimates): a dry run of the
+    plan whose simulations are recorded, not run (their figures are placeholders, so the verified
+    layout may be another of the same devices and channels)."""
+    from ...batch.estimates import Simulation
+    sims = []
+
+    def record(model, ios, replications, **_):
+        sims.append(Simulation.of(model, ios, replications))
+        return _Recorded(model, replications)
+
+    plan(*args, **{**kwargs, "simulate_fn": record})
+    return sims
+
+
+__all__ = ["plan", "Plan", "PlanEntry", "channel_table", "plan_simulations"]

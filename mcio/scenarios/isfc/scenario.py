@@ -18,7 +18,7 @@ from ...model import Model
 from ..base import Figure, Param, RunSize, Scenario, Tolerance
 from .link import IsfcLink, check_systems, direction_shares, parse_senders
 from .params import DEFAULT_PARAMS, SEED_000, IsfcParams
-from .sim import _channel_model, ci95, simulate_link, summary
+from .sim import _channel_model, ci95, link_simulations, simulate_link, summary
 
 #: The seed's striped 3 x 3 link: every third device number on the same channel.
 STRIPED_3X3 = {"3C": "D000,D003,D006", "3D": "D001,D004,D007", "3E": "D002,D005,D008"}
@@ -225,6 +225,20 @@ class IsfcLinkScenario(Scenario):
         p = self.resolve(overrides, variant)
         return simulate_link(link_of(p), p["sender"], physics(p), ios_per_device=run.ios,
                              replications=run.replications, seed=run.seed)
+
+    #: the other variants whose link :meth:`evaluate` simulates too (for paired figures)
+    PAIRED = {"striped_3x3": ("straight_3x3",), "one_channel_2fctc": ("straight_3x3",),
+              "seven_channels_16fctc": ("striped_3x3",), "straight_3x3_non_shared": ("straight_3x3",)}
+
+    def simulations(self, variant: str, run: RunSize) -> list:
+        """Every engine run of :meth:`evaluate`: the link's models (``run.ios`` per used device),
+        and those of the variants its paired figures compare against."""
+        out = []
+        for v in (variant,) + self.PAIRED.get(variant, ()):
+            p = self.resolve(None, v)
+            out += link_simulations(link_of(p), p["sender"], physics(p), ios_per_device=run.ios,
+                                    replications=run.replications)
+        return out
 
     def evaluate(self, variant: str, run: RunSize) -> dict[str, tuple[float, float]]:
         ds = self.simulate(variant, run)

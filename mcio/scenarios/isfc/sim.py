@@ -89,6 +89,35 @@ BUSY_DEFINITIONS = {"RMF": "(disconnect + connect) / interval",
 # ---- simulation of one link ----------------------------------------------------------------
 
 
+def _link_models(link: IsfcLink, used: np.ndarray, params: IsfcParams):
+    """(stream key, channel indices, device indices, engine model, used devices) of each engine
+    model of ``link`` that carries traffic (``used``: per device): the shared channels form one
+    model; each non-shared channel is one (its partner MP is a queue of its own, the engine's one
+    control unit)."""
+    dev_chpid = [c for _, c in link.devices]
+    n_dev = len(link.devices)
+    groups = [(0, True, [i for i, c in enumerate(link.chpids) if c in link.shared])]
+    groups += [(1 + k, False, [i]) for k, i in enumerate(i for i, c in enumerate(link.chpids) if c not in link.shared)]
+    for g, kind, chs in groups:
+        devs = [[j for j in range(n_dev) if dev_chpid[j] == link.chpids[i]] for i in chs]
+        flat = [j for ds in devs for j in ds]
+        if not flat or not used[flat].any():
+            continue                                        # no traffic: zeros stay
+        model = _channel_model(_per_channel([len(ds) for ds in devs]), [bool(used[j]) for j in flat],
+                               len(chs), kind, params)
+        yield g, chs, flat, model, int(used[flat].sum())
+
+
+def link_simulations(link: IsfcLink, senders="auto", params: IsfcParams = DEFAULT_PARAMS, *,
+                     ios_per_device: int = 20_000, replications: int = 4) -> list:
+    """The engine runs :func:`simulate_link` makes with these arguments, as
+    :class:`mcio.batch.estimates.Simulation` (for the time and memory estimates)."""
+    from ...batch.estimates import Simulation
+    used = direction_shares(link, parse_senders(link, senders)).sum(axis=1) > 0
+    return [Simulation.of(model, ios_per_device * n_used, replications)
+            for _, _, _, model, n_used in _link_models(link, used, params)]
+
+
 def simulate_link(link: IsfcLink, senders="auto", params: IsfcParams = DEFAULT_PARAMS, *,
                   ios_per_device: int = 20_000, replications: int = 4, seed: int = 0,
                   simulate_fn: Callable | None = None) -> xr.Dataset:
@@ -109,7 +138,6 @@ def simulate_link(link: IsfcLink, senders="auto", params: IsfcParams = DEFAULT_P
     frac = direction_shares(link, shares)                   # (device, member)
     used = frac.sum(axis=1) > 0
     simulate = simulate_fn or _engine()
-    dev_chpid = [c for _, c in link.devices]
     n_ch, n_dev = len(link.chpids), len(link.devices)
     R = replications
     ch_vars = {k: np.zeros((R, n_ch)) for k in ("channel_ssch_iops", "channel_mb_s", "channel_busy", "link_busy")}
@@ -117,19 +145,8 @@ def simulate_link(link: IsfcLink, senders="auto", params: IsfcParams = DEFAULT_P
     dev_busy = np.zeros((R, n_dev))
     dev_busy_zvm = np.zeros((R, n_dev))
     tomls = []
-    # shared channels form one engine model; each non-shared channel is one (its partner MP is a
-    # queue of its own, the engine's one control unit)
-    groups = [(0, True, [i for i, c in enumerate(link.chpids) if c in link.shared])]
-    groups += [(1 + k, False, [i]) for k, i in enumerate(i for i, c in enumerate(link.chpids) if c not in link.shared)]
-    for g, kind, chs in groups:
-        devs = [[j for j in range(n_dev) if dev_chpid[j] == link.chpids[i]] for i in chs]
-        flat = [j for ds in devs for j in ds]
-        if not flat or not used[flat].any():
-            continue                                        # no traffic: zeros stay
-        model = _channel_model(_per_channel([len(ds) for ds in devs]), [bool(used[j]) for j in flat],
-                               len(chs), kind, params)
+    for g, chs, flat, model, n_used in _link_models(link, used, params):
         tomls.append(model.to_toml())
-        n_used = int(used[flat].sum())
         ds = simulate(model, ios=ios_per_device * n_used, replications=R, seed=seed, point=g, per_device=True)
         if int(ds["unstable"]) if "unstable" in ds else 0:
             raise McioError("isfc", "simulation", "the engine flagged the run unstable: " + str(ds.attrs.get("unstable_reason")))
