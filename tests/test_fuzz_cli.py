@@ -74,6 +74,7 @@ BASE = {
     "isfc run": ["--systems", "LPAR1,LPAR2", "--layout", "3C=D000-D002", "--ios-per-device", "200",
                  "--replications", "2"],
     "isfc generations": [],
+    "hardware": [],
 }
 #: commands whose exit code 1 means a result (a figure out of tolerance), not a failure
 EXIT_1_IS_A_RESULT = {"reproduce"}
