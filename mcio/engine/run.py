@@ -16,7 +16,6 @@ import xarray as xr
 from .. import interrupt
 from .._version import __version__
 from ..errors import McioError
-from ..kernels import layout as L
 from ..kernels import stats as S
 from ..kernels.histogram import HIST_BUCKETS
 from ..model import Model
@@ -24,6 +23,7 @@ from ..part import Part
 from ..warmup import MSER_BATCHES, judge_warmup
 from . import physics
 from .pack import pack, stream_states
+from .tables import tables_of
 from .results import FLAG_MEANINGS, _var, assemble, flag_var
 
 UNSTABLE_IOS = 20_000         # I/Os simulated for a point known to be over capacity
@@ -87,9 +87,11 @@ def kernel_pool(threads: int) -> ThreadPoolExecutor:
 
 
 def run_kernels(model: Model, ios: int, replications: int, seed: int, warmup: int, point: int,
-                fast_path: bool, tables=None):
+                fast_path: bool, tables=None, with_units: bool = False):
     """Run the replications on up to ``numba.get_num_threads()`` threads; return the raw
-    accumulators (acc, chs, devs, hist, bat), stacked by replication.
+    accumulators (acc, chs, devs, hist, bat), stacked by replication; ``with_units``: and a sixth,
+    the control units' and workloads' (sts, wls, whist, dvs), each stacked by replication
+    (engine/units.py).
 
     The kernels release the GIL, so a plain thread pool (:func:`kernel_pool`) runs them in parallel. Each replication
     writes its own, separately allocated arrays: rows of one shared array would put two
@@ -115,6 +117,8 @@ def run_kernels(model: Model, ios: int, replications: int, seed: int, warmup: in
     states = stream_states(seed, point, R)
     outs = [(np.zeros(S.N_ACC), np.zeros((C, S.N_CH)), np.zeros((D, S.N_DEV)),
              np.zeros(HIST_BUCKETS, np.int64), np.zeros(MSER_BATCHES)) for _ in range(R)]
+    u_outs = [pk.unit_outputs() for _ in range(R)]
+    n_rows = len(pk.row_keys)       # layout.N_ROWS, and a configuration's own rows (engine/units.py)
 
     stop = interrupt.flag()
     # an open load over capacity: the fast path measures the interval its completions took
@@ -126,8 +130,8 @@ def run_kernels(model: Model, ios: int, replications: int, seed: int, warmup: in
         st = states[r].copy()
         # the replication's substreams: eight vector lanes and a scalar state per row of draws
         # (keyed by each row's stable name: layout.ROW_NAMES)
-        lanes = np.empty((L.N_ROWS, 4, LANES), np.uint64)
-        scal = np.empty((L.N_ROWS, 4), np.uint64)
+        lanes = np.empty((n_rows, 4, LANES), np.uint64)
+        scal = np.empty((n_rows, 4), np.uint64)
         make_streams(st, pk.row_keys, lanes, scal)
         with interrupt.progress_slot() as done:
             if fast_path:
@@ -137,8 +141,8 @@ def run_kernels(model: Model, ios: int, replications: int, seed: int, warmup: in
             else:
                 run_one(pk.fp, pk.ip, pk.dp, pk.ev, pk.ec, pk.cls_cum, pk.cls_kb, pk.cls_miss,
                         pk.cls_mp, pk.cls_proto, pk.al_prob, pk.al_idx, pk.dev_grp, pk.bound_dev,
-                        pk.grp_ptr, pk.grp_ch, pk.chg_ptr, pk.chg, pk.trace, st, lanes, scal, *outs[r],
-                        stop, done)
+                        pk.grp_ptr, pk.grp_ch, pk.chg_ptr, pk.chg, pk.trace, pk.un, st, lanes, scal,
+                        *outs[r][:3], *u_outs[r], *outs[r][3:], stop, done)
 
     threads = numba.get_num_threads()
     workers = max(1, min(R, threads))
@@ -157,7 +161,10 @@ def run_kernels(model: Model, ios: int, replications: int, seed: int, warmup: in
                     f.result()
             finally:
                 wait(futures)   # every replication has returned (a stopped one within ms)
-    return tuple(np.stack([o[i] for o in outs]) for i in range(5))
+    res = tuple(np.stack([o[i] for o in outs]) for i in range(5))
+    if with_units:
+        res += (tuple(np.stack([o[i] for o in u_outs]) for i in range(4)),)
+    return res
 
 
 def simulate(model: Model, ios: int = 200_000, replications: int = 4, seed: int = 0,
@@ -201,17 +208,21 @@ def simulate_part(model: Model, ios: int = 200_000, replications: int = 4, seed:
     if over_capacity:
         ios = min(ios, UNSTABLE_IOS)
         warmup = min(warmup, ios)
+    if tables is None:
+        tables = tables_of(model)
+    units = not tables.legacy       # a configuration's own control units and workloads
     if fast_path == "auto":
-        use_fast = fast_path_applies(model)
+        use_fast = not units and fast_path_applies(model)
     elif fast_path is True:
-        if not fast_path_applies(model):
+        if units or not fast_path_applies(model):
             raise McioError("fast_path", True, "this model does not reduce to one FIFO queue; use 'auto' or False")
         use_fast = True
     elif fast_path is False:
         use_fast = False
     else:
         raise McioError("fast_path", fast_path, "must be 'auto', True or False")
-    acc, chs, devs, hist, bat = run_kernels(model, ios, replications, seed, warmup, point, use_fast, tables)
+    out = run_kernels(model, ios, replications, seed, warmup, point, use_fast, tables, with_units=units)
+    acc, chs, devs, hist, bat = out[:5]
     if over_capacity:
         acc[:, S.A_UNSTABLE] = 1.0
     cut = interrupt.requested() and bool((acc[:, S.A_N] < ios).any())   # stopped (in a sweep)
