@@ -24,6 +24,7 @@ from ..warmup import MSER_BATCHES, judge_warmup
 from . import physics
 from .pack import pack, stream_states
 from .tables import tables_of
+from .results_units import extra_vars
 from .results import FLAG_MEANINGS, _var, assemble, flag_var
 
 UNSTABLE_IOS = 20_000         # I/Os simulated for a point known to be over capacity
@@ -109,7 +110,8 @@ def run_kernels(model: Model, ios: int, replications: int, seed: int, warmup: in
     """
     from ..kernels.blockrng import LANES, make_streams
     from ..kernels.fastpath import fast_one
-    from ..kernels.iopath import run_one
+    from ..kernels import layout as L
+    from ..kernels.iopath import run_one, run_one_units
     pk = pack(model, ios, warmup, tables)
     R = replications
     C = pk.tables.n_channels
@@ -124,6 +126,7 @@ def run_kernels(model: Model, ios: int, replications: int, seed: int, warmup: in
     # an open load over capacity: the fast path measures the interval its completions took
     overloaded = fast_path and model.open_bottleneck()[1] >= 1.0
 
+    kernel = run_one_units if pk.ip[L.IP_WORKLOADS] else run_one
     def one(r: int) -> None:
         if stop[0]:
             return  # stopped before this replication began: its outputs stay zero (0 measured)
@@ -139,7 +142,7 @@ def run_kernels(model: Model, ios: int, replications: int, seed: int, warmup: in
                          pk.cls_mp, pk.cls_proto, pk.trace, st, lanes, scal, *outs[r], stop, done,
                          overloaded)
             else:
-                run_one(pk.fp, pk.ip, pk.dp, pk.ev, pk.ec, pk.cls_cum, pk.cls_kb, pk.cls_miss,
+                kernel(pk.fp, pk.ip, pk.dp, pk.ev, pk.ec, pk.cls_cum, pk.cls_kb, pk.cls_miss,
                         pk.cls_mp, pk.cls_proto, pk.al_prob, pk.al_idx, pk.dev_grp, pk.bound_dev,
                         pk.grp_ptr, pk.grp_ch, pk.chg_ptr, pk.chg, pk.trace, pk.un, st, lanes, scal,
                         *outs[r][:3], *u_outs[r], *outs[r][3:], stop, done)
@@ -235,12 +238,15 @@ def simulate_part(model: Model, ios: int = 200_000, replications: int = 4, seed:
                                 "warm-up MSER recommends (I/Os, on 64 batch means; -1: too short)"),
         "warmup_adequate": flag_var(adequate, "1 unless MSER cuts past the fixed warm-up in most "
                                               "replications and that cut moves the mean beyond its noise", FLAG_MEANINGS["warmup_adequate"])}
+    if units:     # the control units', LCUs' and workloads' figures (legacy Datasets stay as they are)
+        extra.update(extra_vars(tables, *out[5], acc[:, S.A_TIME_MS]))
     # a run too short for a steady state: flagged, with the bound it breaks (mcio/engine/physics.py)
-    short = "" if over_capacity or cut or acc[:, S.A_UNSTABLE].any() else physics.too_short(model, ios)
+    # (the bounds are the single-path model's: not checked for a configuration's own tables)
+    short = "" if over_capacity or cut or units or acc[:, S.A_UNSTABLE].any() else physics.too_short(model, ios)
     if short:
         acc[:, S.A_UNSTABLE] = 1.0
     part = assemble(model, acc, chs, devs, hist, per_device, extra=extra, coords=coords)
-    if not short and not cut and not int(part.data("unstable")):
+    if not short and not cut and not units and not int(part.data("unstable")):
         short = physics.violation(model, part)
         if short:
             acc[:, S.A_UNSTABLE] = 1.0

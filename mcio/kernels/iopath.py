@@ -27,6 +27,8 @@ change (``kernels/areas.py``).
 This module holds the state and the event loop only; each stage is a small inlined function in
 ``stages``, over the state arrays allocated here (named and grouped there).
 """
+import types
+
 import numba as nb
 import numpy as np
 
@@ -54,6 +56,9 @@ from .stats import A_AREA_BE, A_AREA_HA, A_AREA_IOSQ, A_AREA_MPQ, A_AREA_SYS, A_
     A_UNSTABLE, C_OE_MAX
 from .winner import winner_new
 
+#: compiled as a constant: False in ``run_one`` (the single-path model: LLVM drops the control
+#: units' look-ups and the workloads' code), True in ``run_one_units`` (the same source, below)
+UNITS = False
 VBLOCK = 128                     # variates per refill of a distribution's block
 POLL_IOS = 2048                  # completions between two looks at the stop flag (~1-3 ms of run)
 
@@ -215,7 +220,9 @@ def run_one(fp, ip, dp, ev, ec, cls_cum, cls_kb, cls_miss, cls_mp, cls_proto,
     sf, si, dev, dev_state, paths, oe, oe_tl, mp, ps, heap = _new_state(ip, dp, dev_grp, grp_ptr,
                                                                         grp_ch, chg_ptr, chg)
     cu = cu_state(dp, un[0], un[1], un[2], P)
-    WL = ip[IP_WORKLOADS] == 1
+    # (UNITS and ...: a constant False in run_one, so that every test of these folds away)
+    cu = (cu[0], cu[1], cu[2], cu[3], cu[4], cu[5], cu[6], UNITS and cu[7], UNITS and cu[8])
+    WL = UNITS and ip[IP_WORKLOADS] == 1
     wl = un[3]
     cls_wl = wl[4]
     dq_s = dev[4]
@@ -364,3 +371,19 @@ def run_one(fp, ip, dp, ev, ec, cls_cum, cls_kb, cls_miss, cls_mp, cls_proto,
     acc[A_AREA_BE] += area_be
     acc[A_AREA_MPQ] += areas_close(t, chs, oe, oe_tl, mp[0], mp[6], mp[3], mp[7], mp[8], ps[1], ps[6])
     acc[A_EVENTS] += n_events
+
+
+def _variant(fn, name: str, **consts):
+    """``fn``'s source compiled with other module constants (``consts``) as function ``name``
+    (its own cache entry: Numba's cache is keyed by the qualified name)."""
+    g = dict(fn.__globals__)
+    g.update(consts)
+    f = types.FunctionType(fn.__code__, g, name, fn.__defaults__, fn.__closure__)
+    f.__qualname__ = name
+    f.__doc__ = fn.__doc__
+    return f
+
+
+#: run_one for a configuration given as tables (ip[IP_WORKLOADS] 1: several control units and
+#: workloads, per-station, per-workload and per-device statistics)
+run_one_units = nb.njit(**JIT)(_variant(run_one.py_func, "run_one_units", UNITS=True))

@@ -5,12 +5,13 @@ stages that cross them (``stage_ha``, ``stage_be``). Compiled and inlined like e
 (``options.JIT_STAGE``).
 
 State ``cu`` = (row int64[S], zero bool[S], kw_n int64[S], kw_free float64[S, M],
-work float64[S], served float64[S], dev_cu int64[D], multi bool) over the S = 2U stations
+work float64[S], served float64[S], dev_cu int64[D], multi bool, count bool) over the S = 2U stations
 (``cu_state``): each station's row of service draws, whether its service is zero, its number of
 servers if it can queue (fewer servers than slots, else 0: it never queues), its servers' free
 times (ms; ``servers.kw_start``), the service assigned since the measurement started (ms, the
 utilisation's area) and the visits since then; each device's control unit; ``multi``: more than
-one control unit (else every I/O uses control unit 0 without a look-up). A slot's last interval
+one control unit (else every I/O uses control unit 0 without a look-up); ``count``: count the
+visits (``iopath`` sets both as constants False for the single-path model). A slot's last interval
 at its control unit's host adapter (kind 0) and back end (kind 1) is sf[x, SF_CU_START + 2 kind],
 sf[x, SF_CU_END + 2 kind]; which control unit it was follows from the slot's device (a slot's
 earlier I/Os' intervals have all ended by the time it starts another: ``cu_committed``).
@@ -44,7 +45,7 @@ def cu_state(dp, cu_row, cu_servers, dev_cu, n_slots):
         zero[st] = dp[cu_row[st], 0] == 0.0 and dp[cu_row[st], 1] == 0.0
         kw_n[st] = cu_servers[st] if cu_servers[st] < n_slots else 0
     return (cu_row, zero, kw_n, np.zeros((n, max(1, kw_n.max()))), np.zeros(n), np.zeros(n),
-            dev_cu, n > 2)
+            dev_cu, n > 2, True)
 
 
 @nb.njit(**JIT_STAGE)
@@ -62,7 +63,7 @@ def cu_serve(st, a, x, sf, rng, cu):
     arrives or when the first server frees, whichever is later (arrivals are taken in time
     order, so this is the FIFO queue's own sample path; a station with as many servers as
     slots never queues). The service is the station's row's next draw."""
-    row, zero, kw_n, kw_free, work, served, dev_cu, multi = cu
+    row, zero, kw_n, kw_free, work, served, dev_cu, multi, count = cu
     if zero[st]:
         return a
     svc = draw(rng, row[st])
@@ -73,7 +74,8 @@ def cu_serve(st, a, x, sf, rng, cu):
     sf[x, SF_CU_START + 2 * kind] = start
     sf[x, SF_CU_END + 2 * kind] = start + svc
     work[st] += svc
-    served[st] += 1.0
+    if cu[8]:
+        served[st] += 1.0
     return start + svc
 
 
