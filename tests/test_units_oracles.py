@@ -193,3 +193,21 @@ def test_per_level_figures_add_up_to_the_totals():
     ha = ds.control_unit_ha_busy.values * T.cu_ha_servers
     assert np.allclose(ha.sum(axis=1), ds.cu_ha_busy.values * m.control_unit["ha_servers"], rtol=1e-9)
     assert ds.workload_response_quantile_ms.dims == ("workload", "quantile")
+
+
+def test_what_the_merged_streams_cannot_take_is_refused():
+    from mcio.errors import McioError
+    m = ficon_like(population=10, channels=2)
+    op = m.replace("workload.type", "open", check=False).replace("workload.rate_iops", 2000.0, check=False)
+    with pytest.raises(McioError, match="Poisson"):       # several open workloads: Poisson only
+        simulate(op.replace("workload.arrival_scv", 2.0, check=False), ios=1000, replications=2, tables=copies(op, 2))
+    T = copies(m, 2)
+    T.wl_rate_iops = np.array([100.0, 0.0])
+    T.wl_population = np.array([0, 10], np.int64)
+    with pytest.raises(McioError, match="open"):          # open and closed mixed
+        simulate(m, ios=1000, replications=2, tables=T)
+    with pytest.raises(McioError, match="fast_path"):     # the fast path takes the single path only
+        simulate(m, ios=1000, replications=2, tables=copies(m, 2), fast_path=True)
+    # one open workload over its own tables may keep a renewal stream
+    one = dataclasses.replace(legacy_tables(op), legacy=False)
+    simulate(op.replace("workload.arrival_scv", 2.0, check=False), ios=1000, replications=2, tables=one)
