@@ -27,14 +27,9 @@ are built once per replication):
   (``areas``). tm_t, tm_c: the winner tree of the MPs' pieces in progress (an MP serves one at a
   time: one slot per channel, not the heap), keyed by the event code x * 8 + EV_MP, so that with
   the heap they make the order one heap of both would give (``next_event``).
-- ``cu`` = (row int64[2], zero bool[2], kw_n int64[2], kw_free float64[2, S], work float64[2]):
-  the control unit's two multi-server FIFO stations, 0 = host adapter (CMR), 1 = back end,
-  served by the Kiefer-Wolfowitz recursion: an I/O's start and end are known when it arrives
-  (``cu_serve``), so neither station needs an event of its own. kw_n[st] is the number of
-  servers when the station can queue (fewer servers than slots), else 0 (it never queues);
-  kw_free[st, :kw_n] the servers' free times (ms; ``servers.kw_start``); work[st] the service time
-  assigned since the measurement started (ms), the utilisation's area. The stations and the
-  stages that cross them are in kernels/stations.py.
+- ``cu``: the control units' stations (host adapter, back end: multi-server FIFO stations served
+  by the Kiefer-Wolfowitz recursion, so neither needs an event of its own), named and served in
+  kernels/stations.py with the stages that cross them (``stage_ha``, ``stage_be``).
 - ``ps`` = (ps_list int64[C, L], ps_n int64[C], ps_v float64[C], ps_tl float64[C],
   ps_next_t float64[C], ps_next_slot int64[C], ln_t0 float64[C], tw_t float64[2 M],
   tw_c int64[2 M]): each channel link's processor-shared transfers, when its busy period began
