@@ -119,7 +119,7 @@ def run_kernels(model: Model, ios: int, replications: int, seed: int, warmup: in
     states = stream_states(seed, point, R)
     outs = [(np.zeros(S.N_ACC), np.zeros((C, S.N_CH)), np.zeros((D, S.N_DEV)),
              np.zeros(HIST_BUCKETS, np.int64), np.zeros(MSER_BATCHES)) for _ in range(R)]
-    u_outs = [pk.unit_outputs() for _ in range(R)]
+    u_outs = [() if fast_path else pk.unit_outputs() for _ in range(R)]
     n_rows = len(pk.row_keys)       # layout.N_ROWS, and a configuration's own rows (engine/units.py)
 
     stop = interrupt.flag()
@@ -165,7 +165,7 @@ def run_kernels(model: Model, ios: int, replications: int, seed: int, warmup: in
             finally:
                 wait(futures)   # every replication has returned (a stopped one within ms)
     res = tuple(np.stack([o[i] for o in outs]) for i in range(5))
-    if with_units:
+    if with_units:        # (never with the fast path: it takes the single path only)
         res += (tuple(np.stack([o[i] for o in u_outs]) for i in range(4)),)
     return res
 

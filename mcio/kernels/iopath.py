@@ -50,7 +50,7 @@ from .stages import (AFTER_HA, ARRIVE, BE, CONN, DEVICE, DQ_WAITING, EV_ARRIVE, 
                      heap_event, mp_work_ends, next_event, release, stage_after_ha, stage_arrive, stage_conn,
                      stage_device, stage_getch, stage_mpend, stage_mpstart, stage_xfer,
                      transfer_ends, flush_block, BLOCK_IOS, N_BK)
-from .stations import cu_state, stage_be, stage_ha, stations_close, stations_restart
+from .stations import N_ST, cu_state, stage_be, stage_ha, stations_close, stations_restart
 from .workloads import count_units, stage_arrive_wl, units_restart
 from .stats import A_AREA_BE, A_AREA_HA, A_AREA_IOSQ, A_AREA_MPQ, A_AREA_SYS, A_EVENTS, A_TIME_MS, \
     A_UNSTABLE, C_OE_MAX
@@ -300,7 +300,8 @@ def run_one(fp, ip, dp, ev, ec, cls_cum, cls_kb, cls_miss, cls_mp, cls_proto,
                         a_sys = a_iosq = n_events = 0.0
                         _measurement_starts(t, acc, chs, devs, hist, oe, oe_tl, mp, ps)
                         stations_restart(t, sf, si, cu)
-                        units_restart(wls, whist, dvs)
+                        if UNITS:     # (not in run_one: its outputs stay out of the loop's registers)
+                            units_restart(wls, whist, dvs)
                         t0 = t
                     if done >= STOP:
                         stop = True
@@ -366,7 +367,7 @@ def run_one(fp, ip, dp, ev, ec, cls_cum, cls_kb, cls_miss, cls_mp, cls_proto,
     acc[A_TIME_MS] = t - t0
     acc[A_AREA_SYS] += a_sys
     acc[A_AREA_IOSQ] += a_iosq
-    area_ha, area_be = stations_close(t, sf, si, cu, sts)
+    area_ha, area_be = stations_close(t, sf, si, cu, sts if UNITS else np.zeros((cu[0].shape[0], N_ST)))
     acc[A_AREA_HA] += area_ha
     acc[A_AREA_BE] += area_be
     acc[A_AREA_MPQ] += areas_close(t, chs, oe, oe_tl, mp[0], mp[6], mp[3], mp[7], mp[8], ps[1], ps[6])
