@@ -38,9 +38,9 @@ from .heap import heap_put
 from .ioclass import attr_draws
 from .layout import (D_INTERARRIVAL, D_MP_SHAPE, D_THINK, FP_LINK_KB_PER_MS,
                      FP_MP_START_FRACTION, FP_ZHPF_SHARE, IP_BIND, IP_CHANNELS,
-                     IP_CLASSES, IP_DEVICES, IP_EXPOSURES, IP_GROUPS, IP_HYPERPAV,
+                     IP_CLASSES, IP_DEVICES, IP_EXPOSURES, IP_GROUPS, IP_HYPERPAV, IP_HA_SERVERS, IP_BE_SERVERS,
                      IP_MEASURE, IP_OE_CAP, IP_OPEN, IP_SELECTION, IP_SLOTS, IP_TRACE, IP_WARMUP,
-                     IP_POSITIONAL, IP_MISS_POLICY, IP_SPAN_CYL, FP_P_SEQUENTIAL, FP_CYLINDER_KB,
+                     N_ROWS, IP_POSITIONAL, IP_MISS_POLICY, IP_SPAN_CYL, FP_P_SEQUENTIAL, FP_CYLINDER_KB,
                      FP_SEEK_SETTLE_MS, FP_SEEK_MS_PER_SQRT_CYL, FP_MEDIA_KB_PER_MS, IP_WORKLOADS)
 from .options import JIT, JIT_LEAF
 from .rng import uniform
@@ -50,7 +50,7 @@ from .stages import (AFTER_HA, ARRIVE, BE, CONN, DEVICE, DQ_WAITING, EV_ARRIVE, 
                      heap_event, mp_work_ends, next_event, release, stage_after_ha, stage_arrive, stage_conn,
                      stage_device, stage_getch, stage_mpend, stage_mpstart, stage_xfer,
                      transfer_ends, flush_block, BLOCK_IOS, N_BK)
-from .stations import N_ST, cu_state, stage_be, stage_ha, stations_close, stations_restart
+from .stations import N_ST, cu_state, cu_state_single, stage_be, stage_ha, stations_close, stations_restart
 from .workloads import count_units, stage_arrive_wl, units_restart
 from .stats import A_AREA_BE, A_AREA_HA, A_AREA_IOSQ, A_AREA_MPQ, A_AREA_SYS, A_EVENTS, A_TIME_MS, \
     A_UNSTABLE, C_OE_MAX
@@ -213,15 +213,22 @@ def run_one(fp, ip, dp, ev, ec, cls_cum, cls_kb, cls_miss, cls_mp, cls_proto,
     # Every draw comes from its row's block (``blockrng.next_from``; each row has its own
     # substreams). Rows are passed as np.int64(...): a module constant would reach the callee
     # as a literal type, and Numba would compile it once per value.
-    vb = np.empty((lanes.shape[0], VBLOCK))      # N_ROWS, and a configuration's own rows
-    vpos = np.full(lanes.shape[0], VBLOCK, np.int64)
+    if UNITS:
+        n_rows = lanes.shape[0]         # N_ROWS, and a configuration's own rows (engine/units.py)
+    else:
+        n_rows = N_ROWS
+    vb = np.empty((n_rows, VBLOCK))
+    vpos = np.full(n_rows, VBLOCK, np.int64)
     rng = (vb, vpos, lanes, scal, dp, ev, ec)
 
     sf, si, dev, dev_state, paths, oe, oe_tl, mp, ps, heap = _new_state(ip, dp, dev_grp, grp_ptr,
                                                                         grp_ch, chg_ptr, chg)
-    cu = cu_state(dp, un[0], un[1], un[2], P)
-    # (UNITS and ...: a constant False in run_one, so that every test of these folds away)
-    cu = (cu[0], cu[1], cu[2], cu[3], cu[4], cu[5], cu[6], UNITS and cu[7], UNITS and cu[8])
+    # (``if UNITS``: a constant Numba prunes before typing; run_one keeps the one-control-unit,
+    # one-workload code, its state as before)
+    if UNITS:
+        cu = cu_state(dp, un[0], un[1], un[2], P)
+    else:
+        cu = cu_state_single(ip[IP_HA_SERVERS], ip[IP_BE_SERVERS], dp, P)
     WL = UNITS and ip[IP_WORKLOADS] == 1
     wl = un[3]
     cls_wl = wl[4]
@@ -367,7 +374,10 @@ def run_one(fp, ip, dp, ev, ec, cls_cum, cls_kb, cls_miss, cls_mp, cls_proto,
     acc[A_TIME_MS] = t - t0
     acc[A_AREA_SYS] += a_sys
     acc[A_AREA_IOSQ] += a_iosq
-    area_ha, area_be = stations_close(t, sf, si, cu, sts if UNITS else np.zeros((cu[0].shape[0], N_ST)))
+    if UNITS:
+        area_ha, area_be = stations_close(t, sf, si, cu, sts)
+    else:
+        area_ha, area_be = stations_close(t, sf, si, cu, np.zeros((2, N_ST)))
     acc[A_AREA_HA] += area_ha
     acc[A_AREA_BE] += area_be
     acc[A_AREA_MPQ] += areas_close(t, chs, oe, oe_tl, mp[0], mp[6], mp[3], mp[7], mp[8], ps[1], ps[6])

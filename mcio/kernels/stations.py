@@ -5,13 +5,15 @@ stages that cross them (``stage_ha``, ``stage_be``). Compiled and inlined like e
 (``options.JIT_STAGE``).
 
 State ``cu`` = (row int64[S], zero bool[S], kw_n int64[S], kw_free float64[S, M],
-work float64[S], served float64[S], dev_cu int64[D], multi bool, count bool) over the S = 2U stations
+work float64[S], served float64[S], dev_cu int64[D], multi bool) over the S = 2U stations
 (``cu_state``): each station's row of service draws, whether its service is zero, its number of
 servers if it can queue (fewer servers than slots, else 0: it never queues), its servers' free
 times (ms; ``servers.kw_start``), the service assigned since the measurement started (ms, the
 utilisation's area) and the visits since then; each device's control unit; ``multi``: more than
-one control unit (else every I/O uses control unit 0 without a look-up); ``count``: count the
-visits (``iopath`` sets both as constants False for the single-path model). A slot's last interval
+one control unit (else every I/O uses control unit 0 without a look-up). The single-path model's
+kernel (``iopath.run_one``) has only the first five, for its one control unit's two stations
+(``cu_state_single``): every ``len(cu) > 5`` below is a constant Numba prunes before typing, so
+that kernel's code is the one-control-unit code. A slot's last interval
 at its control unit's host adapter (kind 0) and back end (kind 1) is sf[x, SF_CU_START + 2 kind],
 sf[x, SF_CU_END + 2 kind]; which control unit it was follows from the slot's device (a slot's
 earlier I/Os' intervals have all ended by the time it starts another: ``cu_committed``).
@@ -24,6 +26,7 @@ import numba as nb
 import numpy as np
 
 from .heap import heap_put
+from .layout import D_BACKEND, D_HA
 from .options import JIT, JIT_LEAF, JIT_STAGE
 from .servers import kw_start
 from .stages import (AFTER_HA, BE, DEVICE, EV_BE, EV_HA, SF_CU_END, SF_CU_START, SF_DEV_DISC_MS,
@@ -32,6 +35,17 @@ from .stages import (AFTER_HA, BE, DEVICE, EV_BE, EV_HA, SF_CU_END, SF_CU_START,
 
 ST_WORK_MS, ST_VISITS = range(2)
 N_ST = 2
+
+
+@nb.njit(**JIT)
+def cu_state_single(ha_servers, be_servers, dp, n_slots):
+    """The single-path model's two stations at time 0: (row, zero, kw_n, kw_free, work)."""
+    # a station with at least as many servers as slots never queues: no heap of free times
+    kw_n = np.array([ha_servers if ha_servers < n_slots else 0,
+                     be_servers if be_servers < n_slots else 0], np.int64)
+    return (np.array([D_HA, D_BACKEND], np.int64),
+            np.array([dp[D_HA, 0] == 0.0 and dp[D_HA, 1] == 0.0, dp[D_BACKEND, 0] == 0.0 and dp[D_BACKEND, 1] == 0.0]),
+            kw_n, np.zeros((2, max(1, kw_n.max()))), np.zeros(2))
 
 
 @nb.njit(**JIT)
@@ -45,14 +59,15 @@ def cu_state(dp, cu_row, cu_servers, dev_cu, n_slots):
         zero[st] = dp[cu_row[st], 0] == 0.0 and dp[cu_row[st], 1] == 0.0
         kw_n[st] = cu_servers[st] if cu_servers[st] < n_slots else 0
     return (cu_row, zero, kw_n, np.zeros((n, max(1, kw_n.max()))), np.zeros(n), np.zeros(n),
-            dev_cu, n > 2, True)
+            dev_cu, n > 2)
 
 
 @nb.njit(**JIT_STAGE)
 def cu_of(x, si, cu):
     """The control unit of I/O ``x`` (0 unless there are several)."""
-    if cu[7]:
-        return cu[6][si[x, SI_DEV]]
+    if len(cu) > 5:
+        if cu[7]:
+            return cu[6][si[x, SI_DEV]]
     return 0
 
 
@@ -63,7 +78,7 @@ def cu_serve(st, a, x, sf, rng, cu):
     arrives or when the first server frees, whichever is later (arrivals are taken in time
     order, so this is the FIFO queue's own sample path; a station with as many servers as
     slots never queues). The service is the station's row's next draw."""
-    row, zero, kw_n, kw_free, work, served, dev_cu, multi, count = cu
+    row, zero, kw_n, kw_free, work = cu[0], cu[1], cu[2], cu[3], cu[4]
     if zero[st]:
         return a
     svc = draw(rng, row[st])
@@ -74,8 +89,8 @@ def cu_serve(st, a, x, sf, rng, cu):
     sf[x, SF_CU_START + 2 * kind] = start
     sf[x, SF_CU_END + 2 * kind] = start + svc
     work[st] += svc
-    if cu[8]:
-        served[st] += 1.0
+    if len(cu) > 5:
+        cu[5][st] += 1.0
     return start + svc
 
 
@@ -99,10 +114,10 @@ def cu_committed(sf, si, cu, st, now):
 def stations_restart(t, sf, si, cu):
     """Warm-up over at ``t``: each station's area restarts from the service committed now."""
     work = cu[4]
-    served = cu[5]
     for st in range(work.shape[0]):
         work[st] = cu_committed(sf, si, cu, st, t)
-        served[st] = 0.0
+        if len(cu) > 5:
+            cu[5][st] = 0.0
 
 
 @nb.njit(**JIT_LEAF)
@@ -110,13 +125,13 @@ def stations_close(t, sf, si, cu, sts):
     """The run ends at ``t``: each station's busy area and visits into sts[station, ST_*];
     returns the host adapters' and the back ends' summed areas (ms)."""
     work = cu[4]
-    served = cu[5]
     ha = 0.0
     be = 0.0
     for st in range(work.shape[0]):
         area = work[st] - cu_committed(sf, si, cu, st, t)
         sts[st, ST_WORK_MS] = area
-        sts[st, ST_VISITS] = served[st]
+        if len(cu) > 5:
+            sts[st, ST_VISITS] = cu[5][st]
         if st & 1:
             be += area
         else:
