@@ -79,6 +79,11 @@ def extra_vars(tables: Tables, sts, wls, whist, dvs, T_ms) -> dict:
     accumulators stacked by replication: sts float64[R, 2U, N_ST], wls float64[R, W, N_WL],
     whist int64[R, W, HIST_BUCKETS], dvs float64[R, D, N_DS]; T_ms float64[R] the measured
     interval of each replication (ms)."""
+    with np.errstate(divide="ignore", invalid="ignore"):    # (a replication stopped before measuring)
+        return _extra_vars(tables, sts, wls, whist, dvs, T_ms)
+
+
+def _extra_vars(tables: Tables, sts, wls, whist, dvs, T_ms) -> dict:
     T_ms = np.asarray(T_ms, float)
     U, NL, W = tables.n_cus, len(tables.lcu_name), len(tables.wl_name)
     out: dict = {}

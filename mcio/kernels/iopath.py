@@ -24,6 +24,10 @@ device-side disconnect, connect pacing. Per channel, in a slot each (winner tree
 event looks at every channel: the channels' time-weighted figures are added when their levels
 change (``kernels/areas.py``).
 
+``run_one`` is the single-path model's kernel; ``run_one_units``, compiled from the same source
+with ``UNITS`` True, a configuration's (several control units and workloads: kernels/stations.py,
+kernels/workloads.py).
+
 This module holds the state and the event loop only; each stage is a small inlined function in
 ``stages``, over the state arrays allocated here (named and grouped there).
 """
