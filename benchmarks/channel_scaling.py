@@ -107,8 +107,9 @@ def _kernel_call(model, n: int):
                np.zeros(HIST_BUCKETS, np.int64), np.zeros(MSER_BATCHES))
         run_one(pk.fp, pk.ip, pk.dp, pk.ev, pk.ec, pk.cls_cum, pk.cls_kb, pk.cls_miss, pk.cls_mp,
                 pk.cls_proto, pk.al_prob, pk.al_idx, pk.dev_grp, pk.bound_dev, pk.grp_ptr, pk.grp_ch,
-                pk.chg_ptr, pk.chg, pk.trace, st, lanes, scal, *out, np.zeros(1, np.int64),
-                np.zeros(1, np.int64))
+                pk.chg_ptr, pk.chg, pk.trace, *((pk.un,) if hasattr(pk, "un") else ()), st, lanes,
+                scal, *out[:3], *(pk.unit_outputs() if hasattr(pk, "un") else ()), *out[3:],
+                np.zeros(1, np.int64), np.zeros(1, np.int64))
         return out
     return call
 

@@ -14,8 +14,9 @@ from ..kernels.blockrng import row_keys
 from ..model import Dist, Model
 from ..model.costs import MODES, mp_us_per_io
 from .tables import Tables, path_groups, tables_of
+from .units import OPEN_SLOTS, unit_outputs, units_inputs
+from .units import alias_table as _alias_table
 
-OPEN_SLOTS = 1 << 16          # I/Os an open model may hold before it is called unstable
 
 
 # ---------------------------------------------------------------------------- random streams
@@ -38,23 +39,6 @@ def stream_states(seed: int, point: int, replications: int) -> np.ndarray:
 def _dist_row(d: Dist, ev: list, ec: list) -> list:
     """The kernels' table row of ``d`` (``Dist.kernel_row``; the kind's own module knows it)."""
     return d.kernel_row(ev, ec)
-
-
-def _alias_table(p: np.ndarray):
-    """Walker's alias method: O(1) device choice under any skew."""
-    n = len(p)
-    prob = p * n
-    alias = np.arange(n, dtype=np.int64)
-    small = [i for i in range(n) if prob[i] < 1.0]
-    large = [i for i in range(n) if prob[i] >= 1.0]
-    while small and large:
-        s, l = small.pop(), large.pop()
-        alias[s] = l
-        prob[l] -= 1.0 - prob[s]
-        (small if prob[l] < 1.0 else large).append(l)
-    for i in small + large:
-        prob[i] = 1.0
-    return prob.astype(np.float64), alias
 
 
 @dataclass
@@ -82,6 +66,12 @@ class Packed:
     trace: np.ndarray
     row_keys: np.ndarray        # uint64[N_ROWS]: each row of draws' stream key (blockrng.row_key)
     tables: Tables | None = None   # the configuration the arrays were packed from
+    un: tuple = ()              # the control units' and workloads' inputs (engine/units.py)
+    n_workloads: int = 0        # W of the per-workload outputs (0: the single-path model, none)
+
+    def unit_outputs(self):
+        """A replication's zeroed outputs sts, wls, whist, dvs (engine/units.py)."""
+        return unit_outputs(self)
 
 
 def pack(model: Model, ios: int, warmup: int, tables: Tables | None = None) -> Packed:
@@ -174,8 +164,10 @@ def pack(model: Model, ios: int, warmup: int, tables: Tables | None = None) -> P
     fp[L.FP_MP_START_FRACTION] = c["mp_start_fraction"]
     fp[L.FP_LINK_KB_PER_MS] = c["link_mb_s"]         # 1 MB/s = 1 KB/ms
     fp[L.FP_ZHPF_SHARE] = c["zhpf_share"]
-    return Packed(fp, ip, dp, np.asarray(ev or [0.0], float), np.asarray(ec or [1.0], float),
-                  np.cumsum(shares), np.array([cl["kb"] for cl in model.io], float),
-                  np.array([cl["miss_ratio"] for cl in model.io], float), cls_mp, cls_proto,
-                  al_prob, al_idx, dev_grp, bound_dev, grp_ptr, grp_ch, chg_ptr, chg, trace,
-                  row_keys(L.ROW_NAMES), tables)
+    pk = Packed(fp, ip, dp, np.asarray(ev or [0.0], float), np.asarray(ec or [1.0], float),
+                np.cumsum(shares), np.array([cl["kb"] for cl in model.io], float),
+                np.array([cl["miss_ratio"] for cl in model.io], float), cls_mp, cls_proto,
+                al_prob, al_idx, dev_grp, bound_dev, grp_ptr, grp_ch, chg_ptr, chg, trace,
+                row_keys(L.ROW_NAMES), tables)
+    units_inputs(pk, model, tables)
+    return pk

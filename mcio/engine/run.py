@@ -16,7 +16,6 @@ import xarray as xr
 from .. import interrupt
 from .._version import __version__
 from ..errors import McioError
-from ..kernels import layout as L
 from ..kernels import stats as S
 from ..kernels.histogram import HIST_BUCKETS
 from ..model import Model
@@ -24,6 +23,8 @@ from ..part import Part
 from ..warmup import MSER_BATCHES, judge_warmup
 from . import physics
 from .pack import pack, stream_states
+from .tables import tables_of
+from .results_units import extra_vars
 from .results import FLAG_MEANINGS, _var, assemble, flag_var
 
 UNSTABLE_IOS = 20_000         # I/Os simulated for a point known to be over capacity
@@ -89,9 +90,11 @@ def kernel_pool(threads: int) -> ThreadPoolExecutor:
 
 
 def run_kernels(model: Model, ios: int, replications: int, seed: int, warmup: int, point: int,
-                fast_path: bool, tables=None):
+                fast_path: bool, tables=None, with_units: bool = False):
     """Run the replications on up to ``numba.get_num_threads()`` threads; return the raw
-    accumulators (acc, chs, devs, hist, bat), stacked by replication.
+    accumulators (acc, chs, devs, hist, bat), stacked by replication; ``with_units``: and a sixth,
+    the control units' and workloads' (sts, wls, whist, dvs), each stacked by replication
+    (engine/units.py).
 
     The kernels release the GIL, so a plain thread pool (:func:`kernel_pool`) runs them in parallel. Each replication
     writes its own, separately allocated arrays: rows of one shared array would put two
@@ -109,7 +112,8 @@ def run_kernels(model: Model, ios: int, replications: int, seed: int, warmup: in
     """
     from ..kernels.blockrng import LANES, make_streams
     from ..kernels.fastpath import fast_one
-    from ..kernels.iopath import run_one
+    from ..kernels import layout as L
+    from ..kernels.iopath import run_one, run_one_units
     pk = pack(model, ios, warmup, tables)
     R = replications
     C = pk.tables.n_channels
@@ -117,19 +121,22 @@ def run_kernels(model: Model, ios: int, replications: int, seed: int, warmup: in
     states = stream_states(seed, point, R)
     outs = [(np.zeros(S.N_ACC), np.zeros((C, S.N_CH)), np.zeros((D, S.N_DEV)),
              np.zeros(HIST_BUCKETS, np.int64), np.zeros(MSER_BATCHES)) for _ in range(R)]
+    u_outs = [() if fast_path else pk.unit_outputs() for _ in range(R)]
+    n_rows = len(pk.row_keys)       # layout.N_ROWS, and a configuration's own rows (engine/units.py)
 
     stop = interrupt.flag()
     # an open load over capacity: the fast path measures the interval its completions took
     overloaded = fast_path and model.open_bottleneck()[1] >= 1.0
 
+    kernel = run_one_units if pk.ip[L.IP_WORKLOADS] else run_one
     def one(r: int) -> None:
         if stop[0]:
             return  # stopped before this replication began: its outputs stay zero (0 measured)
         st = states[r].copy()
         # the replication's substreams: eight vector lanes and a scalar state per row of draws
         # (keyed by each row's stable name: layout.ROW_NAMES)
-        lanes = np.empty((L.N_ROWS, 4, LANES), np.uint64)
-        scal = np.empty((L.N_ROWS, 4), np.uint64)
+        lanes = np.empty((n_rows, 4, LANES), np.uint64)
+        scal = np.empty((n_rows, 4), np.uint64)
         make_streams(st, pk.row_keys, lanes, scal)
         with interrupt.progress_slot() as done:
             if fast_path:
@@ -137,10 +144,10 @@ def run_kernels(model: Model, ios: int, replications: int, seed: int, warmup: in
                          pk.cls_mp, pk.cls_proto, pk.trace, st, lanes, scal, *outs[r], stop, done,
                          overloaded)
             else:
-                run_one(pk.fp, pk.ip, pk.dp, pk.ev, pk.ec, pk.cls_cum, pk.cls_kb, pk.cls_miss,
+                kernel(pk.fp, pk.ip, pk.dp, pk.ev, pk.ec, pk.cls_cum, pk.cls_kb, pk.cls_miss,
                         pk.cls_mp, pk.cls_proto, pk.al_prob, pk.al_idx, pk.dev_grp, pk.bound_dev,
-                        pk.grp_ptr, pk.grp_ch, pk.chg_ptr, pk.chg, pk.trace, st, lanes, scal, *outs[r],
-                        stop, done)
+                        pk.grp_ptr, pk.grp_ch, pk.chg_ptr, pk.chg, pk.trace, pk.un, st, lanes, scal,
+                        *outs[r][:3], *u_outs[r], *outs[r][3:], stop, done)
 
     threads = numba.get_num_threads()
     workers = max(1, min(R, threads))
@@ -159,7 +166,10 @@ def run_kernels(model: Model, ios: int, replications: int, seed: int, warmup: in
                     f.result()
             finally:
                 wait(futures)   # every replication has returned (a stopped one within ms)
-    return tuple(np.stack([o[i] for o in outs]) for i in range(5))
+    res = tuple(np.stack([o[i] for o in outs]) for i in range(5))
+    if with_units:        # (never with the fast path: it takes the single path only)
+        res += (tuple(np.stack([o[i] for o in u_outs]) for i in range(4)),)
+    return res
 
 
 def simulate(model: Model, ios: int = 200_000, replications: int = 4, seed: int = 0,
@@ -203,17 +213,21 @@ def simulate_part(model: Model, ios: int = 200_000, replications: int = 4, seed:
     if over_capacity:
         ios = min(ios, UNSTABLE_IOS)
         warmup = min(warmup, ios)
+    if tables is None:
+        tables = tables_of(model)
+    units = not tables.legacy       # a configuration's own control units and workloads
     if fast_path == "auto":
-        use_fast = fast_path_applies(model)
+        use_fast = not units and fast_path_applies(model)
     elif fast_path is True:
-        if not fast_path_applies(model):
+        if units or not fast_path_applies(model):
             raise McioError("fast_path", True, "this model does not reduce to one FIFO queue; use 'auto' or False")
         use_fast = True
     elif fast_path is False:
         use_fast = False
     else:
         raise McioError("fast_path", fast_path, "must be 'auto', True or False")
-    acc, chs, devs, hist, bat = run_kernels(model, ios, replications, seed, warmup, point, use_fast, tables)
+    out = run_kernels(model, ios, replications, seed, warmup, point, use_fast, tables, with_units=units)
+    acc, chs, devs, hist, bat = out[:5]
     if over_capacity:
         acc[:, S.A_UNSTABLE] = 1.0
     cut = interrupt.requested() and bool((acc[:, S.A_N] < ios).any())   # stopped (in a sweep)
@@ -226,12 +240,15 @@ def simulate_part(model: Model, ios: int = 200_000, replications: int = 4, seed:
                                 "warm-up MSER recommends (I/Os, on 64 batch means; -1: too short)"),
         "warmup_adequate": flag_var(adequate, "1 unless MSER cuts past the fixed warm-up in most "
                                               "replications and that cut moves the mean beyond its noise", FLAG_MEANINGS["warmup_adequate"])}
+    if units:     # the control units', LCUs' and workloads' figures (legacy Datasets stay as they are)
+        extra.update(extra_vars(tables, *out[5], acc[:, S.A_TIME_MS]))
     # a run too short for a steady state: flagged, with the bound it breaks (mcio/engine/physics.py)
-    short = "" if over_capacity or cut or acc[:, S.A_UNSTABLE].any() else physics.too_short(model, ios)
+    # (the bounds are the single-path model's: not checked for a configuration's own tables)
+    short = "" if over_capacity or cut or units or acc[:, S.A_UNSTABLE].any() else physics.too_short(model, ios)
     if short:
         acc[:, S.A_UNSTABLE] = 1.0
     part = assemble(model, acc, chs, devs, hist, per_device, extra=extra, coords=coords)
-    if not short and not cut and not int(part.data("unstable")):
+    if not short and not cut and not units and not int(part.data("unstable")):
         short = physics.violation(model, part)
         if short:
             acc[:, S.A_UNSTABLE] = 1.0

@@ -40,7 +40,7 @@ from numba.extending import intrinsic
 
 from .dists import DETERMINISTIC, EXPONENTIAL, GAMMA, UNIFORM, sample_st
 from .histogram import _bits
-from .layout import N_DIST
+from .layout import N_DIST, N_ROWS
 from .options import JIT_LEAF, JIT_STAGE, JIT_VEC
 from .rng import _KE, _WE, _next_st, _std_exponential_slow_st, fill_gamma_st
 
@@ -346,10 +346,11 @@ def fill_uniform_between(lanes, out, n, low, width):
 @nb.njit(**JIT_LEAF)
 def fill_row(lanes, scal, dp, row, ev, ec, out, n):
     """out[:n] = the next n draws of row ``row``, from that row's own substreams: distribution
-    row ``row`` of ``dp`` (see ``dists``) for row < N_DIST, else uniforms in (0, 1]. Exponentials
+    row ``row`` of ``dp`` (see ``dists``) for row < N_DIST or row >= N_ROWS (a configuration's
+    own rows: ``layout.CU_ROW_NAMES``), else uniforms in (0, 1]. Exponentials
     and uniforms come from the row's vector lanes, constants are filled, gamma and the other kinds
     are drawn from the row's scalar state (gamma in one loop: its constants once per block)."""
-    if row >= N_DIST:
+    if N_DIST <= row < N_ROWS:
         fill_uniform(lanes[row], out, n)
         return
     kind = dp[row, 0]

@@ -24,9 +24,15 @@ device-side disconnect, connect pacing. Per channel, in a slot each (winner tree
 event looks at every channel: the channels' time-weighted figures are added when their levels
 change (``kernels/areas.py``).
 
+``run_one`` is the single-path model's kernel; ``run_one_units``, compiled from the same source
+with ``UNITS`` True, a configuration's (several control units and workloads: kernels/stations.py,
+kernels/workloads.py).
+
 This module holds the state and the event loop only; each stage is a small inlined function in
 ``stages``, over the state arrays allocated here (named and grouped there).
 """
+import types
+
 import numba as nb
 import numpy as np
 
@@ -34,24 +40,29 @@ from .areas import areas_close, areas_restart
 from .blockrng import next_from
 from .heap import heap_put
 from .ioclass import attr_draws
-from .layout import (D_BACKEND, D_HA, D_INTERARRIVAL, D_MP_SHAPE, D_THINK, FP_LINK_KB_PER_MS,
-                     FP_MP_START_FRACTION, FP_ZHPF_SHARE, IP_BE_SERVERS, IP_BIND, IP_CHANNELS,
-                     IP_CLASSES, IP_DEVICES, IP_EXPOSURES, IP_GROUPS, IP_HA_SERVERS, IP_HYPERPAV,
+from .layout import (D_INTERARRIVAL, D_MP_SHAPE, D_THINK, FP_LINK_KB_PER_MS,
+                     FP_MP_START_FRACTION, FP_ZHPF_SHARE, IP_BIND, IP_CHANNELS,
+                     IP_CLASSES, IP_DEVICES, IP_EXPOSURES, IP_GROUPS, IP_HYPERPAV, IP_HA_SERVERS, IP_BE_SERVERS,
                      IP_MEASURE, IP_OE_CAP, IP_OPEN, IP_SELECTION, IP_SLOTS, IP_TRACE, IP_WARMUP,
                      N_ROWS, IP_POSITIONAL, IP_MISS_POLICY, IP_SPAN_CYL, FP_P_SEQUENTIAL, FP_CYLINDER_KB,
-                     FP_SEEK_SETTLE_MS, FP_SEEK_MS_PER_SQRT_CYL, FP_MEDIA_KB_PER_MS)
+                     FP_SEEK_SETTLE_MS, FP_SEEK_MS_PER_SQRT_CYL, FP_MEDIA_KB_PER_MS, IP_WORKLOADS)
 from .options import JIT, JIT_LEAF
 from .rng import uniform
 from .stages import (AFTER_HA, ARRIVE, BE, CONN, DEVICE, DQ_WAITING, EV_ARRIVE, GETCH, HA, INF,
                      MPEND, MPSTART, N_DEV_STATE, N_SF, N_SI, SF_T_ARR, SI_G_NEXT, SI_G_PREV,
                      SI_NXT, XFER, after_transfer, batch_add, count_completion,
                      heap_event, mp_work_ends, next_event, release, stage_after_ha, stage_arrive, stage_conn,
-                     stage_ha, stage_be, stage_device, stage_getch, stage_mpend, stage_mpstart, stage_xfer,
-                     transfer_ends, cu_committed, flush_block, BLOCK_IOS, N_BK)
+                     stage_device, stage_getch, stage_mpend, stage_mpstart, stage_xfer,
+                     transfer_ends, flush_block, BLOCK_IOS, N_BK)
+from .stations import N_ST, cu_state, cu_state_single, stage_be, stage_ha, stations_close, stations_restart
+from .workloads import count_units, stage_arrive_wl, units_restart
 from .stats import A_AREA_BE, A_AREA_HA, A_AREA_IOSQ, A_AREA_MPQ, A_AREA_SYS, A_EVENTS, A_TIME_MS, \
     A_UNSTABLE, C_OE_MAX
 from .winner import winner_new
 
+#: compiled as a constant: False in ``run_one`` (the single-path model: LLVM drops the control
+#: units' look-ups and the workloads' code), True in ``run_one_units`` (the same source, below)
+UNITS = False
 VBLOCK = 128                     # variates per refill of a distribution's block
 POLL_IOS = 2048                  # completions between two looks at the stop flag (~1-3 ms of run)
 
@@ -64,7 +75,7 @@ def _is_zero(dp, row):
 @nb.njit(**JIT)
 def _new_state(ip, dp, dev_grp, grp_ptr, grp_ch, chg_ptr, chg):
     """The replication's state at time 0, grouped as kernels/stages.py names it: (sf, si, dev,
-    dev_state, paths, oe, oe_tl, mp, cu, ps, heap)."""
+    dev_state, paths, oe, oe_tl, mp, ps, heap); the control units' (cu) is stations.cu_state's."""
     P = ip[IP_SLOTS]
     D = ip[IP_DEVICES]
     C = ip[IP_CHANNELS]
@@ -88,11 +99,6 @@ def _new_state(ip, dp, dev_grp, grp_ptr, grp_ch, chg_ptr, chg):
     mp = (mp_busy, np.full(C, -1, np.int64), np.full(C, -1, np.int64), np.zeros(C, np.int64),
           np.full(C, -1, np.int64), np.full(C, -1, np.int64), np.zeros(C), np.zeros(C), np.zeros(C))
     mp = mp + winner_new(C)
-    # a station with at least as many servers as slots never queues: no heap of free times
-    kw_n = np.array([ip[IP_HA_SERVERS] if ip[IP_HA_SERVERS] < P else 0,
-                     ip[IP_BE_SERVERS] if ip[IP_BE_SERVERS] < P else 0], np.int64)
-    cu = (np.array([D_HA, D_BACKEND], np.int64), np.array([_is_zero(dp, D_HA), _is_zero(dp, D_BACKEND)]),
-          kw_n, np.zeros((2, max(1, kw_n.max()))), np.zeros(2))
     L = min(ip[IP_OE_CAP], P)
     ps_next_t = np.full(C, INF)
     tw_t, tw_c = winner_new(C)
@@ -103,7 +109,7 @@ def _new_state(ip, dp, dev_grp, grp_ptr, grp_ch, chg_ptr, chg):
     h_c = np.zeros(P + 1, np.int64)
     h_n = np.zeros(2, np.int64)       # size, root taken (heap.heap_take)
     heap = (h_t, h_c, h_n)
-    return sf, si, dev, dev_state, paths, oe, oe_tl, mp, cu, ps, heap
+    return sf, si, dev, dev_state, paths, oe, oe_tl, mp, ps, heap
 
 
 @nb.njit(**JIT_LEAF)
@@ -151,9 +157,10 @@ def _measurement_starts(t, acc, chs, devs, hist, oe, oe_tl, mp, ps):
 
 @nb.njit(**JIT)
 def run_one(fp, ip, dp, ev, ec, cls_cum, cls_kb, cls_miss, cls_mp, cls_proto,
-            al_prob, al_idx, dev_grp, bound_dev, grp_ptr, grp_ch, chg_ptr, chg, trace,
-            s, lanes, scal, acc, chs, devs, hist, bat, ctl_stop, ctl_done):
-    """Simulate one replication; fill acc[N_ACC], chs[C, N_CH], devs[D, N_DEV], hist[B], bat[NB].
+            al_prob, al_idx, dev_grp, bound_dev, grp_ptr, grp_ch, chg_ptr, chg, trace, un,
+            s, lanes, scal, acc, chs, devs, sts, wls, whist, dvs, hist, bat, ctl_stop, ctl_done):
+    """Simulate one replication; fill acc[N_ACC], chs[C, N_CH], devs[D, N_DEV], sts[2U, N_ST],
+    wls[W, N_WL], whist[W, B], dvs[D, N_DS], hist[B], bat[NB].
 
     Inputs (``mcio.engine.pack``; ms, KB): fp float64[N_FP], ip int64[N_IP] (layout FP_*, IP_*);
     dp float64[N_DIST, 5] distribution rows with their empirical tables ev, ec float64[:];
@@ -163,11 +170,18 @@ def run_one(fp, ip, dp, ev, ec, cls_cum, cls_kb, cls_miss, cls_mp, cls_proto,
     dev_grp int64[D] path group of each device, grp_ptr int64[G + 1] / grp_ch int64[:] each group's
     channels, chg_ptr int64[C + 1] / chg int64[:] each channel's groups; bound_dev int64[P] (or [1])
     the device of each closed slot when bound; trace float64[:] arrival gaps (ms) when traced.
+    ``un`` = (cu_row int64[2U], cu_servers int64[2U], dev_cu int64[D], wl): the control units'
+    stations (2u host adapter, 2u + 1 back end of control unit u: their rows of service draws and
+    servers; kernels/stations.py), each device's control unit, and the workloads' tables ``wl``
+    (kernels/workloads.py; used when ip[IP_WORKLOADS]).
     ``s`` (uint64[4]) is this replication's stream state, ``lanes`` uint64[N_ROWS, 4, LANES] and
     ``scal`` uint64[N_ROWS, 4] its rows' substreams (``blockrng.make_streams``).
 
     Outputs (zeroed by the caller; slots in kernels/stats.py): acc float64[N_ACC],
-    chs float64[C, N_CH], devs float64[D, N_DEV], hist int64[HIST_BUCKETS]. ``bat[k]`` sums the
+    chs float64[C, N_CH], devs float64[D, N_DEV], hist int64[HIST_BUCKETS]; sts float64[2U, N_ST]
+    per station (kernels/stations.py); with ip[IP_WORKLOADS], wls float64[W, N_WL], whist
+    int64[W, HIST_BUCKETS] per workload and dvs float64[D, N_DS] per device (kernels/workloads.py;
+    else they may have no rows). ``bat[k]`` sums the
     response times of completions i (counted from the start, warm-up included) with
     i * len(bat) // total = k: the batch-mean series the warm-up diagnostic (MSER) reads.
 
@@ -203,14 +217,26 @@ def run_one(fp, ip, dp, ev, ec, cls_cum, cls_kb, cls_miss, cls_mp, cls_proto,
     # Every draw comes from its row's block (``blockrng.next_from``; each row has its own
     # substreams). Rows are passed as np.int64(...): a module constant would reach the callee
     # as a literal type, and Numba would compile it once per value.
-    vb = np.empty((N_ROWS, VBLOCK))
-    vpos = np.full(N_ROWS, VBLOCK, np.int64)
+    if UNITS:
+        n_rows = lanes.shape[0]         # N_ROWS, and a configuration's own rows (engine/units.py)
+    else:
+        n_rows = N_ROWS
+    vb = np.empty((n_rows, VBLOCK))
+    vpos = np.full(n_rows, VBLOCK, np.int64)
     rng = (vb, vpos, lanes, scal, dp, ev, ec)
 
-    sf, si, dev, dev_state, paths, oe, oe_tl, mp, cu, ps, heap = _new_state(ip, dp, dev_grp, grp_ptr,
-                                                                            grp_ch, chg_ptr, chg)
+    sf, si, dev, dev_state, paths, oe, oe_tl, mp, ps, heap = _new_state(ip, dp, dev_grp, grp_ptr,
+                                                                        grp_ch, chg_ptr, chg)
+    # (``if UNITS``: a constant Numba prunes before typing; run_one keeps the one-control-unit,
+    # one-workload code, its state as before)
+    if UNITS:
+        cu = cu_state(dp, un[0], un[1], un[2], P)
+    else:
+        cu = cu_state_single(ip[IP_HA_SERVERS], ip[IP_BE_SERVERS], dp, P)
+    WL = UNITS and ip[IP_WORKLOADS] == 1
+    wl = un[3]
+    cls_wl = wl[4]
     dq_s = dev[4]
-    cu_work = cu[4]
     tw_t, tw_c = ps[7], ps[8]
     tm_t, tm_c = mp[9], mp[10]
     h_t, h_c, h_n = heap
@@ -249,7 +275,10 @@ def run_one(fp, ip, dp, ev, ec, cls_cum, cls_kb, cls_miss, cls_mp, cls_proto,
             while stage >= 0:
                 if stage == ARRIVE:
                     n_sys += 1
-                    stage = stage_arrive(x, t, sf, si, rng, attrs, pick, dev, HPAV, EXPO)
+                    if WL:
+                        stage = stage_arrive_wl(x, t, sf, si, rng, attrs, is_open, wl, dev, HPAV, EXPO)
+                    else:
+                        stage = stage_arrive(x, t, sf, si, rng, attrs, pick, dev, HPAV, EXPO)
                 elif stage == GETCH:
                     stage = stage_getch(x, t, sf, si, paths, oe, oe_tl, chs, SEL, OECAP)
                 elif stage == MPSTART:
@@ -273,14 +302,17 @@ def run_one(fp, ip, dp, ev, ec, cls_cum, cls_kb, cls_miss, cls_mp, cls_proto,
                     done += 1
                     if done > WARM:
                         nbk = count_completion(x, t, sf, si, bk, nbk, chs, devs)
+                        if WL:
+                            count_units(x, t, sf, si, cls_wl, wls, whist, dvs)
                         if nbk == BLOCK_IOS:
                             nbk = flush_block(bk, nbk, acc, hist)
                     if done == WARM:
                         # warm-up over: measurement starts now, from the current state
                         a_sys = a_iosq = n_events = 0.0
                         _measurement_starts(t, acc, chs, devs, hist, oe, oe_tl, mp, ps)
-                        cu_work[0] = cu_committed(sf, 0, t)
-                        cu_work[1] = cu_committed(sf, 1, t)
+                        stations_restart(t, sf, si, cu)
+                        if UNITS:     # (not in run_one: its outputs stay out of the loop's registers)
+                            units_restart(wls, whist, dvs)
                         t0 = t
                     if done >= STOP:
                         stop = True
@@ -346,7 +378,27 @@ def run_one(fp, ip, dp, ev, ec, cls_cum, cls_kb, cls_miss, cls_mp, cls_proto,
     acc[A_TIME_MS] = t - t0
     acc[A_AREA_SYS] += a_sys
     acc[A_AREA_IOSQ] += a_iosq
-    acc[A_AREA_HA] += cu_work[0] - cu_committed(sf, 0, t)
-    acc[A_AREA_BE] += cu_work[1] - cu_committed(sf, 1, t)
+    if UNITS:
+        area_ha, area_be = stations_close(t, sf, si, cu, sts)
+    else:
+        area_ha, area_be = stations_close(t, sf, si, cu, np.zeros((2, N_ST)))
+    acc[A_AREA_HA] += area_ha
+    acc[A_AREA_BE] += area_be
     acc[A_AREA_MPQ] += areas_close(t, chs, oe, oe_tl, mp[0], mp[6], mp[3], mp[7], mp[8], ps[1], ps[6])
     acc[A_EVENTS] += n_events
+
+
+def _variant(fn, name: str, **consts):
+    """``fn``'s source compiled with other module constants (``consts``) as function ``name``
+    (its own cache entry: Numba's cache is keyed by the qualified name)."""
+    g = dict(fn.__globals__)
+    g.update(consts)
+    f = types.FunctionType(fn.__code__, g, name, fn.__defaults__, fn.__closure__)
+    f.__qualname__ = name
+    f.__doc__ = fn.__doc__
+    return f
+
+
+#: run_one for a configuration given as tables (ip[IP_WORKLOADS] 1: several control units and
+#: workloads, per-station, per-workload and per-device statistics)
+run_one_units = nb.njit(**JIT)(_variant(run_one.py_func, "run_one_units", UNITS=True))

@@ -5,7 +5,10 @@ freezes them into the kernels), and the stable names of the rows of random draws
 IP_OPEN, IP_SLOTS, IP_DEVICES, IP_EXPOSURES, IP_CHANNELS, IP_OE_CAP, IP_SELECTION, IP_HA_SERVERS, \
     IP_BE_SERVERS, IP_WARMUP, IP_MEASURE, IP_BIND, IP_CLASSES, IP_TRACE, IP_GROUPS, \
     IP_HYPERPAV, IP_POSITIONAL, IP_MISS_POLICY, IP_SPAN_CYL = range(19)
-N_IP = 19
+# 19, 20: reserved (the links' flags, issue 28); ip[IP_WORKLOADS] 1: the configuration's own
+# workloads and control units (kernels/workloads.py, per-workload and per-device statistics)
+IP_WORKLOADS = 21
+N_IP = 22
 
 # float parameters fp[]
 FP_MP_START_FRACTION, FP_LINK_KB_PER_MS, FP_ZHPF_SHARE, FP_SEEK_SETTLE_MS, FP_SEEK_MS_PER_SQRT_CYL, \
@@ -45,6 +48,10 @@ R_DEVICE = ROW_NAMES.index("device")
 R_SEQUENTIAL = ROW_NAMES.index("devices.sequential")      # positional: continue, or jump?
 R_CYLINDER = ROW_NAMES.index("devices.cylinder")          # positional: where a jump lands
 N_ROWS = len(ROW_NAMES)
+# A configuration's control units other than its first draw their services from rows of their
+# own, after these (rows N_ROWS, N_ROWS + 1, ... ; distribution rows), keyed by the names below
+# (``mcio.engine.units``); the first control unit keeps the rows above.
+CU_ROW_NAMES = ("control_unit.{}.ha_service_us", "control_unit.{}.backend_service_ms")
 
 # The accumulator slots (acc A_*, chs C_*, devs V_*) are declared with what each becomes in the
 # results Dataset, once, in kernels/stats.py; re-exported here for code that reads them from here.

@@ -27,13 +27,9 @@ are built once per replication):
   (``areas``). tm_t, tm_c: the winner tree of the MPs' pieces in progress (an MP serves one at a
   time: one slot per channel, not the heap), keyed by the event code x * 8 + EV_MP, so that with
   the heap they make the order one heap of both would give (``next_event``).
-- ``cu`` = (row int64[2], zero bool[2], kw_n int64[2], kw_free float64[2, S], work float64[2]):
-  the control unit's two multi-server FIFO stations, 0 = host adapter (CMR), 1 = back end,
-  served by the Kiefer-Wolfowitz recursion: an I/O's start and end are known when it arrives
-  (``cu_serve``), so neither station needs an event of its own. kw_n[st] is the number of
-  servers when the station can queue (fewer servers than slots), else 0 (it never queues);
-  kw_free[st, :kw_n] the servers' free times (ms; ``servers.kw_start``); work[st] the service time
-  assigned since the measurement started (ms), the utilisation's area.
+- ``cu``: the control units' stations (host adapter, back end: multi-server FIFO stations served
+  by the Kiefer-Wolfowitz recursion, so neither needs an event of its own), named and served in
+  kernels/stations.py with the stages that cross them (``stage_ha``, ``stage_be``).
 - ``ps`` = (ps_list int64[C, L], ps_n int64[C], ps_v float64[C], ps_tl float64[C],
   ps_next_t float64[C], ps_next_slot int64[C], ln_t0 float64[C], tw_t float64[2 M],
   tw_c int64[2 M]): each channel link's processor-shared transfers, when its busy period began
@@ -57,7 +53,6 @@ import numpy as np
 from .areas import mq_add, oe_add
 from .blockrng import next_from
 from .heap import heap_put, heap_settle, heap_take
-from .servers import kw_start
 from .histogram import hist_add
 from .ioclass import io_attrs
 from .layout import (D_MP_SHAPE, D_ROTATION, MISS_STAGING, MPW_FIFO, MPW_WAKE, R_CLASS, R_CYLINDER,
@@ -335,39 +330,6 @@ def stage_mpstart(x, t, sf, si, rng, mp, cls_mp, start_frac, mp_det):
 
 
 @nb.njit(**JIT_STAGE)
-def cu_serve(st, a, x, sf, rng, cu):
-    """I/O ``x`` arrives at control-unit station ``st`` at ``a`` (ms): returns when its service
-    ends. FIFO over the station's servers by the Kiefer-Wolfowitz recursion: it starts when it
-    arrives or when the first server frees, whichever is later (arrivals are taken in time
-    order, so this is the FIFO queue's own sample path; a station with as many servers as
-    slots never queues). The service is the station's row's next draw."""
-    row, zero, kw_n, kw_free, work = cu
-    if zero[st]:
-        return a
-    svc = draw(rng, row[st])
-    start = a
-    if kw_n[st] > 0:
-        start = kw_start(kw_free[st], kw_n[st], a, svc)
-    sf[x, SF_CU_START + 2 * st] = start
-    sf[x, SF_CU_END + 2 * st] = start + svc
-    work[st] += svc
-    return start + svc
-
-
-@nb.njit(**JIT_LEAF)
-def cu_committed(sf, st, now):
-    """Service at control-unit station ``st`` assigned but not yet given at ``now`` (ms): the
-    part after ``now`` of every slot's last interval there (the utilisation's area is the work
-    assigned in the window, less this at its end, plus this at its start)."""
-    tot = 0.0
-    for y in range(sf.shape[0]):
-        e = sf[y, SF_CU_END + 2 * st]
-        if e > now:
-            tot += e - max(now, sf[y, SF_CU_START + 2 * st])
-    return tot
-
-
-@nb.njit(**JIT_STAGE)
 def _connect_at(x, t, tau, sf, heap):
     """Connect starts at ``tau`` >= t (ms): its protocol time, then the transfer (XFER) now or
     at the EV_PROTO event."""
@@ -378,53 +340,6 @@ def _connect_at(x, t, tau, sf, heap):
         heap_put(h_t, h_c, h_n, tau, x * 8 + EV_PROTO)
         return -1
     return XFER
-
-
-@nb.njit(**JIT_STAGE)
-def stage_be(x, t, sf, si, rng, cu, heap):
-    """A miss reaches the back end at ``t``: its service (FIFO), the disconnect it makes, and
-    the connect after it, planned now (one event)."""
-    return _back_end_at(x, t, t, sf, rng, cu, heap)
-
-
-@nb.njit(**JIT_STAGE)
-def _back_end_at(x, t, a, sf, rng, cu, heap):
-    """I/O x reaches the back end at ``a`` >= t (ms; a > t only where it cannot queue): its
-    service ends its disconnect, then connect (``_connect_at``)."""
-    tau = cu_serve(1, a, x, sf, rng, cu)
-    sf[x, SF_DISC] = tau - sf[x, SF_T_DISC]
-    return _connect_at(x, t, tau, sf, heap)
-
-
-@nb.njit(**JIT_STAGE)
-def stage_ha(x, t, sf, si, rng, cu, heap, dev_state, cls_kb, cls_proto, pos):
-    """The command reaches the control unit's host adapter at ``t`` (the CMR: FIFO over its
-    servers). A pass-through device then plans the rest at once, as far as nothing can queue:
-    the device-service seam at the command's acceptance, its device-side disconnect, a back end
-    that never queues, the protocol; one event (EV_PROTO) resumes the I/O at its transfer, or
-    EV_BE at a back end that can queue. A positional device's seam keeps per-device state, so
-    it runs at the acceptance itself (the EV_HA event, then AFTER_HA)."""
-    h_t, h_c, h_n = heap
-    sf[x, SF_T_MARK] = t
-    tau = cu_serve(0, t, x, sf, rng, cu)
-    if pos[0]:
-        if tau > t:
-            heap_put(h_t, h_c, h_n, tau, x * 8 + EV_HA)
-            return -1
-        return AFTER_HA
-    nxt = stage_after_ha(x, tau, sf, si, dev_state, cls_kb, cls_proto, rng, pos)
-    if nxt == DEVICE:
-        tau += sf[x, SF_DEV_DISC_MS]
-        nxt = device_disconnect_ends(x, tau, sf, si)
-    if nxt == BE:
-        kw_n = cu[2]
-        if kw_n[1] > 0:                          # a back end that can queue: at its arrival
-            if tau > t:
-                heap_put(h_t, h_c, h_n, tau, x * 8 + EV_BE)
-                return -1
-            return BE
-        return _back_end_at(x, t, tau, sf, rng, cu, heap)
-    return _connect_at(x, t, tau, sf, heap)
 
 
 @nb.njit(**JIT_STAGE)
