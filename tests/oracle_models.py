@@ -364,7 +364,7 @@ def _rows() -> list[Oracle]:
                            resolves=0.10))
     # -- the control unit's stations on the Kiefer-Wolfowitz recursion.
     # Their utilisation is the service assigned in the window, corrected at both ends by the work
-    # committed but not yet given (stages.cu_committed): with host-adapter service only, N <= c
+    # committed but not yet given (stations.cu_committed): with host-adapter service only, N <= c
     # busy servers all the time (never queueing) or all c, whatever the window's ends cut through
     # (40 ms services, 300 I/Os), so utilisation min(N, c) / c to rounding, every replication.
     for n, c in ((5, 12), (12, 12), (8, 4), (30, 7)):
