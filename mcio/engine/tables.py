@@ -78,7 +78,7 @@ class Tables:
     cls_name: list
     cls_wl: np.ndarray             # int64[NC] the class's workload
     cls_dir: np.ndarray            # int64[NC] READ or WRITE
-    cls_share: np.ndarray          # float64[NC] share of all I/Os (open) or of its workload's (closed); sums to 1 per workload
+    cls_share: np.ndarray          # float64[NC] share of its workload's I/Os (sums to 1 per workload)
     cls_kb: np.ndarray             # float64[NC]
     cls_records: np.ndarray        # int64[NC]
     cls_miss: np.ndarray           # float64[NC]

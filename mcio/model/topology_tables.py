@@ -150,8 +150,10 @@ def compile_tables(topo: dict, sections: dict):
     rate, pop = workload_loads(topo)
     dw = device_weights(topo)
     cls = classes(topo)
-    mix = workload_mix(topo)
-    share = np.array([k["share"] * (mix[k["workload"]] if topo["kind"] == "open" else 1.0) for k in cls])
+    # each class's share of its workload's I/Os (the workloads' own loads weigh them: engine/units.py)
+    share = np.array([k["share"] for k in cls], float)
+    wl_of = np.array([k["workload"] for k in cls], np.int64)
+    share = share / np.bincount(wl_of, weights=share)[wl_of]
     mp_ms = np.zeros((C, len(cls), 2))
     for c, ch in enumerate(chs):
         for k, cl in enumerate(cls):
