@@ -12,9 +12,10 @@ from typing import Mapping, Sequence
 
 import numpy as np
 
+from .engine.tables import LEVEL_DIMS
 from .errors import McioError
 
-ENGINE_DIMS = ("replication", "channel", "quantile", "device")
+ENGINE_DIMS = ("replication", "quantile", "device") + LEVEL_DIMS
 UNCERTAIN_DIMS = ("sample", "input")      # of a file of `mcio uncertain` (its parameter sets, inputs)
 COMPONENTS = (("iosq_ms", "IOSQ"), ("pend_ms", "pend"), ("disconnect_ms", "disconnect"), ("connect_ms", "connect"))
 X_CHOICES = {"channel_busy": "mean channel busy (%)", "throughput_iops": "I/O rate (SSCH/s)"}

@@ -64,3 +64,17 @@ def test_levels_add_up(run):
     for var, dim in (("workload_ssch_iops", "workload"), ("control_unit_ssch_iops", "control_unit"),
                      ("lcu_ssch_iops", "lcu")):
         np.testing.assert_allclose(ds[var].sum(dim).values, total, rtol=1e-9)
+
+
+def test_table_shows_a_level_by_its_names(run):
+    """``mcio table --by workload``: one row per workload, named; a per-level figure without
+    ``--by`` is refused with the option to use (not averaged over the level in silence)."""
+    from mcio.errors import McioError
+    from mcio.planner.table import sweep_table
+    m, t, ds = run
+    tab = sweep_table(ds, ["workload_response_ms", "workload_ssch_iops"], by="workload")
+    assert [r[0] for r in tab.rows] == t.wl_name
+    with pytest.raises(McioError, match="--by workload"):
+        sweep_table(ds, ["workload_response_ms"])
+    tab = sweep_table(ds, ["control_unit_ha_busy"], by="control_unit")
+    assert [r[0] for r in tab.rows] == t.cu_name

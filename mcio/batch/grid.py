@@ -14,6 +14,7 @@ from typing import Any
 
 import numpy as np
 
+from ..engine.tables import LEVEL_DIMS
 from ..errors import McioError
 from ..model import Model
 from ..model.spec import MODEL_SECTIONS
@@ -22,7 +23,7 @@ from ..model.spec import MODEL_SECTIONS
 MAX_AXIS_VALUES = 1_000_000
 VARIANT_DIM = "variant"
 # dims the engine already uses and names of its variables: a sweep dim must not collide with them
-RESERVED_DIMS = ("replication", "channel", "quantile", "device", "point", VARIANT_DIM)
+RESERVED_DIMS = ("replication", "quantile", "device", "point", VARIANT_DIM) + LEVEL_DIMS
 UNIT_OF_SUFFIX = (("_mb_s", "Mbyte s-1"), ("_iops", "s-1"), ("_ms", "ms"), ("_us", "us"), ("_kb", "kB"))
 
 

@@ -30,6 +30,8 @@ from ..model.dist import Dist
 
 READ, WRITE = 0, 1
 LINK_KINDS = ("channel", "isl", "cu_port", "card")
+#: the results' per-level dimensions (a configuration's figures per element; never sweep axes)
+LEVEL_DIMS = ("channel", "link", "card", "control_unit", "lcu", "workload")
 
 
 @dataclass
@@ -162,4 +164,4 @@ def tables_of(model: "Model") -> Tables:  # noqa: F821
     return topo.tables(model)
 
 
-__all__ = ["tables_of", "Tables", "legacy_tables", "path_groups", "READ", "WRITE", "LINK_KINDS", "Dist"]
+__all__ = ["LEVEL_DIMS", "tables_of", "Tables", "legacy_tables", "path_groups", "READ", "WRITE", "LINK_KINDS", "Dist"]

@@ -15,10 +15,11 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from ..engine.tables import LEVEL_DIMS
 from ..errors import McioError
 from ..model.text import for_terminal
 
-ENGINE_DIMS = ("replication", "channel", "quantile", "device", "sample", "input")
+ENGINE_DIMS = ("replication", "quantile", "device", "sample", "input") + LEVEL_DIMS
 
 #: figure -> (RMF-style short label, scale, unit shown (None: the variable's own units))
 LABELS = {
@@ -121,6 +122,9 @@ def _figure(ds, name: str, row_dims: list[str]):
         return (_arr(v, row_dims), None if ci is None else _arr(ci, row_dims), "ms",
                 f"{100 * q:g}th percentile of response time (all replications merged)")
     da = ds[name]
+    for d in LEVEL_DIMS:
+        if d != "channel" and d in da.dims and d not in row_dims:
+            raise McioError("--vars", name, f"a figure per {d}: show it with --by {d}")
     if "channel" in da.dims and "channel" not in row_dims:
         if name == "open_exchanges_max":
             da = da.max("channel")
@@ -174,7 +178,7 @@ def sweep_table(ds, vars: list[str] | tuple[str, ...] | None = None, by: str | N
     ``vars`` (default :data:`DEFAULT_VARS`, those the file holds) its value and 95 % CI
     half-width, then the flags (unstable, short warm-up)."""
     dims = sweep_dims(ds)
-    allowed_by = dims + (["channel"] if "channel" in ds.dims else [])
+    allowed_by = dims + [d for d in LEVEL_DIMS if d in ds.dims]
     if by is not None and by not in allowed_by:
         raise McioError("--by", by, f"must be a dimension of the results; allowed: {', '.join(allowed_by) or '(none)'}")
     have = available_vars(ds)
@@ -186,7 +190,7 @@ def sweep_table(ds, vars: list[str] | tuple[str, ...] | None = None, by: str | N
     else:
         names = [v for v in DEFAULT_VARS if v in have]
     # a sweep dim named by ``by`` leads; ``channel`` splits each point's row (as RMF's channel report)
-    row_dims = ([by] if by in dims else []) + [d for d in dims if d != by] + (["channel"] if by == "channel" else [])
+    row_dims = ([by] if by in dims else []) + [d for d in dims if d != by] + ([by] if by in LEVEL_DIMS else [])
     cols = [Column(_dim_header(ds, d), "key", ds[d].attrs.get("long_name", ds[d].attrs.get("mcio_key", d))
                    if d in ds.coords else d) for d in row_dims]
     data = []
@@ -213,7 +217,9 @@ def sweep_table(ds, vars: list[str] | tuple[str, ...] | None = None, by: str | N
                            "short warm-up: the mean still carries the start's transient (raise [run] warmup)"))
     tab = Table(ds.attrs.get("title", "mcio sweep"), cols)
     shape = tuple(ds.sizes[d] for d in row_dims)
-    coords = [np.atleast_1d(ds[d].values) if d in ds.coords else np.arange(ds.sizes[d]) for d in row_dims]
+    # (a level's names: its coordinate, or in a file its ``<dim>_label``)
+    coords = [np.atleast_1d(ds[f"{d}_label"].values) if f"{d}_label" in ds.coords
+              else np.atleast_1d(ds[d].values) if d in ds.coords else np.arange(ds.sizes[d]) for d in row_dims]
     for idx in np.ndindex(*shape):
         row = [_fmt(coords[k][i]) for k, i in enumerate(idx)]
         row += [float(a[idx]) for a in data]
@@ -232,10 +238,10 @@ def _flags(ds, row_dims) -> np.ndarray | None:
     shape = tuple(ds.sizes[d] for d in row_dims)
     out = np.full(shape, "", dtype=object)
     if "unstable" in ds:
-        bad = _arr(ds["unstable"], row_dims).astype(bool)
+        bad = np.broadcast_to(_arr(ds["unstable"], row_dims), shape).astype(bool)
         out[bad] = "unstable"
     if "warmup_adequate" in ds:
-        short = _arr(ds["warmup_adequate"], row_dims) == 0
+        short = np.broadcast_to(_arr(ds["warmup_adequate"], row_dims), shape) == 0
         out[short] = np.where(out[short] == "", "short warm-up", out[short] + ", short warm-up")
     return out
 
