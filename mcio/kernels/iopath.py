@@ -46,8 +46,9 @@ from .stages import (AFTER_HA, ARRIVE, BE, CONN, DEVICE, DQ_WAITING, EV_ARRIVE, 
                      MPEND, MPSTART, N_DEV_STATE, N_SF, N_SI, SF_T_ARR, SI_G_NEXT, SI_G_PREV,
                      SI_NXT, XFER, after_transfer, batch_add, count_completion,
                      heap_event, mp_work_ends, next_event, release, stage_after_ha, stage_arrive, stage_conn,
-                     stage_ha, stage_be, stage_device, stage_getch, stage_mpend, stage_mpstart, stage_xfer,
-                     transfer_ends, cu_committed, flush_block, BLOCK_IOS, N_BK)
+                     stage_ha, stage_be, stage_device, stage_getch, stage_mpend, stage_mpstart,
+                     cu_committed, flush_block, BLOCK_IOS, N_BK)
+from .transfer import stage_xfer, transfer_ends
 from .stats import A_AREA_BE, A_AREA_HA, A_AREA_IOSQ, A_AREA_MPQ, A_AREA_SYS, A_EVENTS, A_TIME_MS, \
     A_UNSTABLE, C_OE_MAX
 from .winner import winner_new
