@@ -105,10 +105,15 @@ def _kernel_call(model, n: int):
         make_streams(st, pk.row_keys, lanes, scal)
         out = (np.zeros(S.N_ACC), np.zeros((C, S.N_CH)), np.zeros((D, S.N_DEV)),
                np.zeros(HIST_BUCKETS, np.int64), np.zeros(MSER_BATCHES))
-        run_one(pk.fp, pk.ip, pk.dp, pk.ev, pk.ec, pk.cls_cum, pk.cls_kb, pk.cls_miss, pk.cls_mp,
+        args = (pk.fp, pk.ip, pk.dp, pk.ev, pk.ec, pk.cls_cum, pk.cls_kb, pk.cls_miss, pk.cls_mp,
                 pk.cls_proto, pk.al_prob, pk.al_idx, pk.dev_grp, pk.bound_dev, pk.grp_ptr, pk.grp_ch,
-                pk.chg_ptr, pk.chg, pk.trace, st, lanes, scal, *out, np.zeros(1, np.int64),
-                np.zeros(1, np.int64))
+                pk.chg_ptr, pk.chg, pk.trace)
+        if getattr(pk, "lk", None):      # issue 28: the links' tables in, per-link/card figures out
+            lo = (np.zeros((len(pk.tables.ln_kb_per_ms), 2)), np.zeros((len(pk.tables.card_start_ms), 2)))
+            run_one(*args, pk.lk, st, lanes, scal, *out[:3], *lo, *out[3:], np.zeros(1, np.int64),
+                    np.zeros(1, np.int64))
+        else:
+            run_one(*args, st, lanes, scal, *out, np.zeros(1, np.int64), np.zeros(1, np.int64))
         return out
     return call
 

@@ -13,6 +13,7 @@ from ..kernels import layout as L
 from ..kernels.blockrng import row_keys
 from ..model import Dist, Model
 from ..model.costs import MODES, mp_us_per_io
+from .pack_links import link_arrays, link_ip
 from .tables import Tables, path_groups, tables_of
 
 OPEN_SLOTS = 1 << 16          # I/Os an open model may hold before it is called unstable
@@ -82,6 +83,7 @@ class Packed:
     trace: np.ndarray
     row_keys: np.ndarray        # uint64[N_ROWS]: each row of draws' stream key (blockrng.row_key)
     tables: Tables | None = None   # the configuration the arrays were packed from
+    lk: tuple = ()              # channels, links, routes, cards (engine/pack_links.py)
 
 
 def pack(model: Model, ios: int, warmup: int, tables: Tables | None = None) -> Packed:
@@ -149,7 +151,8 @@ def pack(model: Model, ios: int, warmup: int, tables: Tables | None = None) -> P
     ip[L.IP_DEVICES] = n_dev
     ip[L.IP_EXPOSURES] = 1 + d["aliases"]
     ip[L.IP_CHANNELS] = n_ch
-    ip[L.IP_OE_CAP] = c["max_open_exchanges"]
+    ip[L.IP_OE_CAP] = int(tables.ch_oe_cap.max())
+    ip[L.IP_LN_SLOTS], ip[L.IP_ROUTES_GENERAL] = link_ip(tables, slots)
     ip[L.IP_SELECTION] = 0 if c["selection"] == "rotate" else 1
     ip[L.IP_HA_SERVERS] = cu["ha_servers"]
     ip[L.IP_BE_SERVERS] = cu["backend_servers"]
@@ -178,4 +181,4 @@ def pack(model: Model, ios: int, warmup: int, tables: Tables | None = None) -> P
                   np.cumsum(shares), np.array([cl["kb"] for cl in model.io], float),
                   np.array([cl["miss_ratio"] for cl in model.io], float), cls_mp, cls_proto,
                   al_prob, al_idx, dev_grp, bound_dev, grp_ptr, grp_ch, chg_ptr, chg, trace,
-                  row_keys(L.ROW_NAMES), tables)
+                  row_keys(L.ROW_NAMES), tables, link_arrays(tables))

@@ -87,9 +87,10 @@ def kernel_pool(threads: int) -> ThreadPoolExecutor:
 
 
 def run_kernels(model: Model, ios: int, replications: int, seed: int, warmup: int, point: int,
-                fast_path: bool, tables=None):
+                fast_path: bool, tables=None, links: bool = False):
     """Run the replications on up to ``numba.get_num_threads()`` threads; return the raw
-    accumulators (acc, chs, devs, hist, bat), stacked by replication.
+    accumulators (acc, chs, devs, hist, bat), stacked by replication; with ``links``, also
+    (lns, cards): per link and per card (kernels/transfer.py, kernels/cards.py).
 
     The kernels release the GIL, so a plain thread pool (:func:`kernel_pool`) runs them in parallel. Each replication
     writes its own, separately allocated arrays: rows of one shared array would put two
@@ -107,7 +108,9 @@ def run_kernels(model: Model, ios: int, replications: int, seed: int, warmup: in
     """
     from ..kernels.blockrng import LANES, make_streams
     from ..kernels.fastpath import fast_one
+    from ..kernels.cards import N_CARD
     from ..kernels.iopath import run_one
+    from ..kernels.transfer import N_LN
     pk = pack(model, ios, warmup, tables)
     R = replications
     C = pk.tables.n_channels
@@ -115,6 +118,8 @@ def run_kernels(model: Model, ios: int, replications: int, seed: int, warmup: in
     states = stream_states(seed, point, R)
     outs = [(np.zeros(S.N_ACC), np.zeros((C, S.N_CH)), np.zeros((D, S.N_DEV)),
              np.zeros(HIST_BUCKETS, np.int64), np.zeros(MSER_BATCHES)) for _ in range(R)]
+    Lk, K = len(pk.tables.ln_kb_per_ms), len(pk.tables.card_start_ms)
+    louts = [(np.zeros((Lk, N_LN)), np.zeros((K, N_CARD))) for _ in range(R)]
 
     stop = interrupt.flag()
     # an open load over capacity: the fast path measures the interval its completions took
@@ -137,8 +142,8 @@ def run_kernels(model: Model, ios: int, replications: int, seed: int, warmup: in
             else:
                 run_one(pk.fp, pk.ip, pk.dp, pk.ev, pk.ec, pk.cls_cum, pk.cls_kb, pk.cls_miss,
                         pk.cls_mp, pk.cls_proto, pk.al_prob, pk.al_idx, pk.dev_grp, pk.bound_dev,
-                        pk.grp_ptr, pk.grp_ch, pk.chg_ptr, pk.chg, pk.trace, st, lanes, scal, *outs[r],
-                        stop, done)
+                        pk.grp_ptr, pk.grp_ch, pk.chg_ptr, pk.chg, pk.trace, pk.lk, st, lanes, scal,
+                        *outs[r][:3], *louts[r], *outs[r][3:], stop, done)
 
     threads = numba.get_num_threads()
     workers = max(1, min(R, threads))
@@ -157,7 +162,10 @@ def run_kernels(model: Model, ios: int, replications: int, seed: int, warmup: in
                     f.result()
             finally:
                 wait(futures)   # every replication has returned (a stopped one within ms)
-    return tuple(np.stack([o[i] for o in outs]) for i in range(5))
+    got = tuple(np.stack([o[i] for o in outs]) for i in range(5))
+    if links:
+        got += tuple(np.stack([o[i] for o in louts]) for i in range(2))
+    return got
 
 
 def simulate(model: Model, ios: int = 200_000, replications: int = 4, seed: int = 0,

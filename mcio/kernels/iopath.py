@@ -34,10 +34,11 @@ from .areas import areas_close, areas_restart
 from .blockrng import next_from
 from .heap import heap_put
 from .ioclass import attr_draws
-from .layout import (D_BACKEND, D_HA, D_INTERARRIVAL, D_MP_SHAPE, D_THINK, FP_LINK_KB_PER_MS,
+from .layout import (D_BACKEND, D_HA, D_INTERARRIVAL, D_MP_SHAPE, D_THINK, IP_LN_SLOTS,
+                     IP_ROUTES_GENERAL,
                      FP_MP_START_FRACTION, FP_ZHPF_SHARE, IP_BE_SERVERS, IP_BIND, IP_CHANNELS,
                      IP_CLASSES, IP_DEVICES, IP_EXPOSURES, IP_GROUPS, IP_HA_SERVERS, IP_HYPERPAV,
-                     IP_MEASURE, IP_OE_CAP, IP_OPEN, IP_SELECTION, IP_SLOTS, IP_TRACE, IP_WARMUP,
+                     IP_MEASURE, IP_OPEN, IP_SELECTION, IP_SLOTS, IP_TRACE, IP_WARMUP,
                      N_ROWS, IP_POSITIONAL, IP_MISS_POLICY, IP_SPAN_CYL, FP_P_SEQUENTIAL, FP_CYLINDER_KB,
                      FP_SEEK_SETTLE_MS, FP_SEEK_MS_PER_SQRT_CYL, FP_MEDIA_KB_PER_MS)
 from .options import JIT, JIT_LEAF
@@ -48,7 +49,7 @@ from .stages import (AFTER_HA, ARRIVE, BE, CONN, DEVICE, DQ_WAITING, EV_ARRIVE, 
                      heap_event, mp_work_ends, next_event, release, stage_after_ha, stage_arrive, stage_conn,
                      stage_ha, stage_be, stage_device, stage_getch, stage_mpend, stage_mpstart,
                      cu_committed, flush_block, BLOCK_IOS, N_BK)
-from .transfer import stage_xfer, transfer_ends
+from .transfer import links_close, links_restart, links_state, stage_xfer, transfer_ends
 from .stats import A_AREA_BE, A_AREA_HA, A_AREA_IOSQ, A_AREA_MPQ, A_AREA_SYS, A_EVENTS, A_TIME_MS, \
     A_UNSTABLE, C_OE_MAX
 from .winner import winner_new
@@ -65,7 +66,7 @@ def _is_zero(dp, row):
 @nb.njit(**JIT)
 def _new_state(ip, dp, dev_grp, grp_ptr, grp_ch, chg_ptr, chg):
     """The replication's state at time 0, grouped as kernels/stages.py names it: (sf, si, dev,
-    dev_state, paths, oe, oe_tl, mp, cu, ps, heap)."""
+    dev_state, paths, oe, oe_tl, mp, cu, heap); the transfers' ``ps``: transfer.links_state."""
     P = ip[IP_SLOTS]
     D = ip[IP_DEVICES]
     C = ip[IP_CHANNELS]
@@ -94,17 +95,12 @@ def _new_state(ip, dp, dev_grp, grp_ptr, grp_ch, chg_ptr, chg):
                      ip[IP_BE_SERVERS] if ip[IP_BE_SERVERS] < P else 0], np.int64)
     cu = (np.array([D_HA, D_BACKEND], np.int64), np.array([_is_zero(dp, D_HA), _is_zero(dp, D_BACKEND)]),
           kw_n, np.zeros((2, max(1, kw_n.max()))), np.zeros(2))
-    L = min(ip[IP_OE_CAP], P)
-    ps_next_t = np.full(C, INF)
-    tw_t, tw_c = winner_new(C)
-    ps = (np.zeros((C, L), np.int64), np.zeros(C, np.int64), np.zeros(C), np.zeros(C), ps_next_t,
-          np.full(C, -1, np.int64), np.zeros(C), tw_t, tw_c)
     # ---- events ----
     h_t = np.zeros(P + 1)
     h_c = np.zeros(P + 1, np.int64)
     h_n = np.zeros(2, np.int64)       # size, root taken (heap.heap_take)
     heap = (h_t, h_c, h_n)
-    return sf, si, dev, dev_state, paths, oe, oe_tl, mp, cu, ps, heap
+    return sf, si, dev, dev_state, paths, oe, oe_tl, mp, cu, heap
 
 
 @nb.njit(**JIT_LEAF)
@@ -138,7 +134,7 @@ def _first_arrivals(s, trace, traced, is_open, think_zero, n_slots, rng, heap, r
 
 
 @nb.njit(**JIT_LEAF)
-def _measurement_starts(t, acc, chs, devs, hist, oe, oe_tl, mp, ps):
+def _measurement_starts(t, acc, chs, devs, hist, oe, oe_tl, mp):
     """Warm-up over at ``t``: the accumulators restart from the current state (peak exchanges and
     the channels' areas from now)."""
     acc[:] = 0.0
@@ -147,13 +143,13 @@ def _measurement_starts(t, acc, chs, devs, hist, oe, oe_tl, mp, ps):
     hist[:] = 0
     for cc in range(chs.shape[0]):
         chs[cc, C_OE_MAX] = oe[cc]
-    areas_restart(t, oe_tl, mp[6], mp[7], mp[8], ps[6])
+    areas_restart(t, oe_tl, mp[6], mp[7], mp[8])
 
 
 @nb.njit(**JIT)
 def run_one(fp, ip, dp, ev, ec, cls_cum, cls_kb, cls_miss, cls_mp, cls_proto,
-            al_prob, al_idx, dev_grp, bound_dev, grp_ptr, grp_ch, chg_ptr, chg, trace,
-            s, lanes, scal, acc, chs, devs, hist, bat, ctl_stop, ctl_done):
+            al_prob, al_idx, dev_grp, bound_dev, grp_ptr, grp_ch, chg_ptr, chg, trace, lk,
+            s, lanes, scal, acc, chs, devs, lns, cards, hist, bat, ctl_stop, ctl_done):
     """Simulate one replication; fill acc[N_ACC], chs[C, N_CH], devs[D, N_DEV], hist[B], bat[NB].
 
     Inputs (``mcio.engine.pack``; ms, KB): fp float64[N_FP], ip int64[N_IP] (layout FP_*, IP_*);
@@ -164,11 +160,16 @@ def run_one(fp, ip, dp, ev, ec, cls_cum, cls_kb, cls_miss, cls_mp, cls_proto,
     dev_grp int64[D] path group of each device, grp_ptr int64[G + 1] / grp_ch int64[:] each group's
     channels, chg_ptr int64[C + 1] / chg int64[:] each channel's groups; bound_dev int64[P] (or [1])
     the device of each closed slot when bound; trace float64[:] arrival gaps (ms) when traced.
+    ``lk`` (``mcio.engine.pack_links``): the channels', links', routes' and cards' tables
+    (mp_ms float64[C, K, 2] MP work per channel, class and mode, replacing cls_mp's first two
+    columns; ch_oe_cap int64[C]; ch_link int64[C, 2]; cls_dir int64[K]; ln_bw float64[Lk] KB/ms;
+    ln_ch int64[Lk]; rt_ptr, rt_ln; dev_cu int64[D]; ch_card int64[C]; card_start_ms float64[Kc]).
     ``s`` (uint64[4]) is this replication's stream state, ``lanes`` uint64[N_ROWS, 4, LANES] and
     ``scal`` uint64[N_ROWS, 4] its rows' substreams (``blockrng.make_streams``).
 
     Outputs (zeroed by the caller; slots in kernels/stats.py): acc float64[N_ACC],
-    chs float64[C, N_CH], devs float64[D, N_DEV], hist int64[HIST_BUCKETS]. ``bat[k]`` sums the
+    chs float64[C, N_CH], devs float64[D, N_DEV], lns float64[Lk, N_LN] (kernels/transfer.py),
+    cards float64[Kc, N_CARD] (kernels/cards.py), hist int64[HIST_BUCKETS]. ``bat[k]`` sums the
     response times of completions i (counted from the start, warm-up included) with
     i * len(bat) // total = k: the batch-mean series the warm-up diagnostic (MSER) reads.
 
@@ -184,14 +185,13 @@ def run_one(fp, ip, dp, ev, ec, cls_cum, cls_kb, cls_miss, cls_mp, cls_proto,
     D = ip[IP_DEVICES]
     EXPO = ip[IP_EXPOSURES]
     HPAV = ip[IP_HYPERPAV] == 1
-    OECAP = ip[IP_OE_CAP]
+    OECAP = lk[1]
     SEL = ip[IP_SELECTION]
     WARM = ip[IP_WARMUP]
     STOP = ip[IP_WARMUP] + ip[IP_MEASURE]
     NCLS = ip[IP_CLASSES]
     TRACE = ip[IP_TRACE] == 1
     start_frac = fp[FP_MP_START_FRACTION]
-    bw = fp[FP_LINK_KB_PER_MS]
     zshare = fp[FP_ZHPF_SHARE]
     NB = bat.shape[0]
     think_zero = _is_zero(dp, D_THINK)
@@ -208,8 +208,10 @@ def run_one(fp, ip, dp, ev, ec, cls_cum, cls_kb, cls_miss, cls_mp, cls_proto,
     vpos = np.full(N_ROWS, VBLOCK, np.int64)
     rng = (vb, vpos, lanes, scal, dp, ev, ec)
 
-    sf, si, dev, dev_state, paths, oe, oe_tl, mp, cu, ps, heap = _new_state(ip, dp, dev_grp, grp_ptr,
-                                                                            grp_ch, chg_ptr, chg)
+    sf, si, dev, dev_state, paths, oe, oe_tl, mp, cu, heap = _new_state(ip, dp, dev_grp, grp_ptr,
+                                                                        grp_ch, chg_ptr, chg)
+    GEN = ip[IP_ROUTES_GENERAL] == 1
+    ps = links_state(P, ip[IP_LN_SLOTS], GEN, lk[6], lk[4].shape[0])
     dq_s = dev[4]
     cu_work = cu[4]
     tw_t, tw_c = ps[7], ps[8]
@@ -254,7 +256,7 @@ def run_one(fp, ip, dp, ev, ec, cls_cum, cls_kb, cls_miss, cls_mp, cls_proto,
                 elif stage == GETCH:
                     stage = stage_getch(x, t, sf, si, paths, oe, oe_tl, chs, SEL, OECAP)
                 elif stage == MPSTART:
-                    stage = stage_mpstart(x, t, sf, si, rng, mp, cls_mp, start_frac, mp_det)
+                    stage = stage_mpstart(x, t, sf, si, rng, mp, lk[0], cls_mp, start_frac, mp_det)
                 elif stage == HA:
                     stage = stage_ha(x, t, sf, si, rng, cu, heap, dev_state, cls_kb, cls_proto, pos)
                 elif stage == BE:
@@ -264,7 +266,7 @@ def run_one(fp, ip, dp, ev, ec, cls_cum, cls_kb, cls_miss, cls_mp, cls_proto,
                 elif stage == CONN:
                     stage = stage_conn(x, t, sf, heap)
                 elif stage == XFER:
-                    stage = stage_xfer(x, t, sf, si, ps, heap, bw)
+                    stage = stage_xfer(x, t, sf, si, ps, heap, lk, GEN)
                 elif stage == MPEND:
                     stage = stage_mpend(x, t, sf, si, mp)
                 elif stage == DEVICE:
@@ -279,7 +281,8 @@ def run_one(fp, ip, dp, ev, ec, cls_cum, cls_kb, cls_miss, cls_mp, cls_proto,
                     if done == WARM:
                         # warm-up over: measurement starts now, from the current state
                         a_sys = a_iosq = n_events = 0.0
-                        _measurement_starts(t, acc, chs, devs, hist, oe, oe_tl, mp, ps)
+                        _measurement_starts(t, acc, chs, devs, hist, oe, oe_tl, mp)
+                        links_restart(t, ps, lns, cards)
                         cu_work[0] = cu_committed(sf, 0, t)
                         cu_work[1] = cu_committed(sf, 1, t)
                         t0 = t
@@ -337,7 +340,7 @@ def run_one(fp, ip, dp, ev, ec, cls_cum, cls_kb, cls_miss, cls_mp, cls_proto,
             x_next = tm_c[1] >> 3
             stage_next = mp_work_ends(x_next, t, sf, si, mp, chs)
         elif src == 1:
-            x_next = transfer_ends(cmin, t, sf, si, ps, bw, chs)
+            x_next = transfer_ends(cmin, t, sf, si, ps, lk, chs, lns, GEN)
             stage_next = after_transfer(x_next, t, sf, heap)
         else:
             x_next, stage_next = heap_event(t, sf, si, heap)
@@ -349,5 +352,6 @@ def run_one(fp, ip, dp, ev, ec, cls_cum, cls_kb, cls_miss, cls_mp, cls_proto,
     acc[A_AREA_IOSQ] += a_iosq
     acc[A_AREA_HA] += cu_work[0] - cu_committed(sf, 0, t)
     acc[A_AREA_BE] += cu_work[1] - cu_committed(sf, 1, t)
-    acc[A_AREA_MPQ] += areas_close(t, chs, oe, oe_tl, mp[0], mp[6], mp[3], mp[7], mp[8], ps[1], ps[6])
+    acc[A_AREA_MPQ] += areas_close(t, chs, oe, oe_tl, mp[0], mp[6], mp[3], mp[7], mp[8])
+    links_close(t, ps, lk, chs, lns)
     acc[A_EVENTS] += n_events

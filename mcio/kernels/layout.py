@@ -4,8 +4,10 @@ freezes them into the kernels), and the stable names of the rows of random draws
 # integer parameters ip[]
 IP_OPEN, IP_SLOTS, IP_DEVICES, IP_EXPOSURES, IP_CHANNELS, IP_OE_CAP, IP_SELECTION, IP_HA_SERVERS, \
     IP_BE_SERVERS, IP_WARMUP, IP_MEASURE, IP_BIND, IP_CLASSES, IP_TRACE, IP_GROUPS, \
-    IP_HYPERPAV, IP_POSITIONAL, IP_MISS_POLICY, IP_SPAN_CYL = range(19)
-N_IP = 19
+    IP_HYPERPAV, IP_POSITIONAL, IP_MISS_POLICY, IP_SPAN_CYL, IP_LN_SLOTS, IP_ROUTES_GENERAL = range(21)
+N_IP = 21
+# ip[IP_LN_SLOTS]: the most transfers one link may hold at once; ip[IP_ROUTES_GENERAL] 1: some
+# route crosses several links (kernels/transfer.py's general engine), 0: every route one link
 
 # float parameters fp[]
 FP_MP_START_FRACTION, FP_LINK_KB_PER_MS, FP_ZHPF_SHARE, FP_SEEK_SETTLE_MS, FP_SEEK_MS_PER_SQRT_CYL, \

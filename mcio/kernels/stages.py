@@ -263,7 +263,7 @@ def stage_arrive(x, t, sf, si, rng, attrs, pick, dev, hpav, expo):
 def stage_getch(x, t, sf, si, paths, oe, oe_tl, chs, sel, oecap):
     """A channel of the device's path group with a free open exchange (else deferred, FIFO per
     group). ``sel`` 0: rotate from the group's rotor; 1: fewest open exchanges, ties round the
-    group (not to the lowest CHPID)."""
+    group (not to the lowest CHPID). ``oecap`` int64[C]: each channel's open exchanges."""
     dev_grp, grp_ptr, grp_ch, chg_ptr, chg, rotor, gq_h, gq_t = paths
     sf[x, SF_T_START] = t
     g = dev_grp[si[x, SI_DEV]]
@@ -278,7 +278,7 @@ def stage_getch(x, t, sf, si, paths, oe, oe_tl, chs, sel, oecap):
             if jj >= m:
                 jj -= m
             cc = grp_ch[a + jj]
-            if oe[cc] < oecap:
+            if oe[cc] < oecap[cc]:
                 c = cc
                 rotor[g] = jj + 1 if jj + 1 < m else 0
                 break
@@ -288,7 +288,7 @@ def stage_getch(x, t, sf, si, paths, oe, oe_tl, chs, sel, oecap):
             if jj >= m:
                 jj -= m
             cc = grp_ch[a + jj]
-            if oe[cc] < oecap and (c < 0 or oe[cc] < oe[c]):
+            if oe[cc] < oecap[cc] and (c < 0 or oe[cc] < oe[c]):
                 c = cc
         rotor[g] = r0 + 1 if r0 + 1 < m else 0
     if c < 0:
@@ -303,16 +303,17 @@ def stage_getch(x, t, sf, si, paths, oe, oe_tl, chs, sel, oecap):
 
 
 @nb.njit(**JIT_STAGE)
-def stage_mpstart(x, t, sf, si, rng, mp, cls_mp, start_frac, mp_det):
+def stage_mpstart(x, t, sf, si, rng, mp, mp_ms, cls_mp, start_frac, mp_det):
     """The channel MP's work for this I/O (fixed + per command + per KB, times a shape draw),
     split into start and end work; the start work now, FIFO behind the MP's other work.
 
-    ``cls_mp[k, mode]`` is the work (ms); ``cls_mp[k, MPW_WAKE]`` the wake-up work (ms) a piece
+    ``mp_ms[c, k, mode]`` is the work (ms) on channel c; ``cls_mp[k, MPW_WAKE]`` the wake-up work (ms) a piece
     that finds the MP idle adds, ``cls_mp[k, MPW_FIFO]`` 1 when end work queues with the starts
     (both kept in the I/O's slot for its end work)."""
     mp_busy, mq_h, mq_t, mq_n, me_h, me_t, mp_t0, mq_tl, mq_area, tm_t, tm_c = mp
     k = si[x, SI_CLS]
-    w = cls_mp[k, si[x, SI_MODE]]
+    c = si[x, SI_CH]
+    w = mp_ms[c, k, si[x, SI_MODE]]
     if not mp_det and w > 0.0:
         w *= draw(rng, np.int64(D_MP_SHAPE))
     sf[x, SF_W_START] = w * start_frac
@@ -321,7 +322,6 @@ def stage_mpstart(x, t, sf, si, rng, mp, cls_mp, start_frac, mp_det):
     si[x, SI_MP_FIFO] = cls_mp[k, MPW_FIFO] != 0.0
     if sf[x, SF_W_START] <= 0.0:
         return HA
-    c = si[x, SI_CH]
     si[x, SI_MPSTAGE] = 0
     if mp_busy[c] == 0:
         mp_busy[c] = 1

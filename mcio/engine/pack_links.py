@@ -1,0 +1,52 @@
+"""Tables -> the kernels' channel, link, route and card arrays (``lk``, ``iopath.run_one``).
+
+The tuple's order is what the kernels unpack (kernels/transfer.py, kernels/cards.py):
+
+0 mp_ms float64[C, NC, 2]   MP work per I/O by channel, class and mode (ms)
+1 ch_oe_cap int64[C]        open exchanges per channel
+2 ch_link int64[C, 2]       the channel's link by direction (0 read, 1 write)
+3 cls_dir int64[NC]         each class's direction
+4 ln_bw float64[Lk]         each link's rate (KB/ms = MB/s)
+5 ln_ch int64[Lk]           the channel whose read (or only) link it is, else -1
+6 rt_ptr int64[C U 2 + 1]   routes: rt_ln[rt_ptr[i]:rt_ptr[i + 1]], i = (c U + u) 2 + d
+7 rt_ln int64[:]
+8 dev_cu int64[D]           each device's control unit
+9 ch_card int64[C]          each channel's feature card, -1 none
+10 card_start_ms float64[K] card work per I/O start (ms), 0 no limit
+
+and ``link_ip(tables, slots)``: the values of ip[IP_LN_SLOTS] and ip[IP_ROUTES_GENERAL].
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from .tables import Tables
+
+
+def link_arrays(t: Tables) -> tuple:
+    """The ``lk`` tuple of ``t`` (contiguous arrays of the kernels' dtypes)."""
+    C = t.n_channels
+    Lk = len(t.ln_kb_per_ms)
+    ln_ch = np.full(Lk, -1, np.int64)
+    for c in range(C - 1, -1, -1):
+        ln_ch[t.ch_link[c, 0]] = c
+    f = lambda a: np.ascontiguousarray(a, np.float64)   # noqa: E731
+    i = lambda a: np.ascontiguousarray(a, np.int64)     # noqa: E731
+    card_start = f(t.card_start_ms) if len(t.card_start_ms) else np.zeros(0)
+    return (f(t.mp_ms), i(t.ch_oe_cap), i(t.ch_link), i(t.cls_dir), f(t.ln_kb_per_ms), ln_ch,
+            i(t.rt_ptr), i(t.rt_ln), i(t.dev_cu), i(t.ch_card), card_start)
+
+
+def link_ip(t: Tables, slots: int) -> tuple[int, int]:
+    """(the most transfers one link may hold: the open exchanges of the channels whose routes
+    cross it, at most ``slots``; 1 if some route crosses several links, else 0)."""
+    C, U = t.n_channels, t.n_cus
+    cap = np.zeros(len(t.ln_kb_per_ms), np.int64)
+    for c in range(C):
+        links = set(int(x) for x in t.ch_link[c])
+        for i in range(c * U * 2, (c + 1) * U * 2):
+            links.update(int(x) for x in t.rt_ln[t.rt_ptr[i]:t.rt_ptr[i + 1]])
+        for l in links:
+            cap[l] += t.ch_oe_cap[c]
+    general = int(bool((np.diff(t.rt_ptr) > 1).any()))
+    return int(min(slots, max(1, cap.max(initial=1)))), general
