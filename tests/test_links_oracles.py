@@ -39,3 +39,55 @@ def test_full_duplex_carries_twice_the_half_duplex_rate():
     # a read-only load on a full-duplex channel gets one direction only
     ro = simulate(m, ios=IOS, replications=2, seed=1, tables=full_duplex(tables(m)))
     assert float(ro.channel_mb_s.mean()) == pytest.approx(100.0, rel=0.01)
+
+
+def test_isl_at_low_load_adds_only_its_transfer():
+    """Two channels through one ISL at low load: an ISL at least as fast as the channels leaves
+    connect as the channel alone gives it (within CI); a slower one paces the transfer alone
+    (connect = protocol 0 + KB / ISL rate)."""
+    m = model(channels=2, open_rate=50.0, kb=64.0, link_mb_s=100.0)
+    alone = simulate(m, ios=IOS, replications=R, seed=1)
+    fast = simulate(m, ios=IOS, replications=R, seed=1, tables=shared_isl(tables(m), [0, 1], 400.0)[0])
+    tol = 4.0 * np.hypot(float(alone.connect_ci95_ms), float(fast.connect_ci95_ms)) + 1e-12
+    assert abs(float(fast.connect_ms.mean()) - float(alone.connect_ms.mean())) <= tol
+    assert float(alone.connect_ms.mean()) == pytest.approx(0.64, rel=0.01)
+    slow = simulate(m, ios=IOS, replications=R, seed=1, tables=shared_isl(tables(m), [0, 1], 50.0)[0])
+    assert float(slow.connect_ms.mean()) == pytest.approx(64.0 / 50.0, rel=0.1)
+    assert float(slow.connect_ms.mean()) >= 64.0 / 50.0
+
+
+def test_saturated_isl_caps_the_throughput_at_its_rate():
+    """Two 100 MB/s channels saturated through a 120 MB/s ISL: together at most 120 MB/s, and
+    close to it; the ISL's share splits evenly between them."""
+    m = model(channels=2, population=32, kb=256.0, link_mb_s=100.0)
+    ds = simulate(m, ios=IOS, replications=R, seed=1, tables=shared_isl(tables(m), [0, 1], 120.0)[0])
+    tot = ds.channel_mb_s.sum("channel")
+    assert float(tot.max()) <= 120.0 * 1.001
+    assert float(tot.mean()) >= 0.99 * 120.0
+    per = ds.channel_mb_s.mean("replication").values
+    assert per == pytest.approx([60.0, 60.0], rel=0.02)
+
+
+def test_a_link_that_never_paces_gives_the_single_link_engine():
+    """An ISL far faster than everything (the general engine) gives the single-link engine's
+    figures: the same events up to rounding (a tie between two ends may break the other way and
+    the sample path part; the saturated figures stay within a fraction of a per mille)."""
+    m = model(channels=2, population=32, kb=256.0, link_mb_s=100.0)
+    a = simulate(m, ios=IOS, replications=2, seed=1)
+    b = simulate(m, ios=IOS, replications=2, seed=1, tables=shared_isl(tables(m), [0, 1], 1e12)[0])
+    for v in ("response_ms", "connect_ms", "throughput_iops", "channel_mb_s", "link_busy"):
+        np.testing.assert_allclose(b[v].values, a[v].values, rtol=1e-3, err_msg=v)
+
+
+@pytest.mark.parametrize("general", [False, True])
+def test_each_channel_takes_its_own_link_rate(general):
+    """Channels of 50 and 200 MB/s at low load: each one's link busy per I/O is its own KB /
+    rate (single-link engine, and the general one behind a never-pacing ISL)."""
+    m = model(channels=2, open_rate=50.0, kb=64.0, link_mb_s=100.0)
+    T = tables(m, ln_kb_per_ms=np.array([50.0, 200.0]))
+    if general:
+        T = shared_isl(T, [0, 1], 1e12)[0]
+    ds = simulate(m, ios=IOS, replications=R, seed=2, tables=T)
+    busy_per_io_ms = (ds.link_busy / ds.channel_ssch_iops * 1000.0).mean("replication").values
+    assert busy_per_io_ms == pytest.approx([64.0 / 50.0, 64.0 / 200.0], rel=0.02)
+    assert float(ds.connect_ms.mean()) == pytest.approx(0.5 * (64.0 / 50.0 + 64.0 / 200.0), rel=0.03)

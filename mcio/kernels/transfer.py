@@ -35,7 +35,7 @@ chs[c, C_LINK_BUSY_MS].
 import numba as nb
 import numpy as np
 
-from .options import JIT, JIT_STAGE
+from .options import JIT, JIT_LEAF, JIT_STAGE
 from .stages import INF, SF_TAG, SF_XFER_KB, SI_CH, SI_CLS, SI_DEV, SI_POS, after_transfer
 from .stats import C_LINK_BUSY_MS
 from .winner import winner_new, winner_set
@@ -157,9 +157,11 @@ def transfer_ends(c, t, sf, si, ps, lk, chs, lns, general):
 
 
 # ---------------------------------------------------------------------------- general engine
+# (JIT_LEAF, not inlined: a call in the general case only keeps the single-link event loop as
+# small as it was)
 
 
-@nb.njit(**JIT_STAGE)
+@nb.njit(**JIT_LEAF)
 def _route_of(x, si, lk):
     """I/O x's route index (c * U + u) * 2 + direction."""
     ch_link, cls_dir, rt_ptr, dev_cu = lk[2], lk[3], lk[6], lk[8]
@@ -168,7 +170,7 @@ def _route_of(x, si, lk):
     return (si[x, SI_CH] * U + dev_cu[si[x, SI_DEV]]) * 2 + cls_dir[si[x, SI_CLS]]
 
 
-@nb.njit(**JIT_STAGE)
+@nb.njit(**JIT_LEAF)
 def _rerate(y, t, ps, lk):
     """Transfer y's KB remaining up to ``t``, then its rate (the least of its links' shares)
     and end (its leaf of the winner tree)."""
@@ -190,7 +192,7 @@ def _rerate(y, t, ps, lk):
     winner_set(y, t + rem / r, y, tw_t, tw_c)
 
 
-@nb.njit(**JIT_STAGE)
+@nb.njit(**JIT_LEAF)
 def _rerate_links(i, t, ps, lk):
     """Every transfer on a link of route i: a new rate (their links' counts changed)."""
     ps_list, ps_n = ps[0], ps[1]
@@ -201,7 +203,7 @@ def _rerate_links(i, t, ps, lk):
             _rerate(ps_list[l, q], t, ps, lk)
 
 
-@nb.njit(**JIT_STAGE)
+@nb.njit(**JIT_LEAF)
 def _general_start(x, t, kb, si, ps, lk):
     """Transfer x (kb KB) joins every link of its route."""
     ps_list, ps_n, ln_t0 = ps[0], ps[1], ps[6]
@@ -223,7 +225,7 @@ def _general_start(x, t, kb, si, ps, lk):
     _rerate_links(i, t, ps, lk)
 
 
-@nb.njit(**JIT_STAGE)
+@nb.njit(**JIT_LEAF)
 def _general_end(y, t, sf, si, ps, lk, chs, lns):
     """Transfer y's end: it leaves its links (each's busy period and KB into lns), the others
     on them get their new rates; returns y."""
