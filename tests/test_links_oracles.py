@@ -91,3 +91,35 @@ def test_each_channel_takes_its_own_link_rate(general):
     busy_per_io_ms = (ds.link_busy / ds.channel_ssch_iops * 1000.0).mean("replication").values
     assert busy_per_io_ms == pytest.approx([64.0 / 50.0, 64.0 / 200.0], rel=0.02)
     assert float(ds.connect_ms.mean()) == pytest.approx(0.5 * (64.0 / 50.0 + 64.0 / 200.0), rel=0.03)
+
+
+def test_card_start_limit_caps_its_channels():
+    """Four channels (200,000 SSCH/s together, saturated) on a card of 100,000 starts/s: the
+    total I/O rate is at most the card's and close to it; at low load the card adds its start
+    work (plus a little wait) to pend, not to the CMR."""
+    m = model(channels=4, population=64, kb=4.0, link_mb_s=800.0, mp_us=20.0)
+    alone = simulate(m, ios=IOS, replications=2, seed=1)
+    assert float(alone.throughput_iops.mean()) == pytest.approx(200_000.0, rel=0.01)
+    ds = simulate(m, ios=IOS, replications=R, seed=1, tables=card(tables(m), [0, 1, 2, 3], start_ms=0.01))
+    assert float(ds.throughput_iops.max()) <= 100_000.0 * 1.001
+    assert float(ds.throughput_iops.mean()) >= 0.99 * 100_000.0
+    lo = model(channels=4, open_rate=1000.0, kb=4.0, link_mb_s=800.0, mp_us=20.0)
+    a = simulate(lo, ios=IOS, replications=R, seed=1)
+    b = simulate(lo, ios=IOS, replications=R, seed=1, tables=card(tables(lo), [0, 1, 2, 3], start_ms=0.01))
+    extra = float(b.pend_ms.mean() - a.pend_ms.mean())
+    assert 0.01 <= extra <= 0.0105
+    assert float(b.cmr_ms.mean()) == float(a.cmr_ms.mean())
+
+
+def test_card_data_limit_caps_its_channels():
+    """Four 800 MB/s channels saturated on a card of 300 MB/s: together at most 300 MB/s, close
+    to it; a card holding two of them caps those two."""
+    m = model(channels=4, population=64, kb=64.0, link_mb_s=800.0)
+    ds = simulate(m, ios=IOS, replications=R, seed=1,
+                  tables=card(tables(m), [0, 1, 2, 3], data_mb_s=300.0))
+    tot = ds.channel_mb_s.sum("channel")
+    assert float(tot.max()) <= 300.0 * 1.001
+    assert float(tot.mean()) >= 0.99 * 300.0
+    two = simulate(m, ios=IOS, replications=R, seed=1, tables=card(tables(m), [0, 1], data_mb_s=300.0))
+    per = two.channel_mb_s.mean("replication").values
+    assert per[0] + per[1] <= 300.0 * 1.001

@@ -49,6 +49,7 @@ from .stages import (AFTER_HA, ARRIVE, BE, CONN, DEVICE, DQ_WAITING, EV_ARRIVE, 
                      heap_event, mp_work_ends, next_event, release, stage_after_ha, stage_arrive, stage_conn,
                      stage_ha, stage_be, stage_device, stage_getch, stage_mpend, stage_mpstart,
                      cu_committed, flush_block, BLOCK_IOS, N_BK)
+from .cards import PAST_CARD, cards_state, stage_card
 from .transfer import links_close, links_restart, links_state, stage_xfer, transfer_ends
 from .stats import A_AREA_BE, A_AREA_HA, A_AREA_IOSQ, A_AREA_MPQ, A_AREA_SYS, A_EVENTS, A_TIME_MS, \
     A_UNSTABLE, C_OE_MAX
@@ -212,6 +213,8 @@ def run_one(fp, ip, dp, ev, ec, cls_cum, cls_kb, cls_miss, cls_mp, cls_proto,
                                                                         grp_ch, chg_ptr, chg)
     GEN = ip[IP_ROUTES_GENERAL] == 1
     ps = links_state(P, ip[IP_LN_SLOTS], GEN, lk[6], lk[4].shape[0])
+    CARDS = lk[10].shape[0] > 0
+    card_free = cards_state(lk)
     dq_s = dev[4]
     cu_work = cu[4]
     tw_t, tw_c = ps[7], ps[8]
@@ -258,6 +261,11 @@ def run_one(fp, ip, dp, ev, ec, cls_cum, cls_kb, cls_miss, cls_mp, cls_proto,
                 elif stage == MPSTART:
                     stage = stage_mpstart(x, t, sf, si, rng, mp, lk[0], cls_mp, start_frac, mp_det)
                 elif stage == HA:
+                    if CARDS:
+                        stage = stage_card(x, t, si, heap, lk, card_free, cards)
+                    else:
+                        stage = stage_ha(x, t, sf, si, rng, cu, heap, dev_state, cls_kb, cls_proto, pos)
+                elif stage == PAST_CARD:
                     stage = stage_ha(x, t, sf, si, rng, cu, heap, dev_state, cls_kb, cls_proto, pos)
                 elif stage == BE:
                     stage = stage_be(x, t, sf, si, rng, cu, heap)

@@ -753,4 +753,6 @@ def heap_event(t, sf, si, heap):
         return y, device_disconnect_ends(y, t, sf, si)
     if et == EV_PACE:
         return y, MPEND
+    if et == 7:             # kernels/cards.py's EV_CARD: past the card, to the host adapter
+        return y, 20        # cards.PAST_CARD
     return y, XFER          # EV_PROTO
