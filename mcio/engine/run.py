@@ -23,7 +23,9 @@ from ..model import Model
 from ..part import Part
 from ..warmup import MSER_BATCHES, judge_warmup
 from . import physics
+from . import results_links
 from .pack import pack, stream_states
+from .tables import tables_of
 from .results import FLAG_MEANINGS, _var, assemble, flag_var
 
 UNSTABLE_IOS = 20_000         # I/Os simulated for a point known to be over capacity
@@ -219,7 +221,10 @@ def simulate_part(model: Model, ios: int = 200_000, replications: int = 4, seed:
         use_fast = False
     else:
         raise McioError("fast_path", fast_path, "must be 'auto', True or False")
-    acc, chs, devs, hist, bat = run_kernels(model, ios, replications, seed, warmup, point, use_fast, tables)
+    if tables is None:
+        tables = tables_of(model)
+    got = run_kernels(model, ios, replications, seed, warmup, point, use_fast, tables, links=not tables.legacy)
+    acc, chs, devs, hist, bat = got[:5]
     if over_capacity:
         acc[:, S.A_UNSTABLE] = 1.0
     cut = interrupt.requested() and bool((acc[:, S.A_N] < ios).any())   # stopped (in a sweep)
@@ -232,6 +237,8 @@ def simulate_part(model: Model, ios: int = 200_000, replications: int = 4, seed:
                                 "warm-up MSER recommends (I/Os, on 64 batch means; -1: too short)"),
         "warmup_adequate": flag_var(adequate, "1 unless MSER cuts past the fixed warm-up in most "
                                               "replications and that cut moves the mean beyond its noise", FLAG_MEANINGS["warmup_adequate"])}
+    if not tables.legacy:     # a configuration's per-link and per-card figures (results_links.py)
+        extra.update(results_links.extra_vars(tables, got[5], got[6], acc[:, S.A_TIME_MS]))
     # a run too short for a steady state: flagged, with the bound it breaks (mcio/engine/physics.py)
     short = "" if over_capacity or cut or acc[:, S.A_UNSTABLE].any() else physics.too_short(model, ios)
     if short:
