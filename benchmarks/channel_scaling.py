@@ -109,7 +109,7 @@ def _kernel_call(model, n: int):
                 pk.cls_proto, pk.al_prob, pk.al_idx, pk.dev_grp, pk.bound_dev, pk.grp_ptr, pk.grp_ch,
                 pk.chg_ptr, pk.chg, pk.trace)
         if getattr(pk, "lk", None):      # issue 28: the links' tables in, per-link/card figures out
-            lo = (np.zeros((len(pk.tables.ln_kb_per_ms), 2)), np.zeros((len(pk.tables.card_start_ms), 2)))
+            lo = (np.zeros((0, 2)), np.zeros((0, 2)))    # as run_kernels for a single-path model
             run_one(*args, pk.lk, st, lanes, scal, *out[:3], *lo, *out[3:], np.zeros(1, np.int64),
                     np.zeros(1, np.int64))
         else:

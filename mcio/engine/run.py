@@ -121,7 +121,8 @@ def run_kernels(model: Model, ios: int, replications: int, seed: int, warmup: in
     outs = [(np.zeros(S.N_ACC), np.zeros((C, S.N_CH)), np.zeros((D, S.N_DEV)),
              np.zeros(HIST_BUCKETS, np.int64), np.zeros(MSER_BATCHES)) for _ in range(R)]
     Lk, K = len(pk.tables.ln_kb_per_ms), len(pk.tables.card_start_ms)
-    louts = [(np.zeros((Lk, N_LN)), np.zeros((K, N_CARD))) for _ in range(R)]
+    # (no rows unless asked: the kernel keeps no per-link figures then)
+    louts = [(np.zeros((Lk if links else 0, N_LN)), np.zeros((K, N_CARD))) for _ in range(R)]
 
     stop = interrupt.flag()
     # an open load over capacity: the fast path measures the interval its completions took

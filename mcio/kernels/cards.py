@@ -16,7 +16,7 @@ import numba as nb
 import numpy as np
 
 from .heap import heap_put
-from .options import JIT, JIT_STAGE
+from .options import JIT, JIT_LEAF
 from .stages import SI_CH
 
 CD_STARTS, CD_BUSY_MS = range(2)
@@ -34,11 +34,12 @@ def cards_state(lk):
     return np.zeros(lk[10].shape[0])
 
 
-@nb.njit(**JIT_STAGE)
+@nb.njit(**JIT_LEAF)
 def stage_card(x, t, si, heap, lk, card_free, cards):
     """I/O x's start reaches its channel's card at ``t`` (ms): FIFO behind the card's other
     starts, then its service; returns PAST_CARD if it goes on now (no card, or no limit), else -1
-    (the EV_CARD event resumes it)."""
+    (the EV_CARD event resumes it). Not inlined (JIT_LEAF): the event loop stays as small as it
+    is without cards."""
     ch_card, card_start_ms = lk[9], lk[10]
     k = ch_card[si[x, SI_CH]]
     if k < 0:

@@ -187,6 +187,7 @@ def run_one(fp, ip, dp, ev, ec, cls_cum, cls_kb, cls_miss, cls_mp, cls_proto,
     EXPO = ip[IP_EXPOSURES]
     HPAV = ip[IP_HYPERPAV] == 1
     OECAP = lk[1]
+    MP_MS = lk[0]         # (taken out of the tuple once: a getitem in the loop would add a reference each time)
     SEL = ip[IP_SELECTION]
     WARM = ip[IP_WARMUP]
     STOP = ip[IP_WARMUP] + ip[IP_MEASURE]
@@ -259,14 +260,12 @@ def run_one(fp, ip, dp, ev, ec, cls_cum, cls_kb, cls_miss, cls_mp, cls_proto,
                 elif stage == GETCH:
                     stage = stage_getch(x, t, sf, si, paths, oe, oe_tl, chs, SEL, OECAP)
                 elif stage == MPSTART:
-                    stage = stage_mpstart(x, t, sf, si, rng, mp, lk[0], cls_mp, start_frac, mp_det)
-                elif stage == HA:
-                    if CARDS:
+                    stage = stage_mpstart(x, t, sf, si, rng, mp, MP_MS, cls_mp, start_frac, mp_det)
+                elif stage == HA or stage == PAST_CARD:
+                    if CARDS and stage == HA:       # (a call, not inlined: one copy of stage_ha)
                         stage = stage_card(x, t, si, heap, lk, card_free, cards)
-                    else:
+                    if stage >= 0:
                         stage = stage_ha(x, t, sf, si, rng, cu, heap, dev_state, cls_kb, cls_proto, pos)
-                elif stage == PAST_CARD:
-                    stage = stage_ha(x, t, sf, si, rng, cu, heap, dev_state, cls_kb, cls_proto, pos)
                 elif stage == BE:
                     stage = stage_be(x, t, sf, si, rng, cu, heap)
                 elif stage == AFTER_HA:

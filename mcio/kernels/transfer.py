@@ -30,7 +30,8 @@ of its links' lists.
 Per-link accumulators ``lns`` float64[Lk, N_LN] (slots below; mcio/engine/results_links.py):
 busy ms (time with at least one transfer on the link) and KB carried (at each transfer's end).
 A link ``ln_ch[l] = c`` >= 0 (channel c's read or only link) also adds its busy time to
-chs[c, C_LINK_BUSY_MS].
+chs[c, C_LINK_BUSY_MS]. ``lns`` with no rows (the single-path case, whose results have no
+per-link figures): not kept.
 """
 import numba as nb
 import numpy as np
@@ -106,7 +107,8 @@ def _link_idle(l, t, ln_t0, lk, chs, lns):
     """Link l's busy period ends at ``t``: into lns (and its channel's link busy)."""
     ln_ch = lk[5]
     busy = t - ln_t0[l]
-    lns[l, LN_BUSY_MS] += busy
+    if lns.shape[0] > 0:
+        lns[l, LN_BUSY_MS] += busy
     if ln_ch[l] >= 0:
         chs[ln_ch[l], C_LINK_BUSY_MS] += busy
 
@@ -151,7 +153,8 @@ def transfer_ends(c, t, sf, si, ps, lk, chs, lns, general):
     ps_n[c] -= 1
     if ps_n[c] == 0:
         _link_idle(c, t, ln_t0, lk, chs, lns)
-    lns[c, LN_KB] += sf[y, SF_XFER_KB]
+    if lns.shape[0] > 0:
+        lns[c, LN_KB] += sf[y, SF_XFER_KB]
     _ps_next(c, t, bw, ps_n, ps_v, ps_list, sf, ps_next_t, ps_next_slot, tw_t, tw_c)
     return y
 
@@ -250,7 +253,8 @@ def _general_end(y, t, sf, si, ps, lk, chs, lns):
         ps_n[l] = n
         if n == 0:
             _link_idle(l, t, ln_t0, lk, chs, lns)
-        lns[l, LN_KB] += kb
+        if lns.shape[0] > 0:
+            lns[l, LN_KB] += kb
     winner_set(y, INF, y, tw_t, tw_c)
     _rerate_links(i, t, ps, lk)
     return y
