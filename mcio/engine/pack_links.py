@@ -8,11 +8,15 @@ The tuple's order is what the kernels unpack (kernels/transfer.py, kernels/cards
 3 cls_dir int64[NC]         each class's direction
 4 ln_bw float64[Lk]         each link's rate (KB/ms = MB/s)
 5 ln_ch int64[Lk]           the channel whose read (or only) link it is, else -1
-6 rt_ptr int64[C U 2 + 1]   routes: rt_ln[rt_ptr[i]:rt_ptr[i + 1]], i = (c U + u) 2 + d
-7 rt_ln int64[:]
-8 dev_cu int64[D]           each device's control unit
-9 ch_card int64[C]          each channel's feature card, -1 none
-10 card_start_ms float64[K] card work per I/O start (ms), 0 no limit
+6 routes, when some route crosses several links, else None:
+  (rt_ptr int64[C U 2 + 1], rt_ln int64[:]: rt_ln[rt_ptr[i]:rt_ptr[i + 1]], i = (c U + u) 2 + d;
+   dev_cu int64[D] each device's control unit)
+7 card start limits, when some card has one, else None:
+  (ch_card int64[C] each channel's feature card, -1 none; card_start_ms float64[K] card work per
+   I/O start (ms), 0 no limit)
+
+A None member is a type to Numba: the kernel compiled for it has no code for that mechanism
+(today's configurations run the event loop they ran before routes and cards existed).
 
 and ``link_ip(tables, slots)``: the values of ip[IP_LN_SLOTS] and ip[IP_ROUTES_GENERAL].
 """
@@ -32,9 +36,13 @@ def link_arrays(t: Tables) -> tuple:
         ln_ch[t.ch_link[c, 0]] = c
     f = lambda a: np.ascontiguousarray(a, np.float64)   # noqa: E731
     i = lambda a: np.ascontiguousarray(a, np.int64)     # noqa: E731
-    card_start = f(t.card_start_ms) if len(t.card_start_ms) else np.zeros(0)
-    return (f(t.mp_ms), i(t.ch_oe_cap), i(t.ch_link), i(t.cls_dir), f(t.ln_kb_per_ms), ln_ch,
-            i(t.rt_ptr), i(t.rt_ln), i(t.dev_cu), i(t.ch_card), card_start)
+    gen = None
+    if (np.diff(t.rt_ptr) > 1).any():
+        gen = (i(t.rt_ptr), i(t.rt_ln), i(t.dev_cu))
+    card = None
+    if len(t.card_start_ms) and (np.asarray(t.card_start_ms) > 0).any():
+        card = (i(t.ch_card), f(t.card_start_ms))
+    return (f(t.mp_ms), i(t.ch_oe_cap), i(t.ch_link), i(t.cls_dir), f(t.ln_kb_per_ms), ln_ch, gen, card)
 
 
 def link_ip(t: Tables, slots: int) -> tuple[int, int]:

@@ -16,8 +16,6 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..kernels.cards import CD_BUSY_MS, CD_STARTS
-from ..kernels.transfer import LN_BUSY_MS, LN_KB
 from .results import _attrs, _var
 
 
@@ -29,6 +27,8 @@ def extra_vars(tables, lns: np.ndarray, cards: np.ndarray, T_ms: np.ndarray) -> 
     """Part entries {name: (dims, array, attrs, is_coord)} of the per-link and per-card figures.
     ``lns`` float64[R, Lk, N_LN], ``cards`` float64[R, K, N_CARD], ``T_ms`` float64[R] the
     measured interval of each replication (ms)."""
+    from ..kernels.cards import CD_BUSY_MS, CD_STARTS      # (late: the kernels' modules compile on import)
+    from ..kernels.transfer import LN_BUSY_MS, LN_KB
     T = np.maximum(np.asarray(T_ms, float), 1e-300)[:, None]
     rate = np.asarray(tables.ln_kb_per_ms, float)
     mb_s = lns[:, :, LN_KB] / T                       # KB per ms = MB/s

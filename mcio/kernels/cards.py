@@ -1,8 +1,8 @@
 """Feature cards: a card's I/O-rate limit as a FIFO single server every start of its channels
 crosses (its data-rate limit is a link in its channels' routes: kernels/transfer.py).
 
-A start on channel c of card k = ch_card[c] >= 0 with card_start_ms[k] > 0 (``lk``: engine/
-pack_links.py), once its MP start work is done, queues FIFO at the card and is served for
+A start on channel c of card k = ch_card[c] >= 0 with card_start_ms[k] > 0 (``lk``'s card
+member: engine/pack_links.py), once its MP start work is done, queues FIFO at the card and is served for
 card_start_ms[k] (the card's work per start: 1000 / its I/O-rate limit, ms), then goes on to the
 control unit's host adapter. Arrivals are taken in time order, so the card's free time alone is
 the FIFO single server (Lindley's recursion); the I/O resumes by a timed event (EV_CARD), so that
@@ -16,7 +16,7 @@ import numba as nb
 import numpy as np
 
 from .heap import heap_put
-from .options import JIT, JIT_LEAF
+from .options import JIT, JIT_STAGE
 from .stages import SI_CH
 
 CD_STARTS, CD_BUSY_MS = range(2)
@@ -29,18 +29,22 @@ PAST_CARD = 20
 
 
 @nb.njit(**JIT)
-def cards_state(lk):
-    """The cards' free times at time 0 (ms): float64[K]."""
-    return np.zeros(lk[10].shape[0])
+def cards_state(card):
+    """The cards' free times at time 0 (ms): float64[K] (``card`` None: no card limits)."""
+    if card is None:
+        return np.zeros(0)
+    return np.zeros(card[1].shape[0])
 
 
-@nb.njit(**JIT_LEAF)
-def stage_card(x, t, si, heap, lk, card_free, cards):
+@nb.njit(**JIT_STAGE)
+def stage_card(x, t, si, heap, card, card_free, cards):
     """I/O x's start reaches its channel's card at ``t`` (ms): FIFO behind the card's other
     starts, then its service; returns PAST_CARD if it goes on now (no card, or no limit), else -1
-    (the EV_CARD event resumes it). Not inlined (JIT_LEAF): the event loop stays as small as it
-    is without cards."""
-    ch_card, card_start_ms = lk[9], lk[10]
+    (the EV_CARD event resumes it). ``card`` = (ch_card int64[C], card_start_ms float64[K]), or
+    None when no card has a start limit: a type, so that case compiles to nothing."""
+    if card is None:
+        return PAST_CARD
+    ch_card, card_start_ms = card
     k = ch_card[si[x, SI_CH]]
     if k < 0:
         return PAST_CARD

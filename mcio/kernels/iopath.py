@@ -8,11 +8,12 @@ memory does not grow with the number of I/Os.
 
 Stages: ARRIVE (SSCH issued; IOSQ if every exposure of the device is busy) -> GETCH (a channel of
 the device's path group with a free open exchange, else deferred) -> MPSTART (channel MP start
-work, FIFO) -> HA (the CMR: control-unit host adapter) -> AFTER_HA (pend ends; the device-service
+work, FIFO) -> [the channel's feature card, if it has an I/O-rate limit: kernels/cards.py] -> HA
+(the CMR: control-unit host adapter) -> AFTER_HA (pend ends; the device-service
 seam, ``stages.device_service``, plans the rest) -> DEVICE (a device-side disconnect, if planned)
 -> BE (disconnect at the back end, if planned: misses) -> CONN (protocol time, then the data
-transfer at link bandwidth shared among the channel's transfers, at least the planned least
-connect time) -> MPEND (end-of-I/O MP work, served before new starts) -> DONE (exchange closed,
+transfer over the links of its route, each processor-shared: kernels/transfer.py; at least the
+planned least connect time) -> MPEND (end-of-I/O MP work, served before new starts) -> DONE (exchange closed,
 device freed, statistics taken). The control unit's stations are FIFO multi-server queues served
 by the Kiefer-Wolfowitz recursion (an I/O's start and end there are known when it arrives), so
 from HA to the transfer nothing waits on another I/O unless a back end can queue: a pass-through
@@ -35,7 +36,6 @@ from .blockrng import next_from
 from .heap import heap_put
 from .ioclass import attr_draws
 from .layout import (D_BACKEND, D_HA, D_INTERARRIVAL, D_MP_SHAPE, D_THINK, IP_LN_SLOTS,
-                     IP_ROUTES_GENERAL,
                      FP_MP_START_FRACTION, FP_ZHPF_SHARE, IP_BE_SERVERS, IP_BIND, IP_CHANNELS,
                      IP_CLASSES, IP_DEVICES, IP_EXPOSURES, IP_GROUPS, IP_HA_SERVERS, IP_HYPERPAV,
                      IP_MEASURE, IP_OPEN, IP_SELECTION, IP_SLOTS, IP_TRACE, IP_WARMUP,
@@ -164,7 +164,8 @@ def run_one(fp, ip, dp, ev, ec, cls_cum, cls_kb, cls_miss, cls_mp, cls_proto,
     ``lk`` (``mcio.engine.pack_links``): the channels', links', routes' and cards' tables
     (mp_ms float64[C, K, 2] MP work per channel, class and mode, replacing cls_mp's first two
     columns; ch_oe_cap int64[C]; ch_link int64[C, 2]; cls_dir int64[K]; ln_bw float64[Lk] KB/ms;
-    ln_ch int64[Lk]; rt_ptr, rt_ln; dev_cu int64[D]; ch_card int64[C]; card_start_ms float64[Kc]).
+    ln_ch int64[Lk]; (rt_ptr, rt_ln, dev_cu int64[D]) or None; (ch_card int64[C],
+    card_start_ms float64[Kc]) or None: a None compiles that mechanism out).
     ``s`` (uint64[4]) is this replication's stream state, ``lanes`` uint64[N_ROWS, 4, LANES] and
     ``scal`` uint64[N_ROWS, 4] its rows' substreams (``blockrng.make_streams``).
 
@@ -212,10 +213,10 @@ def run_one(fp, ip, dp, ev, ec, cls_cum, cls_kb, cls_miss, cls_mp, cls_proto,
 
     sf, si, dev, dev_state, paths, oe, oe_tl, mp, cu, heap = _new_state(ip, dp, dev_grp, grp_ptr,
                                                                         grp_ch, chg_ptr, chg)
-    GEN = ip[IP_ROUTES_GENERAL] == 1
-    ps = links_state(P, ip[IP_LN_SLOTS], GEN, lk[6], lk[4].shape[0])
-    CARDS = lk[10].shape[0] > 0
-    card_free = cards_state(lk)
+    GEN = lk[6]           # routes of several links, or None (kernels/transfer.py)
+    CARD = lk[7]          # cards' start limits, or None (kernels/cards.py)
+    ps = links_state(P, ip[IP_LN_SLOTS], GEN, lk[4].shape[0])
+    card_free = cards_state(CARD)
     dq_s = dev[4]
     cu_work = cu[4]
     tw_t, tw_c = ps[7], ps[8]
@@ -262,8 +263,8 @@ def run_one(fp, ip, dp, ev, ec, cls_cum, cls_kb, cls_miss, cls_mp, cls_proto,
                 elif stage == MPSTART:
                     stage = stage_mpstart(x, t, sf, si, rng, mp, MP_MS, cls_mp, start_frac, mp_det)
                 elif stage == HA or stage == PAST_CARD:
-                    if CARDS and stage == HA:       # (a call, not inlined: one copy of stage_ha)
-                        stage = stage_card(x, t, si, heap, lk, card_free, cards)
+                    if stage == HA:      # (no card limits: CARD is None, this is PAST_CARD)
+                        stage = stage_card(x, t, si, heap, CARD, card_free, cards)
                     if stage >= 0:
                         stage = stage_ha(x, t, sf, si, rng, cu, heap, dev_state, cls_kb, cls_proto, pos)
                 elif stage == BE:

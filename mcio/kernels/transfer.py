@@ -7,7 +7,9 @@ rt_ptr / rt_ln, route index (c * U + u) * 2 + cls_dir[k]), the first being the c
 one a link per direction). Each link l is processor-shared: its rate ``ln_bw[l]`` (KB/ms) is
 split evenly among the n_l transfers on it.
 
-Two engines, chosen once per run by ``ip[IP_ROUTES_GENERAL]``:
+Two engines, chosen once per run by ``lk``'s routes member (None: every route is one link; also
+``ip[IP_ROUTES_GENERAL]``); None is a type to Numba, so the single-link case is compiled without
+the general engine (a kernel of its own, as fast as before routes existed):
 
 - every route one link (the channel's own; today's configurations): the link's virtual time
   (KB served per transfer), so a transfer's end is fixed when it starts, the next end of each link
@@ -47,13 +49,17 @@ N_LN = 2
 
 
 @nb.njit(**JIT)
-def links_state(P, LS, general, rt_ptr, n_links):
+def links_state(P, LS, gen, n_links):
     """The transfer engine's state at time 0 (``ps``, see the module docstring) for P I/O slots,
     Lk = n_links links of at most LS transfers each; the general engine's per-slot arrays only
-    when ``general`` (else of length 1)."""
+    with its routes ``gen`` (else None: of length 1)."""
     rmax = 1
-    for i in range(rt_ptr.shape[0] - 1):
-        rmax = max(rmax, rt_ptr[i + 1] - rt_ptr[i])
+    general = False
+    if gen is not None:
+        general = True
+        rt_ptr = gen[0]
+        for i in range(rt_ptr.shape[0] - 1):
+            rmax = max(rmax, rt_ptr[i + 1] - rt_ptr[i])
     n_tree = max(n_links, P) if general else n_links
     tw_t, tw_c = winner_new(n_tree)
     G = P if general else 1
@@ -114,14 +120,16 @@ def _link_idle(l, t, ln_t0, lk, chs, lns):
 
 
 @nb.njit(**JIT_STAGE)
-def stage_xfer(x, t, sf, si, ps, heap, lk, general):
-    """The data transfer joins its link(s), processor-shared (rates ``lk``'s ln_bw, KB/ms)."""
+def stage_xfer(x, t, sf, si, ps, heap, lk, gen):
+    """The data transfer joins its link(s), processor-shared (rates ``lk``'s ln_bw, KB/ms).
+    ``gen``: the routes (rt_ptr, rt_ln, dev_cu) when some has several links, else None (a
+    type, so the single-link case compiles without the general engine)."""
     ps_list, ps_n, ps_v, ps_tl, ps_next_t, ps_next_slot, ln_t0, tw_t, tw_c = ps[:9]
     kb = sf[x, SF_XFER_KB]
     if kb <= 0.0:
         return after_transfer(x, t, sf, heap)
-    if general:
-        _general_start(x, t, kb, si, ps, lk)
+    if gen is not None:
+        _general_start(x, t, kb, si, ps, lk, gen)
         return -1
     c = xfer_link(x, si, lk)
     bw = lk[4][c]
@@ -137,12 +145,12 @@ def stage_xfer(x, t, sf, si, ps, heap, lk, general):
 
 
 @nb.njit(**JIT_STAGE)
-def transfer_ends(c, t, sf, si, ps, lk, chs, lns, general):
+def transfer_ends(c, t, sf, si, ps, lk, chs, lns, gen):
     """The transfer at the winner tree's root ends at ``t`` (``c``: its key, the link, or with
-    ``general`` the I/O slot): remove it from its link(s), their busy periods into lns / chs if
-    it was the last; returns its I/O."""
-    if general:
-        return _general_end(c, t, sf, si, ps, lk, chs, lns)
+    routes ``gen`` the I/O slot): remove it from its link(s), their busy periods into lns / chs
+    if it was the last; returns its I/O."""
+    if gen is not None:
+        return _general_end(c, t, sf, si, ps, lk, gen, chs, lns)
     ps_list, ps_n, ps_v, ps_tl, ps_next_t, ps_next_slot, ln_t0, tw_t, tw_c = ps[:9]
     bw = lk[4][c]
     y = ps_next_slot[c]
@@ -165,20 +173,20 @@ def transfer_ends(c, t, sf, si, ps, lk, chs, lns, general):
 
 
 @nb.njit(**JIT_LEAF)
-def _route_of(x, si, lk):
+def _route_of(x, si, lk, gen):
     """I/O x's route index (c * U + u) * 2 + direction."""
-    ch_link, cls_dir, rt_ptr, dev_cu = lk[2], lk[3], lk[6], lk[8]
+    ch_link, cls_dir, rt_ptr, dev_cu = lk[2], lk[3], gen[0], gen[2]
     C = ch_link.shape[0]
     U = (rt_ptr.shape[0] - 1) // (2 * C)
     return (si[x, SI_CH] * U + dev_cu[si[x, SI_DEV]]) * 2 + cls_dir[si[x, SI_CLS]]
 
 
 @nb.njit(**JIT_LEAF)
-def _rerate(y, t, ps, lk):
+def _rerate(y, t, ps, lk, gen):
     """Transfer y's KB remaining up to ``t``, then its rate (the least of its links' shares)
     and end (its leaf of the winner tree)."""
     ps_n, tw_t, tw_c, g_rem, g_rate, g_tl, g_rt = ps[1], ps[7], ps[8], ps[9], ps[10], ps[11], ps[12]
-    ln_bw, rt_ptr, rt_ln = lk[4], lk[6], lk[7]
+    ln_bw, rt_ptr, rt_ln = lk[4], gen[0], gen[1]
     rem = g_rem[y] - g_rate[y] * (t - g_tl[y])
     if rem < 0.0:
         rem = 0.0
@@ -196,23 +204,23 @@ def _rerate(y, t, ps, lk):
 
 
 @nb.njit(**JIT_LEAF)
-def _rerate_links(i, t, ps, lk):
+def _rerate_links(i, t, ps, lk, gen):
     """Every transfer on a link of route i: a new rate (their links' counts changed)."""
     ps_list, ps_n = ps[0], ps[1]
-    rt_ptr, rt_ln = lk[6], lk[7]
+    rt_ptr, rt_ln = gen[0], gen[1]
     for j in range(rt_ptr[i], rt_ptr[i + 1]):
         l = rt_ln[j]
         for q in range(ps_n[l]):
-            _rerate(ps_list[l, q], t, ps, lk)
+            _rerate(ps_list[l, q], t, ps, lk, gen)
 
 
 @nb.njit(**JIT_LEAF)
-def _general_start(x, t, kb, si, ps, lk):
+def _general_start(x, t, kb, si, ps, lk, gen):
     """Transfer x (kb KB) joins every link of its route."""
     ps_list, ps_n, ln_t0 = ps[0], ps[1], ps[6]
     g_rem, g_rate, g_tl, g_rt, g_pos = ps[9], ps[10], ps[11], ps[12], ps[13]
-    rt_ptr, rt_ln = lk[6], lk[7]
-    i = _route_of(x, si, lk)
+    rt_ptr, rt_ln = gen[0], gen[1]
+    i = _route_of(x, si, lk, gen)
     g_rt[x] = i
     g_rem[x] = kb
     g_rate[x] = 0.0
@@ -225,16 +233,16 @@ def _general_start(x, t, kb, si, ps, lk):
         g_pos[x, j - a] = ps_n[l]
         ps_list[l, ps_n[l]] = x
         ps_n[l] += 1
-    _rerate_links(i, t, ps, lk)
+    _rerate_links(i, t, ps, lk, gen)
 
 
 @nb.njit(**JIT_LEAF)
-def _general_end(y, t, sf, si, ps, lk, chs, lns):
+def _general_end(y, t, sf, si, ps, lk, gen, chs, lns):
     """Transfer y's end: it leaves its links (each's busy period and KB into lns), the others
     on them get their new rates; returns y."""
     ps_list, ps_n, ln_t0, tw_t, tw_c = ps[0], ps[1], ps[6], ps[7], ps[8]
     g_rt, g_pos = ps[12], ps[13]
-    rt_ptr, rt_ln = lk[6], lk[7]
+    rt_ptr, rt_ln = gen[0], gen[1]
     i = g_rt[y]
     a = rt_ptr[i]
     kb = sf[y, SF_XFER_KB]
@@ -256,7 +264,7 @@ def _general_end(y, t, sf, si, ps, lk, chs, lns):
         if lns.shape[0] > 0:
             lns[l, LN_KB] += kb
     winner_set(y, INF, y, tw_t, tw_c)
-    _rerate_links(i, t, ps, lk)
+    _rerate_links(i, t, ps, lk, gen)
     return y
 
 
