@@ -123,3 +123,18 @@ def test_card_data_limit_caps_its_channels():
     two = simulate(m, ios=IOS, replications=R, seed=1, tables=card(tables(m), [0, 1], data_mb_s=300.0))
     per = two.channel_mb_s.mean("replication").values
     assert per[0] + per[1] <= 300.0 * 1.001
+
+
+def test_per_channel_mp_work_and_open_exchanges():
+    """Per-channel tables: each channel's MP busy per I/O is its own MP work (20 and 60 us), and
+    each channel's open exchanges stay within its own cap (2 and 8) under a saturating load."""
+    m = model(channels=2, open_rate=200.0, kb=4.0, link_mb_s=800.0, mp_us=20.0)
+    T = tables(m)
+    mp = T.mp_ms.copy()
+    mp[1] *= 3.0
+    ds = simulate(m, ios=IOS, replications=R, seed=2, tables=tables(m, mp_ms=mp))
+    busy_per_io_ms = (ds.channel_busy / ds.channel_ssch_iops * 1000.0).mean("replication").values
+    assert busy_per_io_ms == pytest.approx([0.02, 0.06], rel=1e-6)
+    sat = model(channels=2, population=40, kb=64.0, link_mb_s=100.0)
+    ds = simulate(sat, ios=IOS, replications=2, seed=2, tables=tables(sat, ch_oe_cap=np.array([2, 8])))
+    assert list(ds.open_exchanges_max.max("replication").values) == [2.0, 8.0]

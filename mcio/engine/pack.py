@@ -177,8 +177,12 @@ def pack(model: Model, ios: int, warmup: int, tables: Tables | None = None) -> P
     fp[L.FP_MP_START_FRACTION] = c["mp_start_fraction"]
     fp[L.FP_LINK_KB_PER_MS] = c["link_mb_s"]         # 1 MB/s = 1 KB/ms
     fp[L.FP_ZHPF_SHARE] = c["zhpf_share"]
+    lk = link_arrays(tables)
+    if lk[8] is not None:        # channels alike: the kernel reads these (engine/pack_links.py)
+        fp[L.FP_LINK_KB_PER_MS] = tables.ln_kb_per_ms[0]
+        cls_mp[:, :2] = tables.mp_ms[0]
     return Packed(fp, ip, dp, np.asarray(ev or [0.0], float), np.asarray(ec or [1.0], float),
                   np.cumsum(shares), np.array([cl["kb"] for cl in model.io], float),
                   np.array([cl["miss_ratio"] for cl in model.io], float), cls_mp, cls_proto,
                   al_prob, al_idx, dev_grp, bound_dev, grp_ptr, grp_ch, chg_ptr, chg, trace,
-                  row_keys(L.ROW_NAMES), tables, link_arrays(tables))
+                  row_keys(L.ROW_NAMES), tables, lk)

@@ -15,6 +15,11 @@ The tuple's order is what the kernels unpack (kernels/transfer.py, kernels/cards
   (ch_card int64[C] each channel's feature card, -1 none; card_start_ms float64[K] card work per
    I/O start (ms), 0 no limit)
 
+8 not None (a float64[1] marker) when every channel is alike: its own half-duplex link
+  (link c = channel c), one link rate, the same MP work; then the kernel reads the MP work from
+  cls_mp and the rate from fp[FP_LINK_KB_PER_MS] (``pack`` sets them from the tables), as it
+  did before per-channel tables existed
+
 A None member is a type to Numba: the kernel compiled for it has no code for that mechanism
 (today's configurations run the event loop they ran before routes and cards existed).
 
@@ -42,7 +47,16 @@ def link_arrays(t: Tables) -> tuple:
     card = None
     if len(t.card_start_ms) and (np.asarray(t.card_start_ms) > 0).any():
         card = (i(t.ch_card), f(t.card_start_ms))
-    return (f(t.mp_ms), i(t.ch_oe_cap), i(t.ch_link), i(t.cls_dir), f(t.ln_kb_per_ms), ln_ch, gen, card)
+    uni = np.ones(1) if gen is None and uniform(t) else None
+    return (f(t.mp_ms), i(t.ch_oe_cap), i(t.ch_link), i(t.cls_dir), f(t.ln_kb_per_ms), ln_ch, gen, card, uni)
+
+
+def uniform(t: Tables) -> bool:
+    """Every channel alike: half duplex on its own link (link c = channel c, no other link), one
+    link rate, the same MP work per class and mode."""
+    C = t.n_channels
+    return (len(t.ln_kb_per_ms) == C and bool((t.ch_link == np.arange(C)[:, None]).all())
+            and bool((t.ln_kb_per_ms == t.ln_kb_per_ms[0]).all()) and bool((t.mp_ms == t.mp_ms[:1]).all()))
 
 
 def link_ip(t: Tables, slots: int) -> tuple[int, int]:

@@ -35,7 +35,7 @@ from .areas import areas_close, areas_restart
 from .blockrng import next_from
 from .heap import heap_put
 from .ioclass import attr_draws
-from .layout import (D_BACKEND, D_HA, D_INTERARRIVAL, D_MP_SHAPE, D_THINK, IP_LN_SLOTS,
+from .layout import (D_BACKEND, D_HA, D_INTERARRIVAL, D_MP_SHAPE, D_THINK, FP_LINK_KB_PER_MS, IP_LN_SLOTS,
                      FP_MP_START_FRACTION, FP_ZHPF_SHARE, IP_BE_SERVERS, IP_BIND, IP_CHANNELS,
                      IP_CLASSES, IP_DEVICES, IP_EXPOSURES, IP_GROUPS, IP_HA_SERVERS, IP_HYPERPAV,
                      IP_MEASURE, IP_OPEN, IP_SELECTION, IP_SLOTS, IP_TRACE, IP_WARMUP,
@@ -165,7 +165,8 @@ def run_one(fp, ip, dp, ev, ec, cls_cum, cls_kb, cls_miss, cls_mp, cls_proto,
     (mp_ms float64[C, K, 2] MP work per channel, class and mode, replacing cls_mp's first two
     columns; ch_oe_cap int64[C]; ch_link int64[C, 2]; cls_dir int64[K]; ln_bw float64[Lk] KB/ms;
     ln_ch int64[Lk]; (rt_ptr, rt_ln, dev_cu int64[D]) or None; (ch_card int64[C],
-    card_start_ms float64[Kc]) or None: a None compiles that mechanism out).
+    card_start_ms float64[Kc]) or None: a None compiles that mechanism out; not None when every
+    channel is alike, half duplex, on its own link: then cls_mp and fp's link rate serve).
     ``s`` (uint64[4]) is this replication's stream state, ``lanes`` uint64[N_ROWS, 4, LANES] and
     ``scal`` uint64[N_ROWS, 4] its rows' substreams (``blockrng.make_streams``).
 
@@ -196,6 +197,7 @@ def run_one(fp, ip, dp, ev, ec, cls_cum, cls_kb, cls_miss, cls_mp, cls_proto,
     TRACE = ip[IP_TRACE] == 1
     start_frac = fp[FP_MP_START_FRACTION]
     zshare = fp[FP_ZHPF_SHARE]
+    bw = fp[FP_LINK_KB_PER_MS]     # the link rate when channels are alike (lk[8] not None)
     NB = bat.shape[0]
     think_zero = _is_zero(dp, D_THINK)
     mp_det = dp[D_MP_SHAPE, 0] == 0.0
@@ -215,6 +217,7 @@ def run_one(fp, ip, dp, ev, ec, cls_cum, cls_kb, cls_miss, cls_mp, cls_proto,
                                                                         grp_ch, chg_ptr, chg)
     GEN = lk[6]           # routes of several links, or None (kernels/transfer.py)
     CARD = lk[7]          # cards' start limits, or None (kernels/cards.py)
+    UNI = lk[8]           # not None: channels alike (cls_mp, one link rate bw): engine/pack_links.py
     ps = links_state(P, ip[IP_LN_SLOTS], GEN, lk[4].shape[0])
     card_free = cards_state(CARD)
     dq_s = dev[4]
@@ -261,7 +264,7 @@ def run_one(fp, ip, dp, ev, ec, cls_cum, cls_kb, cls_miss, cls_mp, cls_proto,
                 elif stage == GETCH:
                     stage = stage_getch(x, t, sf, si, paths, oe, oe_tl, chs, SEL, OECAP)
                 elif stage == MPSTART:
-                    stage = stage_mpstart(x, t, sf, si, rng, mp, MP_MS, cls_mp, start_frac, mp_det)
+                    stage = stage_mpstart(x, t, sf, si, rng, mp, MP_MS, cls_mp, start_frac, mp_det, UNI)
                 elif stage == HA or stage == PAST_CARD:
                     if stage == HA:      # (no card limits: CARD is None, this is PAST_CARD)
                         stage = stage_card(x, t, si, heap, CARD, card_free, cards)
@@ -274,7 +277,7 @@ def run_one(fp, ip, dp, ev, ec, cls_cum, cls_kb, cls_miss, cls_mp, cls_proto,
                 elif stage == CONN:
                     stage = stage_conn(x, t, sf, heap)
                 elif stage == XFER:
-                    stage = stage_xfer(x, t, sf, si, ps, heap, lk, GEN)
+                    stage = stage_xfer(x, t, sf, si, ps, heap, lk, GEN, UNI, bw)
                 elif stage == MPEND:
                     stage = stage_mpend(x, t, sf, si, mp)
                 elif stage == DEVICE:
@@ -348,7 +351,7 @@ def run_one(fp, ip, dp, ev, ec, cls_cum, cls_kb, cls_miss, cls_mp, cls_proto,
             x_next = tm_c[1] >> 3
             stage_next = mp_work_ends(x_next, t, sf, si, mp, chs)
         elif src == 1:
-            x_next = transfer_ends(cmin, t, sf, si, ps, lk, chs, lns, GEN)
+            x_next = transfer_ends(cmin, t, sf, si, ps, lk, chs, lns, GEN, UNI, bw)
             stage_next = after_transfer(x_next, t, sf, heap)
         else:
             x_next, stage_next = heap_event(t, sf, si, heap)

@@ -303,17 +303,21 @@ def stage_getch(x, t, sf, si, paths, oe, oe_tl, chs, sel, oecap):
 
 
 @nb.njit(**JIT_STAGE)
-def stage_mpstart(x, t, sf, si, rng, mp, mp_ms, cls_mp, start_frac, mp_det):
+def stage_mpstart(x, t, sf, si, rng, mp, mp_ms, cls_mp, start_frac, mp_det, uni):
     """The channel MP's work for this I/O (fixed + per command + per KB, times a shape draw),
     split into start and end work; the start work now, FIFO behind the MP's other work.
 
-    ``mp_ms[c, k, mode]`` is the work (ms) on channel c; ``cls_mp[k, MPW_WAKE]`` the wake-up work (ms) a piece
+    ``mp_ms[c, k, mode]`` is the work (ms) on channel c (``uni`` not None: channels alike,
+    ``cls_mp[k, mode]``); ``cls_mp[k, MPW_WAKE]`` the wake-up work (ms) a piece
     that finds the MP idle adds, ``cls_mp[k, MPW_FIFO]`` 1 when end work queues with the starts
     (both kept in the I/O's slot for its end work)."""
     mp_busy, mq_h, mq_t, mq_n, me_h, me_t, mp_t0, mq_tl, mq_area, tm_t, tm_c = mp
     k = si[x, SI_CLS]
     c = si[x, SI_CH]
-    w = mp_ms[c, k, si[x, SI_MODE]]
+    if uni is None:
+        w = mp_ms[c, k, si[x, SI_MODE]]
+    else:
+        w = cls_mp[k, si[x, SI_MODE]]
     if not mp_det and w > 0.0:
         w *= draw(rng, np.int64(D_MP_SHAPE))
     sf[x, SF_W_START] = w * start_frac

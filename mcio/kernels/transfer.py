@@ -109,21 +109,26 @@ def _ps_next(c, now, bw, ps_n, ps_v, ps_list, sf, ps_next_t, ps_next_slot, tw_t,
 
 
 @nb.njit(**JIT_STAGE)
-def _link_idle(l, t, ln_t0, lk, chs, lns):
-    """Link l's busy period ends at ``t``: into lns (and its channel's link busy)."""
-    ln_ch = lk[5]
+def _link_idle(l, t, ln_t0, lk, chs, lns, uni):
+    """Link l's busy period ends at ``t``: into lns (and its channel's link busy; ``uni`` not
+    None: channels alike, link l is channel l's)."""
     busy = t - ln_t0[l]
     if lns.shape[0] > 0:
         lns[l, LN_BUSY_MS] += busy
-    if ln_ch[l] >= 0:
-        chs[ln_ch[l], C_LINK_BUSY_MS] += busy
+    if uni is None:
+        ln_ch = lk[5]
+        if ln_ch[l] >= 0:
+            chs[ln_ch[l], C_LINK_BUSY_MS] += busy
+    else:
+        chs[l, C_LINK_BUSY_MS] += busy
 
 
 @nb.njit(**JIT_STAGE)
-def stage_xfer(x, t, sf, si, ps, heap, lk, gen):
+def stage_xfer(x, t, sf, si, ps, heap, lk, gen, uni, bw0):
     """The data transfer joins its link(s), processor-shared (rates ``lk``'s ln_bw, KB/ms).
     ``gen``: the routes (rt_ptr, rt_ln, dev_cu) when some has several links, else None (a
-    type, so the single-link case compiles without the general engine)."""
+    type, so the single-link case compiles without the general engine). ``uni`` not None:
+    every channel alike, half duplex, its link its own (link = channel) at ``bw0`` KB/ms."""
     ps_list, ps_n, ps_v, ps_tl, ps_next_t, ps_next_slot, ln_t0, tw_t, tw_c = ps[:9]
     kb = sf[x, SF_XFER_KB]
     if kb <= 0.0:
@@ -131,8 +136,12 @@ def stage_xfer(x, t, sf, si, ps, heap, lk, gen):
     if gen is not None:
         _general_start(x, t, kb, si, ps, lk, gen)
         return -1
-    c = xfer_link(x, si, lk)
-    bw = lk[4][c]
+    if uni is None:
+        c = xfer_link(x, si, lk)
+        bw = lk[4][c]
+    else:
+        c = si[x, SI_CH]
+        bw = bw0
     if ps_n[c] == 0:
         ln_t0[c] = t             # the link's busy period begins
     _ps_advance(c, t, bw, ps_n, ps_v, ps_tl)
@@ -145,14 +154,17 @@ def stage_xfer(x, t, sf, si, ps, heap, lk, gen):
 
 
 @nb.njit(**JIT_STAGE)
-def transfer_ends(c, t, sf, si, ps, lk, chs, lns, gen):
+def transfer_ends(c, t, sf, si, ps, lk, chs, lns, gen, uni, bw0):
     """The transfer at the winner tree's root ends at ``t`` (``c``: its key, the link, or with
     routes ``gen`` the I/O slot): remove it from its link(s), their busy periods into lns / chs
     if it was the last; returns its I/O."""
     if gen is not None:
         return _general_end(c, t, sf, si, ps, lk, gen, chs, lns)
     ps_list, ps_n, ps_v, ps_tl, ps_next_t, ps_next_slot, ln_t0, tw_t, tw_c = ps[:9]
-    bw = lk[4][c]
+    if uni is None:
+        bw = lk[4][c]
+    else:
+        bw = bw0
     y = ps_next_slot[c]
     _ps_advance(c, t, bw, ps_n, ps_v, ps_tl)
     last = ps_list[c, ps_n[c] - 1]
@@ -160,7 +172,7 @@ def transfer_ends(c, t, sf, si, ps, lk, chs, lns, gen):
     si[last, SI_POS] = si[y, SI_POS]
     ps_n[c] -= 1
     if ps_n[c] == 0:
-        _link_idle(c, t, ln_t0, lk, chs, lns)
+        _link_idle(c, t, ln_t0, lk, chs, lns, uni)
     if lns.shape[0] > 0:
         lns[c, LN_KB] += sf[y, SF_XFER_KB]
     _ps_next(c, t, bw, ps_n, ps_v, ps_list, sf, ps_next_t, ps_next_slot, tw_t, tw_c)
@@ -260,7 +272,7 @@ def _general_end(y, t, sf, si, ps, lk, gen, chs, lns):
                     break
         ps_n[l] = n
         if n == 0:
-            _link_idle(l, t, ln_t0, lk, chs, lns)
+            _link_idle(l, t, ln_t0, lk, chs, lns, None)
         if lns.shape[0] > 0:
             lns[l, LN_KB] += kb
     winner_set(y, INF, y, tw_t, tw_c)
@@ -284,4 +296,4 @@ def links_close(t, ps, lk, chs, lns):
     ps_n, ln_t0 = ps[1], ps[6]
     for l in range(ps_n.shape[0]):
         if ps_n[l] > 0:
-            _link_idle(l, t, ln_t0, lk, chs, lns)
+            _link_idle(l, t, ln_t0, lk, chs, lns, None)
