@@ -16,9 +16,9 @@ The tuple's order is what the kernels unpack (kernels/transfer.py, kernels/cards
    I/O start (ms), 0 no limit)
 
 8 not None (a float64[1] marker) when every channel is alike: its own half-duplex link
-  (link c = channel c), one link rate, the same MP work and open exchanges; then the kernel
-  reads the MP work from cls_mp, the rate from fp[FP_LINK_KB_PER_MS] and the open exchanges
-  from ip[IP_OE_CAP] (``pack`` sets them from the tables), as it did before per-channel tables
+  (link c = channel c), one link rate, the same MP work; then the kernel reads the MP work from
+  cls_mp and the rate from fp[FP_LINK_KB_PER_MS] (``pack`` sets them from the tables), as it
+  did before per-channel tables existed
 
 A None member is a type to Numba: the kernel compiled for it has no code for that mechanism
 (today's configurations run the event loop they ran before routes and cards existed).
@@ -53,10 +53,9 @@ def link_arrays(t: Tables) -> tuple:
 
 def uniform(t: Tables) -> bool:
     """Every channel alike: half duplex on its own link (link c = channel c, no other link), one
-    link rate, the same MP work per class and mode, the same open exchanges."""
+    link rate, the same MP work per class and mode."""
     C = t.n_channels
     return (len(t.ln_kb_per_ms) == C and bool((t.ch_link == np.arange(C)[:, None]).all())
-            and bool((t.ch_oe_cap == t.ch_oe_cap[0]).all())
             and bool((t.ln_kb_per_ms == t.ln_kb_per_ms[0]).all()) and bool((t.mp_ms == t.mp_ms[:1]).all()))
 
 

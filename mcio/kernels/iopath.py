@@ -38,7 +38,7 @@ from .ioclass import attr_draws
 from .layout import (D_BACKEND, D_HA, D_INTERARRIVAL, D_MP_SHAPE, D_THINK, FP_LINK_KB_PER_MS, IP_LN_SLOTS,
                      FP_MP_START_FRACTION, FP_ZHPF_SHARE, IP_BE_SERVERS, IP_BIND, IP_CHANNELS,
                      IP_CLASSES, IP_DEVICES, IP_EXPOSURES, IP_GROUPS, IP_HA_SERVERS, IP_HYPERPAV,
-                     IP_MEASURE, IP_OE_CAP, IP_OPEN, IP_SELECTION, IP_SLOTS, IP_TRACE, IP_WARMUP,
+                     IP_MEASURE, IP_OPEN, IP_SELECTION, IP_SLOTS, IP_TRACE, IP_WARMUP,
                      N_ROWS, IP_POSITIONAL, IP_MISS_POLICY, IP_SPAN_CYL, FP_P_SEQUENTIAL, FP_CYLINDER_KB,
                      FP_SEEK_SETTLE_MS, FP_SEEK_MS_PER_SQRT_CYL, FP_MEDIA_KB_PER_MS)
 from .options import JIT, JIT_LEAF
@@ -189,7 +189,6 @@ def run_one(fp, ip, dp, ev, ec, cls_cum, cls_kb, cls_miss, cls_mp, cls_proto,
     EXPO = ip[IP_EXPOSURES]
     HPAV = ip[IP_HYPERPAV] == 1
     OECAP = lk[1]
-    OECAP0 = ip[IP_OE_CAP]      # every channel's, when they are alike (lk[8] not None)
     MP_MS = lk[0]         # (taken out of the tuple once: a getitem in the loop would add a reference each time)
     SEL = ip[IP_SELECTION]
     WARM = ip[IP_WARMUP]
@@ -263,7 +262,7 @@ def run_one(fp, ip, dp, ev, ec, cls_cum, cls_kb, cls_miss, cls_mp, cls_proto,
                     n_sys += 1
                     stage = stage_arrive(x, t, sf, si, rng, attrs, pick, dev, HPAV, EXPO)
                 elif stage == GETCH:
-                    stage = stage_getch(x, t, sf, si, paths, oe, oe_tl, chs, SEL, OECAP, OECAP0, UNI)
+                    stage = stage_getch(x, t, sf, si, paths, oe, oe_tl, chs, SEL, OECAP)
                 elif stage == MPSTART:
                     stage = stage_mpstart(x, t, sf, si, rng, mp, MP_MS, cls_mp, start_frac, mp_det, UNI)
                 elif stage == HA or stage == PAST_CARD:

@@ -260,10 +260,10 @@ def stage_arrive(x, t, sf, si, rng, attrs, pick, dev, hpav, expo):
 
 
 @nb.njit(**JIT_STAGE)
-def stage_getch(x, t, sf, si, paths, oe, oe_tl, chs, sel, oecap, cap0, uni):
+def stage_getch(x, t, sf, si, paths, oe, oe_tl, chs, sel, oecap):
     """A channel of the device's path group with a free open exchange (else deferred, FIFO per
     group). ``sel`` 0: rotate from the group's rotor; 1: fewest open exchanges, ties round the
-    group (not to the lowest CHPID). ``oecap`` int64[C]: each channel's open exchanges (``uni`` not None: all ``cap0``)."""
+    group (not to the lowest CHPID). ``oecap`` int64[C]: each channel's open exchanges."""
     dev_grp, grp_ptr, grp_ch, chg_ptr, chg, rotor, gq_h, gq_t = paths
     sf[x, SF_T_START] = t
     g = dev_grp[si[x, SI_DEV]]
@@ -278,7 +278,7 @@ def stage_getch(x, t, sf, si, paths, oe, oe_tl, chs, sel, oecap, cap0, uni):
             if jj >= m:
                 jj -= m
             cc = grp_ch[a + jj]
-            if oe[cc] < (oecap[cc] if uni is None else cap0):
+            if oe[cc] < oecap[cc]:
                 c = cc
                 rotor[g] = jj + 1 if jj + 1 < m else 0
                 break
@@ -288,7 +288,7 @@ def stage_getch(x, t, sf, si, paths, oe, oe_tl, chs, sel, oecap, cap0, uni):
             if jj >= m:
                 jj -= m
             cc = grp_ch[a + jj]
-            if oe[cc] < (oecap[cc] if uni is None else cap0) and (c < 0 or oe[cc] < oe[c]):
+            if oe[cc] < oecap[cc] and (c < 0 or oe[cc] < oe[c]):
                 c = cc
         rotor[g] = r0 + 1 if r0 + 1 < m else 0
     if c < 0:
