@@ -105,11 +105,24 @@ def _kernel_call(model, n: int):
         make_streams(st, pk.row_keys, lanes, scal)
         out = (np.zeros(S.N_ACC), np.zeros((C, S.N_CH)), np.zeros((D, S.N_DEV)),
                np.zeros(HIST_BUCKETS, np.int64), np.zeros(MSER_BATCHES))
-        run_one(pk.fp, pk.ip, pk.dp, pk.ev, pk.ec, pk.cls_cum, pk.cls_kb, pk.cls_miss, pk.cls_mp,
+        args = (pk.fp, pk.ip, pk.dp, pk.ev, pk.ec, pk.cls_cum, pk.cls_kb, pk.cls_miss, pk.cls_mp,
                 pk.cls_proto, pk.al_prob, pk.al_idx, pk.dev_grp, pk.bound_dev, pk.grp_ptr, pk.grp_ch,
-                pk.chg_ptr, pk.chg, pk.trace, *((pk.un,) if hasattr(pk, "un") else ()), st, lanes,
-                scal, *out[:3], *(pk.unit_outputs() if hasattr(pk, "un") else ()), *out[3:],
-                np.zeros(1, np.int64), np.zeros(1, np.int64))
+                pk.chg_ptr, pk.chg, pk.trace)
+        lk = getattr(pk, "lk", None)      # issue 28: the links' and units' tables in, their figures out
+        un = getattr(pk, "un", None)
+        if lk and un is not None:
+            lo = (np.zeros((0, 2)), np.zeros((0, 2)))    # as run_kernels for a single-path model
+            run_one(*args, lk, un, st, lanes, scal, *out[:3], *lo, *pk.unit_outputs(), *out[3:],
+                    np.zeros(1, np.int64), np.zeros(1, np.int64))
+        elif lk:
+            lo = (np.zeros((0, 2)), np.zeros((0, 2)))
+            run_one(*args, lk, st, lanes, scal, *out[:3], *lo, *out[3:], np.zeros(1, np.int64),
+                    np.zeros(1, np.int64))
+        elif un is not None:
+            run_one(*args, un, st, lanes, scal, *out[:3], *pk.unit_outputs(), *out[3:],
+                    np.zeros(1, np.int64), np.zeros(1, np.int64))
+        else:
+            run_one(*args, st, lanes, scal, *out, np.zeros(1, np.int64), np.zeros(1, np.int64))
         return out
     return call
 

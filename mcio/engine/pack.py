@@ -13,6 +13,7 @@ from ..kernels import layout as L
 from ..kernels.blockrng import row_keys
 from ..model import Dist, Model
 from ..model.costs import MODES, mp_us_per_io
+from .pack_links import link_arrays, link_ip
 from .tables import Tables, path_groups, tables_of
 from .units import OPEN_SLOTS, unit_outputs, units_inputs
 from .units import alias_table as _alias_table
@@ -66,6 +67,7 @@ class Packed:
     trace: np.ndarray
     row_keys: np.ndarray        # uint64[N_ROWS]: each row of draws' stream key (blockrng.row_key)
     tables: Tables | None = None   # the configuration the arrays were packed from
+    lk: tuple = ()              # channels, links, routes, cards (engine/pack_links.py)
     un: tuple = ()              # the control units' and workloads' inputs (engine/units.py)
     n_workloads: int = 0        # W of the per-workload outputs (0: the single-path model, none)
 
@@ -139,7 +141,8 @@ def pack(model: Model, ios: int, warmup: int, tables: Tables | None = None) -> P
     ip[L.IP_DEVICES] = n_dev
     ip[L.IP_EXPOSURES] = 1 + d["aliases"]
     ip[L.IP_CHANNELS] = n_ch
-    ip[L.IP_OE_CAP] = c["max_open_exchanges"]
+    ip[L.IP_OE_CAP] = int(tables.ch_oe_cap.max())
+    ip[L.IP_LN_SLOTS], ip[L.IP_ROUTES_GENERAL] = link_ip(tables, slots)
     ip[L.IP_SELECTION] = 0 if c["selection"] == "rotate" else 1
     ip[L.IP_HA_SERVERS] = cu["ha_servers"]
     ip[L.IP_BE_SERVERS] = cu["backend_servers"]
@@ -164,10 +167,15 @@ def pack(model: Model, ios: int, warmup: int, tables: Tables | None = None) -> P
     fp[L.FP_MP_START_FRACTION] = c["mp_start_fraction"]
     fp[L.FP_LINK_KB_PER_MS] = c["link_mb_s"]         # 1 MB/s = 1 KB/ms
     fp[L.FP_ZHPF_SHARE] = c["zhpf_share"]
+    lk = link_arrays(tables)
+    if lk[8] is not None:        # channels alike: the kernel reads these (engine/pack_links.py)
+        fp[L.FP_LINK_KB_PER_MS] = tables.ln_kb_per_ms[0]
+        if tables.legacy:        # (a configuration's own classes: units_inputs sets its cls_mp)
+            cls_mp[:, :2] = tables.mp_ms[0]
     pk = Packed(fp, ip, dp, np.asarray(ev or [0.0], float), np.asarray(ec or [1.0], float),
                 np.cumsum(shares), np.array([cl["kb"] for cl in model.io], float),
                 np.array([cl["miss_ratio"] for cl in model.io], float), cls_mp, cls_proto,
                 al_prob, al_idx, dev_grp, bound_dev, grp_ptr, grp_ch, chg_ptr, chg, trace,
-                row_keys(L.ROW_NAMES), tables)
+                row_keys(L.ROW_NAMES), tables, lk)
     units_inputs(pk, model, tables)
     return pk

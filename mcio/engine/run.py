@@ -22,6 +22,7 @@ from ..model import Model
 from ..part import Part
 from ..warmup import MSER_BATCHES, judge_warmup
 from . import physics
+from . import results_links
 from .pack import pack, stream_states
 from .tables import tables_of
 from .results_units import extra_vars
@@ -90,11 +91,12 @@ def kernel_pool(threads: int) -> ThreadPoolExecutor:
 
 
 def run_kernels(model: Model, ios: int, replications: int, seed: int, warmup: int, point: int,
-                fast_path: bool, tables=None, with_units: bool = False):
+                fast_path: bool, tables=None, links: bool = False, with_units: bool = False):
     """Run the replications on up to ``numba.get_num_threads()`` threads; return the raw
-    accumulators (acc, chs, devs, hist, bat), stacked by replication; ``with_units``: and a sixth,
-    the control units' and workloads' (sts, wls, whist, dvs), each stacked by replication
-    (engine/units.py).
+    accumulators (acc, chs, devs, hist, bat), stacked by replication; with ``links``, also
+    (lns, cards): per link and per card (kernels/transfer.py, kernels/cards.py); then with
+    ``with_units``, one more: the control units' and workloads' (sts, wls, whist, dvs), each
+    stacked by replication (engine/units.py).
 
     The kernels release the GIL, so a plain thread pool (:func:`kernel_pool`) runs them in parallel. Each replication
     writes its own, separately allocated arrays: rows of one shared array would put two
@@ -113,7 +115,9 @@ def run_kernels(model: Model, ios: int, replications: int, seed: int, warmup: in
     from ..kernels.blockrng import LANES, make_streams
     from ..kernels.fastpath import fast_one
     from ..kernels import layout as L
+    from ..kernels.cards import N_CARD
     from ..kernels.iopath import run_one, run_one_units
+    from ..kernels.transfer import N_LN
     pk = pack(model, ios, warmup, tables)
     R = replications
     C = pk.tables.n_channels
@@ -123,6 +127,9 @@ def run_kernels(model: Model, ios: int, replications: int, seed: int, warmup: in
              np.zeros(HIST_BUCKETS, np.int64), np.zeros(MSER_BATCHES)) for _ in range(R)]
     u_outs = [() if fast_path else pk.unit_outputs() for _ in range(R)]
     n_rows = len(pk.row_keys)       # layout.N_ROWS, and a configuration's own rows (engine/units.py)
+    Lk, K = len(pk.tables.ln_kb_per_ms), len(pk.tables.card_start_ms)
+    # (no rows unless asked: the kernel keeps no per-link figures then)
+    louts = [(np.zeros((Lk if links else 0, N_LN)), np.zeros((K, N_CARD))) for _ in range(R)]
 
     stop = interrupt.flag()
     # an open load over capacity: the fast path measures the interval its completions took
@@ -146,8 +153,8 @@ def run_kernels(model: Model, ios: int, replications: int, seed: int, warmup: in
             else:
                 kernel(pk.fp, pk.ip, pk.dp, pk.ev, pk.ec, pk.cls_cum, pk.cls_kb, pk.cls_miss,
                         pk.cls_mp, pk.cls_proto, pk.al_prob, pk.al_idx, pk.dev_grp, pk.bound_dev,
-                        pk.grp_ptr, pk.grp_ch, pk.chg_ptr, pk.chg, pk.trace, pk.un, st, lanes, scal,
-                        *outs[r][:3], *u_outs[r], *outs[r][3:], stop, done)
+                        pk.grp_ptr, pk.grp_ch, pk.chg_ptr, pk.chg, pk.trace, pk.lk, pk.un, st, lanes,
+                        scal, *outs[r][:3], *louts[r], *u_outs[r], *outs[r][3:], stop, done)
 
     threads = numba.get_num_threads()
     workers = max(1, min(R, threads))
@@ -167,6 +174,8 @@ def run_kernels(model: Model, ios: int, replications: int, seed: int, warmup: in
             finally:
                 wait(futures)   # every replication has returned (a stopped one within ms)
     res = tuple(np.stack([o[i] for o in outs]) for i in range(5))
+    if links:
+        res += tuple(np.stack([o[i] for o in louts]) for i in range(2))
     if with_units:        # (never with the fast path: it takes the single path only)
         res += (tuple(np.stack([o[i] for o in u_outs]) for i in range(4)),)
     return res
@@ -226,7 +235,8 @@ def simulate_part(model: Model, ios: int = 200_000, replications: int = 4, seed:
         use_fast = False
     else:
         raise McioError("fast_path", fast_path, "must be 'auto', True or False")
-    out = run_kernels(model, ios, replications, seed, warmup, point, use_fast, tables, with_units=units)
+    out = run_kernels(model, ios, replications, seed, warmup, point, use_fast, tables, links=units,
+                      with_units=units)
     acc, chs, devs, hist, bat = out[:5]
     if over_capacity:
         acc[:, S.A_UNSTABLE] = 1.0
@@ -240,8 +250,9 @@ def simulate_part(model: Model, ios: int = 200_000, replications: int = 4, seed:
                                 "warm-up MSER recommends (I/Os, on 64 batch means; -1: too short)"),
         "warmup_adequate": flag_var(adequate, "1 unless MSER cuts past the fixed warm-up in most "
                                               "replications and that cut moves the mean beyond its noise", FLAG_MEANINGS["warmup_adequate"])}
-    if units:     # the control units', LCUs' and workloads' figures (legacy Datasets stay as they are)
-        extra.update(extra_vars(tables, *out[5], acc[:, S.A_TIME_MS]))
+    if units:     # the control units', LCUs', workloads', links' and cards' figures (legacy Datasets stay as they are)
+        extra.update(extra_vars(tables, *out[7], acc[:, S.A_TIME_MS]))
+        extra.update(results_links.extra_vars(tables, out[5], out[6], acc[:, S.A_TIME_MS]))
     # a run too short for a steady state: flagged, with the bound it breaks (mcio/engine/physics.py)
     # (the bounds are the single-path model's: not checked for a configuration's own tables)
     short = "" if over_capacity or cut or units or acc[:, S.A_UNSTABLE].any() else physics.too_short(model, ios)

@@ -10,14 +10,14 @@ by the intervals between changes (the same to rounding).
 State (``iopath._new_state``): ``oe`` int64[C] open exchanges and ``oe_tl`` float64[C] their last
 change (ms); in ``mp``: ``mp_t0`` float64[C] when the MP's busy period began, ``mq_tl``
 float64[C] the start queue's last change, ``mq_area`` float64[C] its area since the measurement
-started (I/O ms); in ``ps``: ``ln_t0`` float64[C] when the link's busy period began. The areas go
-to ``chs[c, C_AREA_OE | C_MP_BUSY_MS | C_LINK_BUSY_MS]`` (kernels/stats.py) and, summed over
-channels at the end, to ``acc[A_AREA_MPQ]``.
+started (I/O ms). The areas go to ``chs[c, C_AREA_OE | C_MP_BUSY_MS]`` (kernels/stats.py) and,
+summed over channels at the end, to ``acc[A_AREA_MPQ]``. The links' busy periods are kept the
+same way, by link, in kernels/transfer.py.
 """
 import numba as nb
 
 from .options import JIT_LEAF, JIT_STAGE
-from .stats import C_AREA_OE, C_LINK_BUSY_MS, C_MP_BUSY_MS
+from .stats import C_AREA_OE, C_MP_BUSY_MS
 
 
 @nb.njit(**JIT_STAGE)
@@ -37,18 +37,17 @@ def mq_add(c, t, d, mq_n, mq_tl, mq_area):
 
 
 @nb.njit(**JIT_LEAF)
-def areas_restart(t, oe_tl, mp_t0, mq_tl, mq_area, ln_t0):
+def areas_restart(t, oe_tl, mp_t0, mq_tl, mq_area):
     """The measurement starts at ``t`` (the caller zeroes ``chs``): every level's area from now."""
     for c in range(oe_tl.shape[0]):
         oe_tl[c] = t
         mp_t0[c] = t
         mq_tl[c] = t
         mq_area[c] = 0.0
-        ln_t0[c] = t
 
 
 @nb.njit(**JIT_LEAF)
-def areas_close(t, chs, oe, oe_tl, mp_busy, mp_t0, mq_n, mq_tl, mq_area, ps_n, ln_t0):
+def areas_close(t, chs, oe, oe_tl, mp_busy, mp_t0, mq_n, mq_tl, mq_area):
     """The measurement ends at ``t``: every level's area up to ``t`` into ``chs``; returns the MP
     start queues' area summed over channels (I/O ms, in channel order)."""
     a_mpq = 0.0
@@ -57,6 +56,4 @@ def areas_close(t, chs, oe, oe_tl, mp_busy, mp_t0, mq_n, mq_tl, mq_area, ps_n, l
         if mp_busy[c]:
             chs[c, C_MP_BUSY_MS] += t - mp_t0[c]
         a_mpq += mq_area[c] + mq_n[c] * (t - mq_tl[c])
-        if ps_n[c] > 0:
-            chs[c, C_LINK_BUSY_MS] += t - ln_t0[c]
     return a_mpq

@@ -8,11 +8,12 @@ memory does not grow with the number of I/Os.
 
 Stages: ARRIVE (SSCH issued; IOSQ if every exposure of the device is busy) -> GETCH (a channel of
 the device's path group with a free open exchange, else deferred) -> MPSTART (channel MP start
-work, FIFO) -> HA (the CMR: control-unit host adapter) -> AFTER_HA (pend ends; the device-service
+work, FIFO) -> [the channel's feature card, if it has an I/O-rate limit: kernels/cards.py] -> HA
+(the CMR: control-unit host adapter) -> AFTER_HA (pend ends; the device-service
 seam, ``stages.device_service``, plans the rest) -> DEVICE (a device-side disconnect, if planned)
 -> BE (disconnect at the back end, if planned: misses) -> CONN (protocol time, then the data
-transfer at link bandwidth shared among the channel's transfers, at least the planned least
-connect time) -> MPEND (end-of-I/O MP work, served before new starts) -> DONE (exchange closed,
+transfer over the links of its route, each processor-shared: kernels/transfer.py; at least the
+planned least connect time) -> MPEND (end-of-I/O MP work, served before new starts) -> DONE (exchange closed,
 device freed, statistics taken). The control unit's stations are FIFO multi-server queues served
 by the Kiefer-Wolfowitz recursion (an I/O's start and end there are known when it arrives), so
 from HA to the transfer nothing waits on another I/O unless a back end can queue: a pass-through
@@ -40,10 +41,10 @@ from .areas import areas_close, areas_restart
 from .blockrng import next_from
 from .heap import heap_put
 from .ioclass import attr_draws
-from .layout import (D_INTERARRIVAL, D_MP_SHAPE, D_THINK, FP_LINK_KB_PER_MS,
+from .layout import (D_INTERARRIVAL, D_MP_SHAPE, D_THINK, FP_LINK_KB_PER_MS, IP_LN_SLOTS,
                      FP_MP_START_FRACTION, FP_ZHPF_SHARE, IP_BIND, IP_CHANNELS,
                      IP_CLASSES, IP_DEVICES, IP_EXPOSURES, IP_GROUPS, IP_HYPERPAV, IP_HA_SERVERS, IP_BE_SERVERS,
-                     IP_MEASURE, IP_OE_CAP, IP_OPEN, IP_SELECTION, IP_SLOTS, IP_TRACE, IP_WARMUP,
+                     IP_MEASURE, IP_OPEN, IP_SELECTION, IP_SLOTS, IP_TRACE, IP_WARMUP,
                      N_ROWS, IP_POSITIONAL, IP_MISS_POLICY, IP_SPAN_CYL, FP_P_SEQUENTIAL, FP_CYLINDER_KB,
                      FP_SEEK_SETTLE_MS, FP_SEEK_MS_PER_SQRT_CYL, FP_MEDIA_KB_PER_MS, IP_WORKLOADS)
 from .options import JIT, JIT_LEAF
@@ -52,10 +53,12 @@ from .stages import (AFTER_HA, ARRIVE, BE, CONN, DEVICE, DQ_WAITING, EV_ARRIVE, 
                      MPEND, MPSTART, N_DEV_STATE, N_SF, N_SI, SF_T_ARR, SI_G_NEXT, SI_G_PREV,
                      SI_NXT, XFER, after_transfer, batch_add, count_completion,
                      heap_event, mp_work_ends, next_event, release, stage_after_ha, stage_arrive, stage_conn,
-                     stage_device, stage_getch, stage_mpend, stage_mpstart, stage_xfer,
-                     transfer_ends, flush_block, BLOCK_IOS, N_BK)
+                     stage_device, stage_getch, stage_mpend, stage_mpstart,
+                     flush_block, BLOCK_IOS, N_BK)
 from .stations import N_ST, cu_state, cu_state_single, stage_be, stage_ha, stations_close, stations_restart
 from .workloads import count_units, stage_arrive_wl, units_restart
+from .cards import PAST_CARD, cards_state, stage_card
+from .transfer import links_close, links_restart, links_state, stage_xfer, transfer_ends
 from .stats import A_AREA_BE, A_AREA_HA, A_AREA_IOSQ, A_AREA_MPQ, A_AREA_SYS, A_EVENTS, A_TIME_MS, \
     A_UNSTABLE, C_OE_MAX
 from .winner import winner_new
@@ -75,7 +78,8 @@ def _is_zero(dp, row):
 @nb.njit(**JIT)
 def _new_state(ip, dp, dev_grp, grp_ptr, grp_ch, chg_ptr, chg):
     """The replication's state at time 0, grouped as kernels/stages.py names it: (sf, si, dev,
-    dev_state, paths, oe, oe_tl, mp, ps, heap); the control units' (cu) is stations.cu_state's."""
+    dev_state, paths, oe, oe_tl, mp, heap); the control units' (cu) is stations.cu_state's, the
+    transfers' ``ps`` transfer.links_state's."""
     P = ip[IP_SLOTS]
     D = ip[IP_DEVICES]
     C = ip[IP_CHANNELS]
@@ -99,17 +103,12 @@ def _new_state(ip, dp, dev_grp, grp_ptr, grp_ch, chg_ptr, chg):
     mp = (mp_busy, np.full(C, -1, np.int64), np.full(C, -1, np.int64), np.zeros(C, np.int64),
           np.full(C, -1, np.int64), np.full(C, -1, np.int64), np.zeros(C), np.zeros(C), np.zeros(C))
     mp = mp + winner_new(C)
-    L = min(ip[IP_OE_CAP], P)
-    ps_next_t = np.full(C, INF)
-    tw_t, tw_c = winner_new(C)
-    ps = (np.zeros((C, L), np.int64), np.zeros(C, np.int64), np.zeros(C), np.zeros(C), ps_next_t,
-          np.full(C, -1, np.int64), np.zeros(C), tw_t, tw_c)
     # ---- events ----
     h_t = np.zeros(P + 1)
     h_c = np.zeros(P + 1, np.int64)
     h_n = np.zeros(2, np.int64)       # size, root taken (heap.heap_take)
     heap = (h_t, h_c, h_n)
-    return sf, si, dev, dev_state, paths, oe, oe_tl, mp, ps, heap
+    return sf, si, dev, dev_state, paths, oe, oe_tl, mp, heap
 
 
 @nb.njit(**JIT_LEAF)
@@ -143,7 +142,7 @@ def _first_arrivals(s, trace, traced, is_open, think_zero, n_slots, rng, heap, r
 
 
 @nb.njit(**JIT_LEAF)
-def _measurement_starts(t, acc, chs, devs, hist, oe, oe_tl, mp, ps):
+def _measurement_starts(t, acc, chs, devs, hist, oe, oe_tl, mp):
     """Warm-up over at ``t``: the accumulators restart from the current state (peak exchanges and
     the channels' areas from now)."""
     acc[:] = 0.0
@@ -152,15 +151,16 @@ def _measurement_starts(t, acc, chs, devs, hist, oe, oe_tl, mp, ps):
     hist[:] = 0
     for cc in range(chs.shape[0]):
         chs[cc, C_OE_MAX] = oe[cc]
-    areas_restart(t, oe_tl, mp[6], mp[7], mp[8], ps[6])
+    areas_restart(t, oe_tl, mp[6], mp[7], mp[8])
 
 
 @nb.njit(**JIT)
 def run_one(fp, ip, dp, ev, ec, cls_cum, cls_kb, cls_miss, cls_mp, cls_proto,
-            al_prob, al_idx, dev_grp, bound_dev, grp_ptr, grp_ch, chg_ptr, chg, trace, un,
-            s, lanes, scal, acc, chs, devs, sts, wls, whist, dvs, hist, bat, ctl_stop, ctl_done):
-    """Simulate one replication; fill acc[N_ACC], chs[C, N_CH], devs[D, N_DEV], sts[2U, N_ST],
-    wls[W, N_WL], whist[W, B], dvs[D, N_DS], hist[B], bat[NB].
+            al_prob, al_idx, dev_grp, bound_dev, grp_ptr, grp_ch, chg_ptr, chg, trace, lk, un,
+            s, lanes, scal, acc, chs, devs, lns, cards, sts, wls, whist, dvs, hist, bat, ctl_stop,
+            ctl_done):
+    """Simulate one replication; fill acc[N_ACC], chs[C, N_CH], devs[D, N_DEV], lns[Lk, N_LN],
+    cards[Kc, N_CARD], sts[2U, N_ST], wls[W, N_WL], whist[W, B], dvs[D, N_DS], hist[B], bat[NB].
 
     Inputs (``mcio.engine.pack``; ms, KB): fp float64[N_FP], ip int64[N_IP] (layout FP_*, IP_*);
     dp float64[N_DIST, 5] distribution rows with their empirical tables ev, ec float64[:];
@@ -170,6 +170,12 @@ def run_one(fp, ip, dp, ev, ec, cls_cum, cls_kb, cls_miss, cls_mp, cls_proto,
     dev_grp int64[D] path group of each device, grp_ptr int64[G + 1] / grp_ch int64[:] each group's
     channels, chg_ptr int64[C + 1] / chg int64[:] each channel's groups; bound_dev int64[P] (or [1])
     the device of each closed slot when bound; trace float64[:] arrival gaps (ms) when traced.
+    ``lk`` (``mcio.engine.pack_links``): the channels', links', routes' and cards' tables
+    (mp_ms float64[C, K, 2] MP work per channel, class and mode, replacing cls_mp's first two
+    columns; ch_oe_cap int64[C]; ch_link int64[C, 2]; cls_dir int64[K]; ln_bw float64[Lk] KB/ms;
+    ln_ch int64[Lk]; (rt_ptr, rt_ln, dev_cu int64[D]) or None; (ch_card int64[C],
+    card_start_ms float64[Kc]) or None: a None compiles that mechanism out; not None when every
+    channel is alike, half duplex, on its own link: then cls_mp and fp's link rate serve).
     ``un`` = (cu_row int64[2U], cu_servers int64[2U], dev_cu int64[D], wl): the control units'
     stations (2u host adapter, 2u + 1 back end of control unit u: their rows of service draws and
     servers; kernels/stations.py), each device's control unit, and the workloads' tables ``wl``
@@ -178,7 +184,8 @@ def run_one(fp, ip, dp, ev, ec, cls_cum, cls_kb, cls_miss, cls_mp, cls_proto,
     ``scal`` uint64[N_ROWS, 4] its rows' substreams (``blockrng.make_streams``).
 
     Outputs (zeroed by the caller; slots in kernels/stats.py): acc float64[N_ACC],
-    chs float64[C, N_CH], devs float64[D, N_DEV], hist int64[HIST_BUCKETS]; sts float64[2U, N_ST]
+    chs float64[C, N_CH], devs float64[D, N_DEV], lns float64[Lk, N_LN] (kernels/transfer.py),
+    cards float64[Kc, N_CARD] (kernels/cards.py), hist int64[HIST_BUCKETS]; sts float64[2U, N_ST]
     per station (kernels/stations.py); with ip[IP_WORKLOADS], wls float64[W, N_WL], whist
     int64[W, HIST_BUCKETS] per workload and dvs float64[D, N_DS] per device (kernels/workloads.py;
     else they may have no rows). ``bat[k]`` sums the
@@ -197,15 +204,16 @@ def run_one(fp, ip, dp, ev, ec, cls_cum, cls_kb, cls_miss, cls_mp, cls_proto,
     D = ip[IP_DEVICES]
     EXPO = ip[IP_EXPOSURES]
     HPAV = ip[IP_HYPERPAV] == 1
-    OECAP = ip[IP_OE_CAP]
+    OECAP = lk[1]
+    MP_MS = lk[0]         # (taken out of the tuple once: a getitem in the loop would add a reference each time)
     SEL = ip[IP_SELECTION]
     WARM = ip[IP_WARMUP]
     STOP = ip[IP_WARMUP] + ip[IP_MEASURE]
     NCLS = ip[IP_CLASSES]
     TRACE = ip[IP_TRACE] == 1
     start_frac = fp[FP_MP_START_FRACTION]
-    bw = fp[FP_LINK_KB_PER_MS]
     zshare = fp[FP_ZHPF_SHARE]
+    bw = fp[FP_LINK_KB_PER_MS]     # the link rate when channels are alike (lk[8] not None)
     NB = bat.shape[0]
     think_zero = _is_zero(dp, D_THINK)
     mp_det = dp[D_MP_SHAPE, 0] == 0.0
@@ -225,8 +233,8 @@ def run_one(fp, ip, dp, ev, ec, cls_cum, cls_kb, cls_miss, cls_mp, cls_proto,
     vpos = np.full(n_rows, VBLOCK, np.int64)
     rng = (vb, vpos, lanes, scal, dp, ev, ec)
 
-    sf, si, dev, dev_state, paths, oe, oe_tl, mp, ps, heap = _new_state(ip, dp, dev_grp, grp_ptr,
-                                                                        grp_ch, chg_ptr, chg)
+    sf, si, dev, dev_state, paths, oe, oe_tl, mp, heap = _new_state(ip, dp, dev_grp, grp_ptr,
+                                                                    grp_ch, chg_ptr, chg)
     # (``if UNITS``: a constant Numba prunes before typing; run_one keeps the one-control-unit,
     # one-workload code, its state as before)
     if UNITS:
@@ -236,6 +244,11 @@ def run_one(fp, ip, dp, ev, ec, cls_cum, cls_kb, cls_miss, cls_mp, cls_proto,
     WL = UNITS and ip[IP_WORKLOADS] == 1
     wl = un[3]
     cls_wl = wl[4]
+    GEN = lk[6]           # routes of several links, or None (kernels/transfer.py)
+    CARD = lk[7]          # cards' start limits, or None (kernels/cards.py)
+    UNI = lk[8]           # not None: channels alike (cls_mp, one link rate bw): engine/pack_links.py
+    ps = links_state(P, ip[IP_LN_SLOTS], GEN, lk[4].shape[0])
+    card_free = cards_state(CARD)
     dq_s = dev[4]
     tw_t, tw_c = ps[7], ps[8]
     tm_t, tm_c = mp[9], mp[10]
@@ -282,9 +295,12 @@ def run_one(fp, ip, dp, ev, ec, cls_cum, cls_kb, cls_miss, cls_mp, cls_proto,
                 elif stage == GETCH:
                     stage = stage_getch(x, t, sf, si, paths, oe, oe_tl, chs, SEL, OECAP)
                 elif stage == MPSTART:
-                    stage = stage_mpstart(x, t, sf, si, rng, mp, cls_mp, start_frac, mp_det)
-                elif stage == HA:
-                    stage = stage_ha(x, t, sf, si, rng, cu, heap, dev_state, cls_kb, cls_proto, pos)
+                    stage = stage_mpstart(x, t, sf, si, rng, mp, MP_MS, cls_mp, start_frac, mp_det, UNI)
+                elif stage == HA or stage == PAST_CARD:
+                    if stage == HA:      # (no card limits: CARD is None, this is PAST_CARD)
+                        stage = stage_card(x, t, si, heap, CARD, card_free, cards)
+                    if stage >= 0:
+                        stage = stage_ha(x, t, sf, si, rng, cu, heap, dev_state, cls_kb, cls_proto, pos)
                 elif stage == BE:
                     stage = stage_be(x, t, sf, si, rng, cu, heap)
                 elif stage == AFTER_HA:
@@ -292,7 +308,7 @@ def run_one(fp, ip, dp, ev, ec, cls_cum, cls_kb, cls_miss, cls_mp, cls_proto,
                 elif stage == CONN:
                     stage = stage_conn(x, t, sf, heap)
                 elif stage == XFER:
-                    stage = stage_xfer(x, t, sf, si, ps, heap, bw)
+                    stage = stage_xfer(x, t, sf, si, ps, heap, lk, GEN, UNI, bw)
                 elif stage == MPEND:
                     stage = stage_mpend(x, t, sf, si, mp)
                 elif stage == DEVICE:
@@ -309,7 +325,8 @@ def run_one(fp, ip, dp, ev, ec, cls_cum, cls_kb, cls_miss, cls_mp, cls_proto,
                     if done == WARM:
                         # warm-up over: measurement starts now, from the current state
                         a_sys = a_iosq = n_events = 0.0
-                        _measurement_starts(t, acc, chs, devs, hist, oe, oe_tl, mp, ps)
+                        _measurement_starts(t, acc, chs, devs, hist, oe, oe_tl, mp)
+                        links_restart(t, ps, lns, cards)
                         stations_restart(t, sf, si, cu)
                         if UNITS:     # (not in run_one: its outputs stay out of the loop's registers)
                             units_restart(wls, whist, dvs)
@@ -368,7 +385,7 @@ def run_one(fp, ip, dp, ev, ec, cls_cum, cls_kb, cls_miss, cls_mp, cls_proto,
             x_next = tm_c[1] >> 3
             stage_next = mp_work_ends(x_next, t, sf, si, mp, chs)
         elif src == 1:
-            x_next = transfer_ends(cmin, t, sf, si, ps, bw, chs)
+            x_next = transfer_ends(cmin, t, sf, si, ps, lk, chs, lns, GEN, UNI, bw)
             stage_next = after_transfer(x_next, t, sf, heap)
         else:
             x_next, stage_next = heap_event(t, sf, si, heap)
@@ -384,7 +401,8 @@ def run_one(fp, ip, dp, ev, ec, cls_cum, cls_kb, cls_miss, cls_mp, cls_proto,
         area_ha, area_be = stations_close(t, sf, si, cu, np.zeros((2, N_ST)))
     acc[A_AREA_HA] += area_ha
     acc[A_AREA_BE] += area_be
-    acc[A_AREA_MPQ] += areas_close(t, chs, oe, oe_tl, mp[0], mp[6], mp[3], mp[7], mp[8], ps[1], ps[6])
+    acc[A_AREA_MPQ] += areas_close(t, chs, oe, oe_tl, mp[0], mp[6], mp[3], mp[7], mp[8])
+    links_close(t, ps, lk, chs, lns)
     acc[A_EVENTS] += n_events
 
 

@@ -4,9 +4,11 @@ freezes them into the kernels), and the stable names of the rows of random draws
 # integer parameters ip[]
 IP_OPEN, IP_SLOTS, IP_DEVICES, IP_EXPOSURES, IP_CHANNELS, IP_OE_CAP, IP_SELECTION, IP_HA_SERVERS, \
     IP_BE_SERVERS, IP_WARMUP, IP_MEASURE, IP_BIND, IP_CLASSES, IP_TRACE, IP_GROUPS, \
-    IP_HYPERPAV, IP_POSITIONAL, IP_MISS_POLICY, IP_SPAN_CYL = range(19)
-# 19, 20: reserved (the links' flags, issue 28); ip[IP_WORKLOADS] 1: the configuration's own
-# workloads and control units (kernels/workloads.py, per-workload and per-device statistics)
+    IP_HYPERPAV, IP_POSITIONAL, IP_MISS_POLICY, IP_SPAN_CYL, IP_LN_SLOTS, IP_ROUTES_GENERAL = range(21)
+# ip[IP_LN_SLOTS]: the most transfers one link may hold at once; ip[IP_ROUTES_GENERAL] 1: some
+# route crosses several links (kernels/transfer.py's general engine), 0: every route one link;
+# ip[IP_WORKLOADS] 1: the configuration's own workloads and control units (kernels/workloads.py,
+# per-workload and per-device statistics)
 IP_WORKLOADS = 21
 N_IP = 22
 

@@ -30,7 +30,7 @@ are built once per replication):
 - ``cu``: the control units' stations (host adapter, back end: multi-server FIFO stations served
   by the Kiefer-Wolfowitz recursion, so neither needs an event of its own), named and served in
   kernels/stations.py with the stages that cross them (``stage_ha``, ``stage_be``).
-- ``ps`` = (ps_list int64[C, L], ps_n int64[C], ps_v float64[C], ps_tl float64[C],
+- ``ps`` (kernels/transfer.py) = (ps_list int64[C, L], ps_n int64[C], ps_v float64[C], ps_tl float64[C],
   ps_next_t float64[C], ps_next_slot int64[C], ln_t0 float64[C], tw_t float64[2 M],
   tw_c int64[2 M]): each channel link's processor-shared transfers, when its busy period began
   (``areas``), and the winner tree of the links' next transfer ends (``winner``: the earliest at
@@ -61,7 +61,7 @@ from .options import JIT_LEAF, JIT_STAGE
 from .seek import seek_ms
 from .stats import (A_DEFERRED, A_DEV_BUSY_MS, A_DEV_BUSY_ZVM_MS, A_N, A_SQ_CMR, A_SQ_CONN,
                     A_SQ_DISC, A_SQ_IOSQ, A_SQ_PEND, A_SQ_RESP, A_SUM_CMR, A_SUM_CONN, A_SUM_DISC,
-                    A_SUM_IOSQ, A_SUM_PEND, A_SUM_RESP, C_DEFERRED, C_KB, C_LINK_BUSY_MS,
+                    A_SUM_IOSQ, A_SUM_PEND, A_SUM_RESP, C_DEFERRED, C_KB,
                     C_MP_BUSY_MS, C_OE_MAX, C_SSCH, V_BUSY_MS, V_SSCH)
 from .winner import winner_set
 
@@ -258,7 +258,7 @@ def stage_arrive(x, t, sf, si, rng, attrs, pick, dev, hpav, expo):
 def stage_getch(x, t, sf, si, paths, oe, oe_tl, chs, sel, oecap):
     """A channel of the device's path group with a free open exchange (else deferred, FIFO per
     group). ``sel`` 0: rotate from the group's rotor; 1: fewest open exchanges, ties round the
-    group (not to the lowest CHPID)."""
+    group (not to the lowest CHPID). ``oecap`` int64[C]: each channel's open exchanges."""
     dev_grp, grp_ptr, grp_ch, chg_ptr, chg, rotor, gq_h, gq_t = paths
     sf[x, SF_T_START] = t
     g = dev_grp[si[x, SI_DEV]]
@@ -273,7 +273,7 @@ def stage_getch(x, t, sf, si, paths, oe, oe_tl, chs, sel, oecap):
             if jj >= m:
                 jj -= m
             cc = grp_ch[a + jj]
-            if oe[cc] < oecap:
+            if oe[cc] < oecap[cc]:
                 c = cc
                 rotor[g] = jj + 1 if jj + 1 < m else 0
                 break
@@ -283,7 +283,7 @@ def stage_getch(x, t, sf, si, paths, oe, oe_tl, chs, sel, oecap):
             if jj >= m:
                 jj -= m
             cc = grp_ch[a + jj]
-            if oe[cc] < oecap and (c < 0 or oe[cc] < oe[c]):
+            if oe[cc] < oecap[cc] and (c < 0 or oe[cc] < oe[c]):
                 c = cc
         rotor[g] = r0 + 1 if r0 + 1 < m else 0
     if c < 0:
@@ -298,16 +298,21 @@ def stage_getch(x, t, sf, si, paths, oe, oe_tl, chs, sel, oecap):
 
 
 @nb.njit(**JIT_STAGE)
-def stage_mpstart(x, t, sf, si, rng, mp, cls_mp, start_frac, mp_det):
+def stage_mpstart(x, t, sf, si, rng, mp, mp_ms, cls_mp, start_frac, mp_det, uni):
     """The channel MP's work for this I/O (fixed + per command + per KB, times a shape draw),
     split into start and end work; the start work now, FIFO behind the MP's other work.
 
-    ``cls_mp[k, mode]`` is the work (ms); ``cls_mp[k, MPW_WAKE]`` the wake-up work (ms) a piece
+    ``mp_ms[c, k, mode]`` is the work (ms) on channel c (``uni`` not None: channels alike,
+    ``cls_mp[k, mode]``); ``cls_mp[k, MPW_WAKE]`` the wake-up work (ms) a piece
     that finds the MP idle adds, ``cls_mp[k, MPW_FIFO]`` 1 when end work queues with the starts
     (both kept in the I/O's slot for its end work)."""
     mp_busy, mq_h, mq_t, mq_n, me_h, me_t, mp_t0, mq_tl, mq_area, tm_t, tm_c = mp
     k = si[x, SI_CLS]
-    w = cls_mp[k, si[x, SI_MODE]]
+    c = si[x, SI_CH]
+    if uni is None:
+        w = mp_ms[c, k, si[x, SI_MODE]]
+    else:
+        w = cls_mp[k, si[x, SI_MODE]]
     if not mp_det and w > 0.0:
         w *= draw(rng, np.int64(D_MP_SHAPE))
     sf[x, SF_W_START] = w * start_frac
@@ -316,7 +321,6 @@ def stage_mpstart(x, t, sf, si, rng, mp, cls_mp, start_frac, mp_det):
     si[x, SI_MP_FIFO] = cls_mp[k, MPW_FIFO] != 0.0
     if sf[x, SF_W_START] <= 0.0:
         return HA
-    c = si[x, SI_CH]
     si[x, SI_MPSTAGE] = 0
     if mp_busy[c] == 0:
         mp_busy[c] = 1
@@ -450,73 +454,6 @@ def after_transfer(x, t, sf, heap):
         heap_put(h_t, h_c, h_n, sf[x, SF_T_MARK] + floor, x * 8 + EV_PACE)
         return -1
     return MPEND
-
-
-@nb.njit(**JIT_STAGE)
-def _ps_advance(c, now, bw, ps_n, ps_v, ps_tl):
-    """Move channel c's virtual time (KB served per active transfer) forward to ``now``."""
-    if ps_n[c] > 0:
-        ps_v[c] += (now - ps_tl[c]) * bw / ps_n[c]
-    ps_tl[c] = now
-
-
-@nb.njit(**JIT_STAGE)
-def _ps_next(c, now, bw, ps_n, ps_v, ps_list, sf, ps_next_t, ps_next_slot, tw_t, tw_c):
-    """Recompute when channel c's next transfer ends (processor sharing; ties to the lower slot),
-    and its leaf of the winner tree."""
-    n = ps_n[c]
-    if n == 0:
-        ps_next_t[c] = INF
-        ps_next_slot[c] = -1
-        winner_set(c, INF, c, tw_t, tw_c)
-        return
-    best = ps_list[c, 0]
-    for j in range(1, n):
-        y = ps_list[c, j]
-        if sf[y, SF_TAG] < sf[best, SF_TAG] or (sf[y, SF_TAG] == sf[best, SF_TAG] and y < best):
-            best = y
-    rem = sf[best, SF_TAG] - ps_v[c]
-    if rem < 0.0:
-        rem = 0.0
-    ps_next_t[c] = now + rem * n / bw
-    ps_next_slot[c] = best
-    winner_set(c, ps_next_t[c], c, tw_t, tw_c)
-
-
-@nb.njit(**JIT_STAGE)
-def stage_xfer(x, t, sf, si, ps, heap, bw):
-    """The data transfer joins its channel's processor-shared link (bandwidth ``bw`` KB/ms)."""
-    ps_list, ps_n, ps_v, ps_tl, ps_next_t, ps_next_slot, ln_t0, tw_t, tw_c = ps
-    kb = sf[x, SF_XFER_KB]
-    if kb <= 0.0:
-        return after_transfer(x, t, sf, heap)
-    c = si[x, SI_CH]
-    if ps_n[c] == 0:
-        ln_t0[c] = t             # the link's busy period begins
-    _ps_advance(c, t, bw, ps_n, ps_v, ps_tl)
-    sf[x, SF_TAG] = ps_v[c] + kb
-    si[x, SI_POS] = ps_n[c]
-    ps_list[c, ps_n[c]] = x
-    ps_n[c] += 1
-    _ps_next(c, t, bw, ps_n, ps_v, ps_list, sf, ps_next_t, ps_next_slot, tw_t, tw_c)
-    return -1
-
-
-@nb.njit(**JIT_STAGE)
-def transfer_ends(c, t, sf, si, ps, bw, chs):
-    """Channel c's next transfer ends at ``t``: remove it from the link (its busy period into
-    chs[c, C_LINK_BUSY_MS] if it was the last); returns its I/O."""
-    ps_list, ps_n, ps_v, ps_tl, ps_next_t, ps_next_slot, ln_t0, tw_t, tw_c = ps
-    y = ps_next_slot[c]
-    _ps_advance(c, t, bw, ps_n, ps_v, ps_tl)
-    last = ps_list[c, ps_n[c] - 1]
-    ps_list[c, si[y, SI_POS]] = last
-    si[last, SI_POS] = si[y, SI_POS]
-    ps_n[c] -= 1
-    if ps_n[c] == 0:
-        chs[c, C_LINK_BUSY_MS] += t - ln_t0[c]
-    _ps_next(c, t, bw, ps_n, ps_v, ps_list, sf, ps_next_t, ps_next_slot, tw_t, tw_c)
-    return y
 
 
 @nb.njit(**JIT_STAGE)
@@ -735,4 +672,6 @@ def heap_event(t, sf, si, heap):
         return y, device_disconnect_ends(y, t, sf, si)
     if et == EV_PACE:
         return y, MPEND
+    if et == 7:             # kernels/cards.py's EV_CARD: past the card, to the host adapter
+        return y, 20        # cards.PAST_CARD
     return y, XFER          # EV_PROTO
