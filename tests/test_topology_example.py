@@ -78,3 +78,19 @@ def test_table_shows_a_level_by_its_names(run):
         sweep_table(ds, ["workload_response_ms"])
     tab = sweep_table(ds, ["control_unit_ha_busy"], by="control_unit")
     assert [r[0] for r in tab.rows] == t.cu_name
+
+
+def test_run_report_has_every_level(run):
+    """``mcio run``'s report of a configuration: a line per workload, control unit, LCU, shared
+    link (ISLs, ports, card data limits) and card, by name; the channels by CHPID."""
+    from mcio.cli.level_report import level_lines
+    m, t, ds = run
+    text = "\n".join(level_lines(ds))
+    for name in t.wl_name + t.cu_name + t.lcu_name + t.card_name:
+        assert f"\n{name}" in text, name
+    for i, kind in enumerate(t.ln_kind):
+        if kind != "channel":
+            assert t.ln_name[i][:21] in text
+    assert list(ds["chpid"].values) == t.ch_name
+    # every start crosses its channel's card: the cards' rates are their channels'
+    np.testing.assert_allclose(ds.card_ssch_iops.sum("card").values, ds.throughput_iops.values, rtol=1e-9)

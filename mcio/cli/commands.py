@@ -167,12 +167,15 @@ def report(ds, spec, point: int) -> str:
     if "channel_busy" in ds:
         lines += ["", f"{'CHPID':>6}{'busy %':>9}{'link %':>9}{'OE avg':>9}{'OE max':>9}{'defer/s':>10}"
                       f"{'SSCH/s':>10}{'MB/s':>9}"]
+        chpid = [str(v) for v in ds["chpid"].values] if "chpid" in ds.coords else None
         for c in range(ds.sizes.get("channel", 0)):
             def cm(name, f=np.nanmean):
                 return float(f(ds[name].isel(channel=c).values)) if name in ds else float("nan")
-            lines.append(f"{c:>6}{100 * cm('channel_busy'):>9.1f}{100 * cm('link_busy'):>9.1f}"
+            lines.append(f"{chpid[c] if chpid else c:>6}{100 * cm('channel_busy'):>9.1f}{100 * cm('link_busy'):>9.1f}"
                          f"{cm('open_exchanges_mean'):>9.2f}{cm('open_exchanges_max', np.nanmax):>9.0f}"
                          f"{cm('deferred_iops'):>10.1f}{cm('channel_ssch_iops'):>10.1f}{cm('channel_mb_s'):>9.2f}")
+    from .level_report import level_lines
+    lines += level_lines(ds)     # a configuration's workloads, control units, LCUs, links, cards
     return "\n".join(lines)
 
 

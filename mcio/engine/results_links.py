@@ -23,10 +23,26 @@ def _coord(values, dim: str, long_name: str):
     return ((dim,), np.asarray(values), _attrs("1", long_name), True)
 
 
-def extra_vars(tables, lns: np.ndarray, cards: np.ndarray, T_ms: np.ndarray) -> dict:
+def _card_starts(tables, counted: np.ndarray, ch_ssch) -> np.ndarray:
+    """I/Os started through each card [R, K]: as its start station counted them where it has an
+    I/O-rate limit, else its channels' starts (``ch_ssch``; none given: the counts as they are)."""
+    if ch_ssch is None:
+        return counted
+    out = counted.copy()
+    limited = np.asarray(tables.card_start_ms) > 0
+    for c, k in enumerate(tables.ch_card):
+        if k >= 0 and not limited[k]:
+            out[:, k] += ch_ssch[:, c]
+    return out
+
+
+def extra_vars(tables, lns: np.ndarray, cards: np.ndarray, T_ms: np.ndarray,
+               ch_ssch: np.ndarray | None = None) -> dict:
     """Part entries {name: (dims, array, attrs, is_coord)} of the per-link and per-card figures.
     ``lns`` float64[R, Lk, N_LN], ``cards`` float64[R, K, N_CARD], ``T_ms`` float64[R] the
-    measured interval of each replication (ms)."""
+    measured interval of each replication (ms); ``ch_ssch`` float64[R, C] the I/Os each channel
+    started (a card's I/O rate is its channels': every start crosses its card, counted by the
+    kernel only where the card has an I/O-rate limit)."""
     from ..kernels.cards import CD_BUSY_MS, CD_STARTS      # (late: the kernels' modules compile on import)
     from ..kernels.transfer import LN_BUSY_MS, LN_KB
     T = np.maximum(np.asarray(T_ms, float), 1e-300)[:, None]
@@ -40,6 +56,7 @@ def extra_vars(tables, lns: np.ndarray, cards: np.ndarray, T_ms: np.ndarray) -> 
         "link_utilization": _var(mb_s / rate[None, :], ("replication", "link"), "1",
                                  "link utilization: data rate / the link's rate"),
         "link_rate_mb_s": _var(rate, ("link",), "Mbyte s-1", "the link's data rate (capacity)"),
+        "chpid": _coord(np.array(tables.ch_name, dtype=str), "channel", "CHPID: the channel's name"),
         "link": _coord(np.array(tables.ln_name, dtype=str), "link", "link name"),
         "link_kind": _coord(np.array(tables.ln_kind, dtype=str), "link",
                             "link kind: channel, isl (inter-switch link), cu_port, card (data limit)"),
@@ -48,7 +65,8 @@ def extra_vars(tables, lns: np.ndarray, cards: np.ndarray, T_ms: np.ndarray) -> 
     }
     if len(tables.card_name):
         out.update({
-            "card_ssch_iops": _var(cards[:, :, CD_STARTS] / T * 1000.0, ("replication", "card"), "s-1",
+            "card_ssch_iops": _var(_card_starts(tables, cards[:, :, CD_STARTS], ch_ssch) / T * 1000.0,
+                                   ("replication", "card"), "s-1",
                                    "I/O rate (SSCH/s) started through the feature card"),
             "card_busy": _var(cards[:, :, CD_BUSY_MS] / T, ("replication", "card"), "1",
                               "feature card busy fraction (its start work; I/O-rate limit)"),

@@ -252,7 +252,7 @@ def simulate_part(model: Model, ios: int = 200_000, replications: int = 4, seed:
                                               "replications and that cut moves the mean beyond its noise", FLAG_MEANINGS["warmup_adequate"])}
     if units:     # the control units', LCUs', workloads', links' and cards' figures (legacy Datasets stay as they are)
         extra.update(extra_vars(tables, *out[7], acc[:, S.A_TIME_MS]))
-        extra.update(results_links.extra_vars(tables, out[5], out[6], acc[:, S.A_TIME_MS]))
+        extra.update(results_links.extra_vars(tables, out[5], out[6], acc[:, S.A_TIME_MS], chs[:, :, S.C_SSCH]))
     # a run too short for a steady state: flagged, with the bound it breaks (mcio/engine/physics.py)
     # (the bounds are the single-path model's: not checked for a configuration's own tables)
     short = "" if over_capacity or cut or units or acc[:, S.A_UNSTABLE].any() else physics.too_short(model, ios)
