@@ -51,12 +51,10 @@ from ..model.text import check_text
 from .estimates import check_size, estimate
 from .grid import MAX_AXIS_VALUES, VARIANT_DIM, Axis, apply_coords, flatten_keys, parse_axes, set_field
 
-#: Run sizes the kernels' int64 counters hold with room to spare (ios + warm-up per replication),
-#: replications with a CI (>= 2) and within memory reach, seeds numpy's SeedSequence and the
-#: netCDF int64 attribute both take.
-MAX_RUN_IOS = 2**62
-RUN_BOUNDS = {"replications": (2, 10_000), "ios": (1, MAX_RUN_IOS), "warmup": (0, MAX_RUN_IOS),
-              "seed": (0, 2**63 - 1)}
+#: Run sizes (engine/limits.py, one home: the API checks them too): the kernels' int64 counters
+#: hold them with room to spare (ios + warm-up per replication), replications with a CI (>= 2)
+#: and within memory reach, seeds numpy's SeedSequence and the netCDF int64 attribute both take.
+from ..engine.limits import MAX_RUN_IOS, RUN_BOUNDS  # noqa: E402,F401
 
 
 def check_run_option(option: str, key: str, value) -> None:

@@ -23,6 +23,7 @@ from ..part import Part
 from ..warmup import MSER_BATCHES, judge_warmup
 from . import physics
 from . import results_links
+from .limits import RUN_BOUNDS
 from .pack import pack, stream_states
 from .tables import tables_of
 from .results_units import extra_vars
@@ -63,13 +64,16 @@ def fast_path_applies(model: Model) -> bool:
 
 
 def _check_run_args(ios, replications, warmup, seed, point):
-    for name, v, lo in (("ios", ios, 1), ("replications", replications, 2), ("point", point, 0)):
-        if isinstance(v, bool) or not isinstance(v, (int, np.integer)) or v < lo:
-            raise McioError(name, v, f"must be an integer >= {lo}")
-    if warmup is not None and (isinstance(warmup, bool) or not isinstance(warmup, (int, np.integer)) or warmup < 0):
-        raise McioError("warmup", warmup, "must be an integer >= 0 (I/Os discarded per replication) or omitted")
-    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
-        raise McioError("seed", seed, "must be an integer >= 0")
+    """Refuse a run size outside :data:`.limits.RUN_BOUNDS` (as a sweep spec's [run] is)."""
+    for name, v in (("ios", ios), ("replications", replications), ("seed", seed), ("point", point)):
+        lo, hi = RUN_BOUNDS.get(name, (0, 2**63 - 1))
+        if isinstance(v, bool) or not isinstance(v, (int, np.integer)) or not lo <= v <= hi:
+            raise McioError(name, v, f"must be an integer in [{lo}, {hi}]")
+    lo, hi = RUN_BOUNDS["warmup"]
+    if warmup is not None and (isinstance(warmup, bool) or not isinstance(warmup, (int, np.integer))
+                               or not lo <= warmup <= hi):
+        raise McioError("warmup", warmup, f"must be an integer in [{lo}, {hi}] (I/Os discarded per "
+                                          "replication) or omitted")
 
 
 _POOL: list = [None, 0, 0]      # (executor, threads, pid)
