@@ -31,9 +31,7 @@ def winner_new(n):
 
 @nb.njit(**JIT_STAGE)
 def winner_set(i, v, key, tw_t, tw_c):
-    """Item i is now (``v`` ms, ``key``): its leaf, then each node up to the first that keeps its
-    pair (at most log2 M steps; an item that neither was nor becomes a subtree's earliest stops
-    low, so only the old or new root winner's path is walked to the top).
+    """Item i is now (``v`` ms, ``key``): its leaf, then each node up to the root (log2 M steps).
 
     The winner coming up is carried in registers and met with each sibling, whose address depends
     only on the level (no load waits on the store below it); it is chosen by ``min`` and integer
@@ -50,7 +48,5 @@ def winner_set(i, v, key, tw_t, tw_c):
         ct = min(st, ct)
         cc += (sc - cc) * take
         k >>= 1
-        if tw_t[k] == ct and tw_c[k] == cc:
-            break        # this node keeps its pair: every node above it keeps its own
         tw_t[k] = ct
         tw_c[k] = cc
