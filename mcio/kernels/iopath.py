@@ -59,7 +59,7 @@ from .stations import N_ST, cu_state, cu_state_single, stage_be, stage_ha, stati
 from .workloads import count_units, stage_arrive_wl, units_restart
 from .cards import PAST_CARD, cards_state, stage_card
 from .transfer import links_close, links_restart, links_state, stage_xfer, transfer_ends
-from .stats import N_DEV, A_AREA_BE, A_AREA_HA, A_AREA_IOSQ, A_AREA_MPQ, A_AREA_SYS, A_EVENTS, A_TIME_MS, \
+from .stats import A_AREA_BE, A_AREA_HA, A_AREA_IOSQ, A_AREA_MPQ, A_AREA_SYS, A_EVENTS, A_TIME_MS, \
     A_UNSTABLE, C_OE_MAX
 from .winner import winner_new
 
@@ -76,17 +76,10 @@ def _is_zero(dp, row):
 
 
 @nb.njit(**JIT)
-def _new_state(ip, dp, dev_grp, grp_ptr, grp_ch, chg_ptr, chg, al_prob):
+def _new_state(ip, dp, dev_grp, grp_ptr, grp_ch, chg_ptr, chg):
     """The replication's state at time 0, grouped as kernels/stages.py names it: (sf, si, dev,
-    dev_state, paths, oe, oe_tl, mp, heap, dvf); the control units' (cu) is stations.cu_state's,
-    the transfers' ``ps`` transfer.links_state's.
-
-    What an I/O touches of its device lives in two rows of 32 bytes (one cache line each, so a
-    configuration of many devices costs an I/O two misses, not one per array): ``dvi``
-    int64[D, 4] = (exposures in use, IOSQ head, IOSQ tail, path group), handed out as the
-    columns ``dev`` and ``paths`` name; ``dvf`` float64[D, N_DEV + 2] = (the per-device counts
-    devs[d, :N_DEV], al_prob[d], unused): count_completion adds to its first columns, run_one
-    copies them to ``devs`` at the end."""
+    dev_state, paths, oe, oe_tl, mp, heap); the control units' (cu) is stations.cu_state's, the
+    transfers' ``ps`` transfer.links_state's."""
     P = ip[IP_SLOTS]
     D = ip[IP_DEVICES]
     C = ip[IP_CHANNELS]
@@ -99,16 +92,10 @@ def _new_state(ip, dp, dev_grp, grp_ptr, grp_ch, chg_ptr, chg, al_prob):
     si[:, SI_G_NEXT] = -1
     # ---- queues and resources (stages.py names each group) ----
     dq_s = np.array([ip[IP_EXPOSURES] - 1, -1, -1, 0], np.int64)      # HyperPAV pool, arrival list, queued
-    dvi = np.zeros((D, 4), np.int64)
-    dvf = np.zeros((D, N_DEV + 2))
-    for d in range(D):
-        dvi[d, 1] = -1
-        dvi[d, 2] = -1
-        dvi[d, 3] = dev_grp[d]
-        dvf[d, N_DEV] = al_prob[d] if d < al_prob.shape[0] else 1.0
-    dev = (dvi[:, 0], dvi[:, 1], dvi[:, 2], np.zeros(D, np.bool_), dq_s)
+    dev = (np.zeros(D, np.int64), np.full(D, -1, np.int64), np.full(D, -1, np.int64),
+           np.zeros(D, np.bool_), dq_s)
     dev_state = np.zeros((D, N_DEV_STATE))
-    paths = (dvi[:, 3], grp_ptr, grp_ch, chg_ptr, chg, np.zeros(G, np.int64), np.full(G, -1, np.int64),
+    paths = (dev_grp, grp_ptr, grp_ch, chg_ptr, chg, np.zeros(G, np.int64), np.full(G, -1, np.int64),
              np.full(G, -1, np.int64))
     oe = np.zeros(C, np.int64)
     oe_tl = np.zeros(C)
@@ -121,7 +108,7 @@ def _new_state(ip, dp, dev_grp, grp_ptr, grp_ch, chg_ptr, chg, al_prob):
     h_c = np.zeros(P + 1, np.int64)
     h_n = np.zeros(2, np.int64)       # size, root taken (heap.heap_take)
     heap = (h_t, h_c, h_n)
-    return sf, si, dev, dev_state, paths, oe, oe_tl, mp, heap, dvf
+    return sf, si, dev, dev_state, paths, oe, oe_tl, mp, heap
 
 
 @nb.njit(**JIT_LEAF)
@@ -155,12 +142,12 @@ def _first_arrivals(s, trace, traced, is_open, think_zero, n_slots, rng, heap, r
 
 
 @nb.njit(**JIT_LEAF)
-def _measurement_starts(t, acc, chs, dvf, hist, oe, oe_tl, mp):
+def _measurement_starts(t, acc, chs, devs, hist, oe, oe_tl, mp):
     """Warm-up over at ``t``: the accumulators restart from the current state (peak exchanges and
-    the channels' areas from now; the per-device counts, dvf[:, :N_DEV])."""
+    the channels' areas from now)."""
     acc[:] = 0.0
     chs[:, :] = 0.0
-    dvf[:, :N_DEV] = 0.0
+    devs[:, :] = 0.0
     hist[:] = 0
     for cc in range(chs.shape[0]):
         chs[cc, C_OE_MAX] = oe[cc]
@@ -232,6 +219,7 @@ def run_one(fp, ip, dp, ev, ec, cls_cum, cls_kb, cls_miss, cls_mp, cls_proto,
     mp_det = dp[D_MP_SHAPE, 0] == 0.0
     cls_draw, mode_draw, miss_draw = attr_draws(NCLS, zshare, cls_miss)
     attrs = (cls_cum, NCLS, zshare, cls_miss, cls_draw, mode_draw, miss_draw)
+    pick = (ip[IP_BIND] == 1, bound_dev, D, al_prob, al_idx)
     pos = (ip[IP_POSITIONAL] == 1, ip[IP_MISS_POLICY], float(ip[IP_SPAN_CYL]), fp[FP_P_SEQUENTIAL],
            fp[FP_CYLINDER_KB], fp[FP_SEEK_SETTLE_MS], fp[FP_SEEK_MS_PER_SQRT_CYL], fp[FP_MEDIA_KB_PER_MS])
     # Every draw comes from its row's block (``blockrng.next_from``; each row has its own
@@ -245,9 +233,8 @@ def run_one(fp, ip, dp, ev, ec, cls_cum, cls_kb, cls_miss, cls_mp, cls_proto,
     vpos = np.full(n_rows, VBLOCK, np.int64)
     rng = (vb, vpos, lanes, scal, dp, ev, ec)
 
-    sf, si, dev, dev_state, paths, oe, oe_tl, mp, heap, dvf = _new_state(ip, dp, dev_grp, grp_ptr,
-                                                                         grp_ch, chg_ptr, chg, al_prob)
-    pick = (ip[IP_BIND] == 1, bound_dev, D, dvf[:, N_DEV], al_idx)
+    sf, si, dev, dev_state, paths, oe, oe_tl, mp, heap = _new_state(ip, dp, dev_grp, grp_ptr,
+                                                                    grp_ch, chg_ptr, chg)
     # (``if UNITS``: a constant Numba prunes before typing; run_one keeps the one-control-unit,
     # one-workload code, its state as before)
     if UNITS:
@@ -330,7 +317,7 @@ def run_one(fp, ip, dp, ev, ec, cls_cum, cls_kb, cls_miss, cls_mp, cls_proto,
                     b_cur, b_next = batch_add(bat, done, b_cur, b_next, STOP, t - sf[x, SF_T_ARR])
                     done += 1
                     if done > WARM:
-                        nbk = count_completion(x, t, sf, si, bk, nbk, chs, dvf)
+                        nbk = count_completion(x, t, sf, si, bk, nbk, chs, devs)
                         if WL:
                             count_units(x, t, sf, si, cls_wl, wls, whist, dvs)
                         if nbk == BLOCK_IOS:
@@ -338,7 +325,7 @@ def run_one(fp, ip, dp, ev, ec, cls_cum, cls_kb, cls_miss, cls_mp, cls_proto,
                     if done == WARM:
                         # warm-up over: measurement starts now, from the current state
                         a_sys = a_iosq = n_events = 0.0
-                        _measurement_starts(t, acc, chs, dvf, hist, oe, oe_tl, mp)
+                        _measurement_starts(t, acc, chs, devs, hist, oe, oe_tl, mp)
                         links_restart(t, ps, lns, cards)
                         stations_restart(t, sf, si, cu)
                         if UNITS:     # (not in run_one: its outputs stay out of the loop's registers)
@@ -404,7 +391,6 @@ def run_one(fp, ip, dp, ev, ec, cls_cum, cls_kb, cls_miss, cls_mp, cls_proto,
             x_next, stage_next = heap_event(t, sf, si, heap)
 
     flush_block(bk, nbk, acc, hist)
-    devs[:, :] = dvf[:, :N_DEV]
     ctl_done[0] += done - (poll_at - POLL_IOS)
     acc[A_TIME_MS] = t - t0
     acc[A_AREA_SYS] += a_sys
