@@ -132,9 +132,9 @@ def _element(kind: str, raw, where: str) -> dict:
             raise McioError(f"{where}.{k}", raw[k], f"unknown key; {_near(k, fields)}allowed: {', '.join(fields)}")
     out = {}
     for k, (check, default, _doc) in fields.items():
-        if k in raw:
+        if k in raw and not (raw[k] is None and default is REQUIRED):
             out[k] = raw[k] if check is None else check(f"{where}.{k}", raw[k])
-        elif default is REQUIRED:
+        elif default is REQUIRED:     # (None from the Python API: unset, as TOML has no null)
             raise McioError(f"{where}.{k}", None, f"is required ({fields[k][2]})")
         else:
             out[k] = None if default is None else check(f"{where}.{k}", default)
@@ -146,7 +146,7 @@ def _list(raw, key: str, where: str, required: bool = True) -> list:
     if isinstance(v, dict):
         v = [v]
     if not isinstance(v, list) or (required and not v):
-        raise McioError(where, v, f"must be a non-empty array of tables ([[{where}]])")
+        raise McioError(where, v, f"must be a{' non-empty' if required else 'n'} array of tables ([[{where}]])")
     return v
 
 
@@ -387,8 +387,8 @@ def clean_spec(raw: dict) -> dict:
     def plain(v):
         if isinstance(v, Dist):
             return v.to_toml()
-        if isinstance(v, dict):
-            return {k: plain(x) for k, x in v.items()}
+        if isinstance(v, dict):     # (None from the Python API: unset, as TOML has no null)
+            return {k: plain(x) for k, x in v.items() if x is not None}
         if isinstance(v, list):
             return [plain(x) for x in v]
         return v
