@@ -31,16 +31,18 @@ from hypothesis import strategies as st  # noqa: E402
 
 from mcio.errors import McioError  # noqa: E402
 from mcio.model import topology  # noqa: E402
-from test_fuzz_specs import check_variant  # noqa: E402
+from mcio.model.spec import SECTIONS  # noqa: E402
+from test_fuzz_specs import check_variant, value_for  # noqa: E402
 
 EXAMPLES = int(os.environ.get("MCIO_FUZZ_EXAMPLES", "300"))
 FULL = EXAMPLES >= 1000
 OUTCOMES: collections.Counter = collections.Counter()
 
 
-def base() -> dict:
-    """The small valid configuration every case starts from (channel A crosses the ISL)."""
-    return {"topology": {
+def base(closed: bool = False) -> dict:
+    """The small valid configuration every case starts from (channel A crosses the ISL); its
+    workload open (rate_iops) or ``closed`` (population)."""
+    raw = {"topology": {
         "load_scale": 1.0,
         "card": [{"name": "C1", "max_iops": 50_000.0, "max_mb_s": 1300.0}],
         "director": [{"name": "DA"}, {"name": "DB"}],
@@ -50,6 +52,10 @@ def base() -> dict:
         "control_unit": [{"name": "CU1", "director": "DB", "ha_servers": 4, "ha_service_us": 20.0,
                           "lcu": [{"name": "L1", "devices": 4, "channels": ["A", "B"]}]}],
         "workload": [{"name": "W", "rate_iops": 500.0, "io": [{"name": "r", "kb": 4.0, "miss_ratio": 0.2}]}]}}
+    if closed:
+        del raw["topology"]["workload"][0]["rate_iops"]
+        raw["topology"]["workload"][0]["population"] = 4
+    return raw
 
 
 #: where each element kind's first instance sits in base()
@@ -179,7 +185,8 @@ def check_case(raw: dict, must_name: str | None = None) -> str:
     try:
         model = Model.from_dict(copy.deepcopy(raw))
     except McioError as e:
-        assert isinstance(e.field, str) and e.field.startswith("topology"), repr(e)
+        sections = tuple(raw)           # ("topology", and the legacy sections a variant set)
+        assert isinstance(e.field, str) and e.field.startswith(sections), repr(e)
         assert "\n" not in str(e), str(e)
         if must_name is not None:
             assert e.field == must_name or e.field.startswith((must_name + ".", must_name + "[")), \
@@ -244,7 +251,7 @@ CASES = field_cases()
 @pytest.mark.parametrize("kind, key, j", CASES, ids=[f"{path_of(k, f)}-{j}" for k, f, j in CASES])
 def test_every_topology_field_at_its_edges_is_refused_by_field_or_runs(kind, key, j):
     value = edges(kind, key)[j]
-    raw = base()
+    raw = base(closed=bool(j % 2))
     if kind is None:
         raw["topology"][key] = value
     else:
@@ -263,11 +270,19 @@ def test_every_topology_element_structurally_broken_is_refused_or_runs(kind, how
     count(check_case, raw)
 
 
+#: the legacy fields a topology takes defaults from, refuses, or constrains (topology_model.py),
+#: then every other legacy field: set in random variants next to the topology
+GLUE = sorted({*topology.DEFAULTS.values(), *topology.CONFLICTS, "workload.type", "workload.binding",
+               "devices.geometry", "control_unit.miss_policy", "devices.alias_mode", "workload.arrival_scv"})
+LEGACY = GLUE + sorted(f"{sec}.{k}" for sec, fs in SECTIONS.items() for k in fs
+                       if sec != "io" and f"{sec}.{k}" not in GLUE)
+
+
 @st.composite
 def variants(draw):
-    """The base with 1-4 fields of any elements (either channel) set to edge values, sometimes a
-    structural change too."""
-    raw = base()
+    """The base (open or closed) with 1-4 fields of any elements (either channel) set to edge
+    values, sometimes a structural change, sometimes legacy fields set next to the topology."""
+    raw = base(closed=draw(st.booleans()))
     for _ in range(draw(st.integers(1, 4))):
         kind, key = draw(st.sampled_from(FIELDS))
         value = draw(st.sampled_from(edges(kind, key)))
@@ -279,7 +294,17 @@ def variants(draw):
             except (KeyError, IndexError, TypeError):
                 pass            # an earlier structural change removed it
     if draw(st.integers(0, 4)) == 0:
-        structural(raw, draw(st.sampled_from(list(WHERE))), draw(st.sampled_from(STRUCT)))
+        try:
+            structural(raw, draw(st.sampled_from(list(WHERE))), draw(st.sampled_from(STRUCT)))
+        except (KeyError, IndexError, TypeError, AttributeError):
+            pass                # an edge value replaced the array it changes
+    if draw(st.integers(0, 2)) == 0:
+        for _ in range(draw(st.integers(1, 2))):
+            dotted = draw(st.one_of(st.sampled_from(GLUE), st.sampled_from(LEGACY)))
+            sec, k = dotted.split(".")
+            raw.setdefault(sec, {})[k] = draw(value_for(SECTIONS[sec][k].check, valid=draw(st.booleans())))
+    if draw(st.integers(0, 9)) == 0:
+        raw["io"] = [{"kb": 4.0}]
     return raw
 
 
@@ -327,17 +352,28 @@ if __name__ == "__main__":
     t0 = time.perf_counter()
     other = []
 
+    import test_fuzz_specs
+    test_fuzz_specs.HANG_GUARD_S = float(os.environ.get("MCIO_FUZZ_HANG_S", test_fuzz_specs.HANG_GUARD_S))
+
+    last = os.environ.get("MCIO_FUZZ_LAST")       # the case about to run (a crash's reproducer)
+
     def one(raw, must=None):
+        if last:
+            with open(last, "w") as f:
+                f.write(repr(raw))
+        t = time.perf_counter()
         try:
             OUTCOMES[check_case(raw, must)] += 1
         except Exception as e:  # noqa: BLE001 - counted and shown
             OUTCOMES["other"] += 1
             other.append((raw, f"{type(e).__name__}: {e}"))
+        if time.perf_counter() - t > 5:
+            print(f"slow ({time.perf_counter() - t:.0f} s): {raw!r}"[:1500], flush=True)
 
     FULL = True
     for i, (kind, key) in enumerate(FIELDS):
-        for value in edges(kind, key):
-            raw = base()
+        for j, value in enumerate(edges(kind, key)):
+            raw = base(closed=bool(j % 2))
             if kind is None:
                 raw["topology"][key] = value
             else:

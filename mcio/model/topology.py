@@ -30,6 +30,9 @@ MAX_CHANNELS = 256       # CHPIDs of one channel subsystem (the kernel's channel
 MAX_PATHS = 8            # channels in one path group (z/Architecture: 8 paths per device)
 MAX_LCU_DEVICES = 256    # unit addresses of one LCU
 REQUIRED = object()
+#: the slowest rate of I/O starts (a card's max_iops, a workload's rate_iops): one start per
+#: 1e6 ms, within the clock's MAX_DURATION (a card at 5e-324 crashed the kernels)
+MIN_RATE_IOPS = 1e-3
 
 #: Each element's fields: name -> (checker, default, doc). Default None: unset (inherits from the
 #: generation or the legacy section named in DEFAULTS); REQUIRED: must be given.
@@ -38,7 +41,7 @@ _MP = {f"mp_us_per_{p}_{m}": (num(hi=1e6), None, f"MP work per {dict(io='I/O', k
        for m in ("ccw", "zhpf") for p in ("io", "command", "kb")}
 FIELDS: dict[str, dict] = {
     "card": {"name": (text, REQUIRED, "card name"),
-             "max_iops": (num(lo=0.0, lo_open=True, hi=MAX_RATE_IOPS), None, "I/O starts per second the card sustains (all its channels); unset: no limit"),
+             "max_iops": (num(lo=MIN_RATE_IOPS, hi=MAX_RATE_IOPS), None, "I/O starts per second the card sustains (all its channels); unset: no limit"),
              "max_mb_s": (num(lo=0.01, hi=1e6), None, "data rate of the card, MB/s, reads + writes of all its channels; unset: no limit")},
     "channel": {"name": (text, None, "channel name (CHPID), or the group's name with count / chpids"),
                 "chpids": (optional_list(text), None, "names of a group's channels"),
@@ -68,7 +71,7 @@ FIELDS: dict[str, dict] = {
             "channels": (optional_list(text), REQUIRED, "its path group: channel or channel-group names, at most 8 channels"),
             "aliases": (integer(0, 255), None, "PAV aliases (as devices.aliases, which is the default)")},
     "workload": {"name": (text, REQUIRED, "workload (LPAR, application) name"),
-                 "rate_iops": (num(lo=1e-3, hi=MAX_RATE_IOPS), None, "open: arrival rate (SSCH/s) before load_scale"),
+                 "rate_iops": (num(lo=MIN_RATE_IOPS, hi=MAX_RATE_IOPS), None, "open: arrival rate (SSCH/s) before load_scale"),
                  "population": (integer(1, 1_000_000), None, "closed: I/Os kept outstanding before load_scale"),
                  "lcus": (optional_list(text), None, "the LCUs whose devices it uses; default: all"),
                  "skew": (choice("uniform", "zipf", "hotset"), None, "how its I/Os spread over its devices"),
