@@ -30,6 +30,9 @@ MAX_CHANNELS = 256       # CHPIDs of one channel subsystem (the kernel's channel
 MAX_PATHS = 8            # channels in one path group (z/Architecture: 8 paths per device)
 MAX_LCU_DEVICES = 256    # unit addresses of one LCU
 REQUIRED = object()
+#: the slowest rate of I/O starts (a card's max_iops, a workload's rate_iops): one start per
+#: 1e6 ms, within the clock's MAX_DURATION (a card at 5e-324 crashed the kernels)
+MIN_RATE_IOPS = 1e-3
 
 #: Each element's fields: name -> (checker, default, doc). Default None: unset (inherits from the
 #: generation or the legacy section named in DEFAULTS); REQUIRED: must be given.
@@ -38,7 +41,7 @@ _MP = {f"mp_us_per_{p}_{m}": (num(hi=1e6), None, f"MP work per {dict(io='I/O', k
        for m in ("ccw", "zhpf") for p in ("io", "command", "kb")}
 FIELDS: dict[str, dict] = {
     "card": {"name": (text, REQUIRED, "card name"),
-             "max_iops": (num(lo=0.0, lo_open=True, hi=MAX_RATE_IOPS), None, "I/O starts per second the card sustains (all its channels); unset: no limit"),
+             "max_iops": (num(lo=MIN_RATE_IOPS, hi=MAX_RATE_IOPS), None, "I/O starts per second the card sustains (all its channels); unset: no limit"),
              "max_mb_s": (num(lo=0.01, hi=1e6), None, "data rate of the card, MB/s, reads + writes of all its channels; unset: no limit")},
     "channel": {"name": (text, None, "channel name (CHPID), or the group's name with count / chpids"),
                 "chpids": (optional_list(text), None, "names of a group's channels"),
@@ -68,7 +71,7 @@ FIELDS: dict[str, dict] = {
             "channels": (optional_list(text), REQUIRED, "its path group: channel or channel-group names, at most 8 channels"),
             "aliases": (integer(0, 255), None, "PAV aliases (as devices.aliases, which is the default)")},
     "workload": {"name": (text, REQUIRED, "workload (LPAR, application) name"),
-                 "rate_iops": (num(lo=1e-3, hi=MAX_RATE_IOPS), None, "open: arrival rate (SSCH/s) before load_scale"),
+                 "rate_iops": (num(lo=MIN_RATE_IOPS, hi=MAX_RATE_IOPS), None, "open: arrival rate (SSCH/s) before load_scale"),
                  "population": (integer(1, 1_000_000), None, "closed: I/Os kept outstanding before load_scale"),
                  "lcus": (optional_list(text), None, "the LCUs whose devices it uses; default: all"),
                  "skew": (choice("uniform", "zipf", "hotset"), None, "how its I/Os spread over its devices"),
@@ -132,9 +135,9 @@ def _element(kind: str, raw, where: str) -> dict:
             raise McioError(f"{where}.{k}", raw[k], f"unknown key; {_near(k, fields)}allowed: {', '.join(fields)}")
     out = {}
     for k, (check, default, _doc) in fields.items():
-        if k in raw:
+        if k in raw and not (raw[k] is None and default is REQUIRED):
             out[k] = raw[k] if check is None else check(f"{where}.{k}", raw[k])
-        elif default is REQUIRED:
+        elif default is REQUIRED:     # (None from the Python API: unset, as TOML has no null)
             raise McioError(f"{where}.{k}", None, f"is required ({fields[k][2]})")
         else:
             out[k] = None if default is None else check(f"{where}.{k}", default)
@@ -146,7 +149,7 @@ def _list(raw, key: str, where: str, required: bool = True) -> list:
     if isinstance(v, dict):
         v = [v]
     if not isinstance(v, list) or (required and not v):
-        raise McioError(where, v, f"must be a non-empty array of tables ([[{where}]])")
+        raise McioError(where, v, f"must be a{' non-empty' if required else 'n'} array of tables ([[{where}]])")
     return v
 
 
@@ -387,8 +390,8 @@ def clean_spec(raw: dict) -> dict:
     def plain(v):
         if isinstance(v, Dist):
             return v.to_toml()
-        if isinstance(v, dict):
-            return {k: plain(x) for k, x in v.items()}
+        if isinstance(v, dict):     # (None from the Python API: unset, as TOML has no null)
+            return {k: plain(x) for k, x in v.items() if x is not None}
         if isinstance(v, list):
             return [plain(x) for x in v]
         return v

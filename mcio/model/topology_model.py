@@ -71,8 +71,17 @@ def attach(m, raw_topology, fields: dict):
             out[sec][f] = SECTIONS[sec][f].check(key, value)
         except McioError as e:
             raise McioError("topology", f"{key} = {value!r}", f"the topology's {key} is out of bounds: {e.allowed}") from None
+    # the control units' servers together: what the totals cu_ha_busy / backend_busy are per
+    # (mcio/kernels/stats.py's per=) and physics' bounds count (else a 4-server unit's busy read 4x)
+    topo.legacy = {k: out["control_unit"][k] for k in TOTALS}
+    for k in TOTALS:
+        out["control_unit"][k] = sum(int(u[k]) for u in topo.parsed["cus"])
     io = [{k: SECTIONS["io"][k].check(f"io[{i}].{k}", v) for k, v in c.items()} for i, c in enumerate(view["io"])]
     return replace(m, io=io, topology=topo, **out)
+
+
+#: legacy fields that hold the topology's totals once attached (to_dict gives back the user's own)
+TOTALS = ("ha_servers", "backend_servers")
 
 
 def to_dict(d: dict, topo: Topology) -> dict:
@@ -82,6 +91,7 @@ def to_dict(d: dict, topo: Topology) -> dict:
         sec, f = key.split(".")
         d[sec] = {k: v for k, v in d[sec].items() if k != f}
     d.pop("io", None)
+    d["control_unit"] = {**d["control_unit"], **getattr(topo, "legacy", {})}
     d["topology"] = topo.to_dict()
     return d
 
