@@ -216,6 +216,33 @@ def exposure_release(x, d, si, dev, hpav):
 
 
 @nb.njit(**JIT_STAGE)
+def attr_uniforms(rng, cls_draw, mode_draw, miss_draw):
+    """The uniforms that decide an arriving I/O's class, mode and miss (0.5 where a draw would
+    decide nothing), drawn in that order from their own rows."""
+    u_cls = u_mode = u_miss = 0.5
+    if cls_draw:
+        u_cls = draw(rng, np.int64(R_CLASS))
+    if mode_draw:
+        u_mode = draw(rng, np.int64(R_MODE))
+    if miss_draw:
+        u_miss = draw(rng, np.int64(R_MISS))
+    return u_cls, u_mode, u_miss
+
+
+@nb.njit(**JIT_STAGE)
+def alias_pick(rng, al_prob, al_idx, base, m):
+    """A device index in [0, m) from Walker's alias table at al_prob/al_idx[base:base + m] (the
+    alias indices relative to base), on the device row's next uniform."""
+    ud = draw(rng, np.int64(R_DEVICE)) * m
+    i = int(ud)
+    if i >= m:
+        i = m - 1
+    if ud - i >= al_prob[base + i]:
+        i = al_idx[base + i]
+    return i
+
+
+@nb.njit(**JIT_STAGE)
 def stage_arrive(x, t, sf, si, rng, attrs, pick, dev, hpav, expo):
     """SSCH issued: the I/O's class, mode and miss, its device, and an exposure of it (else IOSQ).
 
@@ -227,13 +254,7 @@ def stage_arrive(x, t, sf, si, rng, attrs, pick, dev, hpav, expo):
     cls_cum, ncls, zshare, cls_miss, cls_draw, mode_draw, miss_draw = attrs
     bind, bound_dev, n_dev, al_prob, al_idx = pick
     sf[x, SF_T_ARR] = t
-    u_cls = u_mode = u_miss = 0.5
-    if cls_draw:
-        u_cls = draw(rng, np.int64(R_CLASS))
-    if mode_draw:
-        u_mode = draw(rng, np.int64(R_MODE))
-    if miss_draw:
-        u_miss = draw(rng, np.int64(R_MISS))
+    u_cls, u_mode, u_miss = attr_uniforms(rng, cls_draw, mode_draw, miss_draw)
     k, mode, miss = io_attrs(u_cls, u_mode, u_miss, cls_cum, ncls, zshare, cls_miss)
     si[x, SI_CLS] = k
     si[x, SI_MODE] = mode
@@ -243,12 +264,7 @@ def stage_arrive(x, t, sf, si, rng, attrs, pick, dev, hpav, expo):
     elif n_dev == 1:
         d = 0
     else:
-        ud = draw(rng, np.int64(R_DEVICE)) * n_dev
-        d = int(ud)
-        if d >= n_dev:
-            d = n_dev - 1
-        if ud - d >= al_prob[d]:
-            d = al_idx[d]
+        d = alias_pick(rng, al_prob, al_idx, 0, n_dev)
     si[x, SI_DEV] = d
     si[x, SI_DEF] = 0
     return GETCH if exposure_take(x, d, si, dev, hpav, expo) else -1

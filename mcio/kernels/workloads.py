@@ -21,14 +21,13 @@ its response-time histogram (``histogram``); ``dvs[d, DS_*]`` per device, the co
 of the components (the LCU and control-unit figures are their sums by device).
 """
 import numba as nb
-import numpy as np
 
 from .histogram import hist_add
 from .ioclass import io_class
-from .layout import R_CLASS, R_DEVICE, R_MISS, R_MODE
 from .options import JIT_LEAF, JIT_STAGE
 from .stages import (GETCH, SF_CMR, SF_DISC, SF_PEND, SF_T_ARR, SF_T_MARK, SF_T_START, SI_CLS,
-                     SI_DEF, SI_DEV, SI_MISS, SI_MODE, draw, exposure_take)
+                     SI_DEF, SI_DEV, SI_MISS, SI_MODE, alias_pick, attr_uniforms,
+                     exposure_take)
 
 # wls[w, WL_*]: count, then per component (response, IOSQ, pend, CMR, disconnect, connect) its
 # sum, then its sum of squares
@@ -52,13 +51,7 @@ def stage_arrive_wl(x, t, sf, si, rng, attrs, is_open, wl, dev, hpav, expo):
     cls_cum, ncls, zshare, cls_miss, cls_draw, mode_draw, miss_draw = attrs
     grp_ptr, grp_cls, grp_cum, slot_grp, cls_wl, al_ptr, al_prob, al_idx, al_dev = wl
     sf[x, SF_T_ARR] = t
-    u_cls = u_mode = u_miss = 0.5
-    if cls_draw:
-        u_cls = draw(rng, np.int64(R_CLASS))
-    if mode_draw:
-        u_mode = draw(rng, np.int64(R_MODE))
-    if miss_draw:
-        u_miss = draw(rng, np.int64(R_MISS))
+    u_cls, u_mode, u_miss = attr_uniforms(rng, cls_draw, mode_draw, miss_draw)
     g = 0 if is_open else slot_grp[x]
     a = grp_ptr[g]
     k = grp_cls[a + io_class(u_cls, grp_cum[a:], grp_ptr[g + 1] - a)]
@@ -68,14 +61,7 @@ def stage_arrive_wl(x, t, sf, si, rng, attrs, is_open, wl, dev, hpav, expo):
     w = cls_wl[k]
     b = al_ptr[w]
     m = al_ptr[w + 1] - b
-    i = 0
-    if m > 1:
-        ud = draw(rng, np.int64(R_DEVICE)) * m
-        i = int(ud)
-        if i >= m:
-            i = m - 1
-        if ud - i >= al_prob[b + i]:
-            i = al_idx[b + i]
+    i = alias_pick(rng, al_prob, al_idx, b, m) if m > 1 else 0
     d = al_dev[b + i]
     si[x, SI_DEV] = d
     si[x, SI_DEF] = 0
