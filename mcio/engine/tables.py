@@ -26,7 +26,6 @@ import numpy as np
 # (not ``from ..model import Model``: mcio.model.topology_tables builds Tables, so this module may
 # import only mcio.model's leaf modules, or the import graph would have a cycle)
 from ..model.costs import MODES, mp_us_per_io
-from ..model.dist import Dist
 
 READ, WRITE = 0, 1
 LINK_KINDS = ("channel", "isl", "cu_port", "card")
@@ -164,4 +163,4 @@ def tables_of(model: "Model") -> Tables:  # noqa: F821
     return topo.tables(model)
 
 
-__all__ = ["LEVEL_DIMS", "tables_of", "Tables", "legacy_tables", "path_groups", "READ", "WRITE", "LINK_KINDS", "Dist"]
+__all__ = ["LEVEL_DIMS", "tables_of", "Tables", "legacy_tables", "path_groups", "READ", "WRITE", "LINK_KINDS"]
