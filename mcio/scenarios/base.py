@@ -167,6 +167,14 @@ class Figure:
     unit: str = ""
     source: str = ""
     note: str = ""
+    #: what the figure tests (one of FIGURE_KINDS): ``fitted`` (in a calibration loss or a fit
+    #: target), ``imposed`` (set by the load or an input), ``identity`` (follows from other figures
+    #: by a law, e.g. Little's), ``predicted`` (no parameter was set from it); "" = not yet judged
+    kind: str = ""
+
+
+#: the kinds a figure can be, in the order reports count them
+FIGURE_KINDS = ("fitted", "imposed", "identity", "predicted")
 
 
 @dataclass
@@ -184,6 +192,7 @@ class FigureResult:
     within: bool | None
     error: float | None
     note: str = ""
+    kind: str = ""
 
     def to_json(self) -> dict:
         return asdict(self)
@@ -365,7 +374,7 @@ class Scenario(abc.ABC):
                 err = (model - meas) / abs(meas)
             out.append(FigureResult(f.name, f.variant, f.quantity, f.unit, meas, model, ci,
                                     f.tolerance.text() if f.measured is not None else "",
-                                    f.tolerance.within(f.measured, model), err, f.note))
+                                    f.tolerance.within(f.measured, model), err, f.note, f.kind))
         return out
 
 
