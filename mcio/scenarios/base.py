@@ -218,6 +218,10 @@ class Scenario(abc.ABC):
     run_size: RunSize = RunSize()
     #: parameters ``mcio calibrate`` fits by default (searched within their Params' bounds)
     calibration_params: tuple[str, ...] = ()
+    #: parameter -> the names of the figures it was set from (a fit's targets, or a value read off
+    #: a figure): each of them is ``fitted`` (tests/test_figure_kinds.py checks it, and that every
+    #: parameter of provenance ``fitted`` is here)
+    fit_targets: Mapping[str, tuple[str, ...]] = {}
     #: what :attr:`RunSize.ios` counts for this scenario (printed by ``mcio reproduce``)
     ios_meaning: str = "I/Os"
     #: parameter -> the :class:`ParamCondition` s under which it counts (all must hold); a

@@ -216,7 +216,12 @@ _IMPOSED = ("imposed by the open load at the row's IOPS: this figure tests nothi
             "engine delivers its arrival rate); the row's busy and response are its tests")
 _FLAT_OUT = ("closed at the seed's Little's-law population: the model's own throughput at that "
              "load (the channel's saturation)")
-_LITTLE = "closed row: ~ population / IOPS by Little's law, so close to the I/O rate's test again"
+_LITTLE = "closed row: ~ population / IOPS by Little's law: this response and the row's I/O rate are one test"
+_FLAT_OUT += (": an identity, IOPS = population / response by Little's law (no think time), the "
+              "response being fitted (the calibration loss leaves this IOPS out for that reason)")
+_SATURATES = ("channel MP busy minus the busier of the CU's host adapters and back end: > 0. Fitted: it "
+              "follows from the fitted MP busy and the fitted CMR (a flat 1-1.5 ms: the CU does not queue), "
+              "and ha_servers was chosen with this statement in view")
 _SRC = "seed 001 table, one-minute interval"
 _FROM70 = ("seed 001 text 'from ~70 % MP busy ... OE hitting 40-45 and pend time growing to 3-5ms'; given to "
            "the 91 % row: the 72 % row cannot hold it (26 I/Os in the system < 40 OE; pend 3-5 ms > its "
@@ -256,9 +261,12 @@ NOTES = {
     "from ~70 % busy: open exchanges, read as a peak": (
         "the model's peak (open_exchanges_max over a run) is the cap, 48, already at 51 % busy, so a peak "
         "cannot mark 'from ~70 %': 'hitting' is read as the interval mean (RMF's FICON OPERATIONS ACTIVE is "
-        "an average; the figure above). Listed to show the peak reading fails"),
+        "an average; the figure above). Listed to show the peak reading fails. Fitted: the same statement "
+        "(40-45) is row 5's open-exchange target in the calibration loss, and the peak is the cap, "
+        "max_open_exchanges = 48, read off the seed's 45-50"),
     "above 95 % busy: the SAP assigned to the channel 96 % busy": (
-        "NOT MODELLED: the model has no SAP (the I/O processor that starts and re-drives I/Os); nan"),
+        "NOT MODELLED: the model has no SAP (the I/O processor that starts and re-drives I/Os); nan. The one "
+        "figure no parameter was set from: a prediction the model cannot make, counted as a miss"),
 }
 
 
@@ -269,15 +277,15 @@ def _figures() -> tuple[Figure, ...]:
         head = f"{v} ({r['iops']:,.0f} IOPS, {busy} % busy)"
         closed = "population" in r
         out += [Figure(f"{head}: I/O rate", v, "throughput_iops", r["iops"], Tolerance(rel=0.05), "s-1",
-                       _SRC, _FLAT_OUT if closed else _IMPOSED),
+                       _SRC, _FLAT_OUT if closed else _IMPOSED, kind="identity" if closed else "imposed"),
                 Figure(f"{head}: channel MP busy", v, "channel_busy", r["channel_busy"], Tolerance(abs=0.03),
-                       "1", _SRC, NOTES.get(f"{head}: channel MP busy", "")),
+                       "1", _SRC, NOTES.get(f"{head}: channel MP busy", ""), kind="fitted"),
                 Figure(f"{head}: response", v, "response_ms", r["response_ms"], Tolerance(rel=0.10), "ms",
-                       _SRC, NOTES.get(f"{head}: response", _LITTLE if closed else ""))]
+                       _SRC, NOTES.get(f"{head}: response", _LITTLE if closed else ""), kind="fitted")]
     rng = MEASURED_RANGES
     one_ms = (0.5, 1.5)           # '1ms', one significant digit
-    fig = lambda name, v, q, meas, src, note="": Figure(name, v, q, meas, Tolerance(), "ms" if q.endswith("_ms")
-                                                        else "1", src, NOTES.get(name, note))
+    fig = lambda name, v, q, meas, src, note="", kind="fitted": Figure(
+        name, v, q, meas, Tolerance(), "ms" if q.endswith("_ms") else "1", src, NOTES.get(name, note), kind)
     out += [fig("from ~70 % busy: open exchanges", "row5", "open_exchanges_mean", rng[4]["open_exchanges"], _FROM70),
             fig("from ~70 % busy: pend", "row5", "pend_ms", rng[4]["pend_ms"], _FROM70),
             fig("from ~70 % busy: open exchanges, read as a peak", "row4", "open_exchanges_max",
@@ -291,15 +299,34 @@ def _figures() -> tuple[Figure, ...]:
                 "'~45 ms' read as 40-50 ms"),
             fig("above 95 % busy: CMR", "row6", "cmr_ms", rng[5]["cmr_ms"], _ABOVE95),
             fig("the host channel MP saturates before the storage", "row6", "mp_over_storage_busy", (0.0, 1.0),
-                "seed 001 text", "channel MP busy minus the busier of the CU's host adapters and back end: > 0"),
+                "seed 001 text", _SATURATES),
             Figure("above 95 % busy: the SAP assigned to the channel 96 % busy", "row6", "sap_busy", 0.96,
                    Tolerance(abs=0.03), "1", _ABOVE95,
-                   NOTES["above 95 % busy: the SAP assigned to the channel 96 % busy"])]
+                   NOTES["above 95 % busy: the SAP assigned to the channel 96 % busy"], kind="predicted")]
     return tuple(out)
 
 
 #: The measured figures the scenario must reproduce (built from MEASURED and MEASURED_RANGES).
 FIGURES: tuple[Figure, ...] = _figures()
+
+#: measured column -> the figures' quantity (mcio.calibrate's SIM_VAR, without importing it)
+_LOSS_QUANTITY = {"channel_busy": "channel_busy", "response_ms": "response_ms", "pend_ms": "pend_ms",
+                  "cmr_ms": "cmr_ms", "open_exchanges": "open_exchanges_mean"}
+#: The figures in the calibration's loss: every measured cell of MEASURED but the rows' IOPS (imposed
+#: by the open rows' load; in the closed rows' response by Little's law), so tests/test_figure_kinds.py
+#: checks against mcio.calibrate's own residual list.
+LOSS_FIGURES: tuple[str, ...] = tuple(
+    f.name for f in FIGURES
+    if any(f.variant == f"row{i + 1}" and f.quantity == _LOSS_QUANTITY.get(c)
+           for i, r in enumerate(MEASURED) for c in r))
+
+#: parameter -> the figures it was set from (each ``fitted``): the calibrated five and the two
+#: choices profiled on the same loss; the exchange cap, read off the seed's 45-50
+FIT_TARGETS: dict[str, tuple[str, ...]] = {
+    **{k: LOSS_FIGURES for k in CALIBRATION_PARAMS + ("mp_order",)},
+    "ha_servers": LOSS_FIGURES + ("the host channel MP saturates before the storage",),
+    "max_open_exchanges": ("above 95 % busy: open exchanges", "from ~70 % busy: open exchanges, read as a peak"),
+}
 
 
 class FiconChannel(Scenario):
@@ -310,6 +337,7 @@ class FiconChannel(Scenario):
     params = PARAMS
     variants = VARIANTS
     figures = FIGURES
+    fit_targets = FIT_TARGETS
     param_effect = {
         "rate_iops": (ParamCondition("load = 'open'", "load", lambda v: v == "open", "open", "closed"),),
         "population": (ParamCondition("load = 'closed'", "load", lambda v: v == "closed", "closed", "open"),),
@@ -391,4 +419,4 @@ def model(**overrides) -> Model:
 
 
 __all__ = ["MEASURED", "MEASURED_RANGES", "NOTES", "PARAMS", "CALIBRATION", "CALIBRATION_PARAMS", "VARIANTS", "FIGURES",
-           "CALIBRATION_START", "FITTED_FILE", "FiconChannel", "SCENARIO", "defaults", "model"]
+           "LOSS_FIGURES", "FIT_TARGETS", "CALIBRATION_START", "FITTED_FILE", "FiconChannel", "SCENARIO", "defaults", "model"]

@@ -162,19 +162,48 @@ _COMPONENTS = (("service", "service_ms"), ("pend", "pend_ms"), ("disconnect", "d
                ("connect", "connect_ms"), ("ESAMON response", "esamon_response_ms"))
 
 
+#: what each figure of a phase tests, by quantity (a phase's own exceptions: _PHASE_KIND)
+_KIND = {"service_ms": "identity", "pend_ms": "fitted", "disconnect_ms": "fitted", "connect_ms": "predicted",
+         "esamon_response_ms": "identity", "throughput_iops": "predicted", "device_busy_zvm": "identity",
+         "busy_identity_gap": "identity", "app_read_rate": "identity", "channel_connect_busy": "identity",
+         "mdc_hit_ratio": "predicted", "cu_read_miss_ratio": "predicted"}
+_PHASE_KIND = {("phase2_mdc_off", "connect_ms"): "fitted", ("phase3_mdc_track_again", "connect_ms"): "fitted",
+               ("phase2_mdc_off", "throughput_iops"): "fitted", ("phase4_alt_linux_mdc_off", "throughput_iops"): "fitted"}
+#: why a quantity has its kind (appended to the figure's note)
+_KIND_NOTE = {"service_ms": "= pend + disconnect + connect",
+              "esamon_response_ms": "= service: the guest starts one SSCH at a time, CP queues nothing",
+              "device_busy_zvm": "= rate x service (ESAMON's definition)",
+              "app_read_rate": "= SSCH rate / SSCHs per read (the MDC walk's)",
+              "channel_connect_busy": "= rate x connect"}
+
+
 def _figures() -> tuple[Figure, ...]:
     out = []
     src = "seed 002 rows {}-{}, I/O-rate-weighted mean"
-    for ph, (lo, hi, why) in PHASES.items():
+
+    def kind(ph, q):
+        return _PHASE_KIND.get((ph, q), _KIND[q])
+
+    def why(q, note=""):
+        return "; ".join(x for x in (note, _KIND_NOTE.get(q, "")) if x)
+
+    for ph, (lo, hi, _) in PHASES.items():
         tag = ph.split("_")[0]
         for label, q in _COMPONENTS:
             col = "response_ms" if q == "esamon_response_ms" else q
             tol = Tolerance(abs=0.05) if q == "pend_ms" else Tolerance(rel=0.2)
             note = ""
             if q == "pend_ms":
-                note = "set by mp_start_us + cmr_us (no channel contention on one volume): tests nothing"
+                note = ("set by mp_start_us + cmr_us (no channel contention on one volume): tests nothing (they were "
+                        "set to the seed's 0.2 ms)")
             if ph == "phase2_mdc_off" and q in ("connect_ms",):
                 note = "request_blocks is fitted to it"
+            if ph == "phase3_mdc_track_again" and q == "connect_ms":
+                note = "cu_hit_transfer_mb_s (hits at the media rate) was read off it"
+            if ph == "phase1_mdc_track" and q == "connect_ms":
+                note = "a track at the media rate (IBM's 4.2 MB/s): no parameter was set from it"
+            if ph == "phase4_alt_linux_mdc_off" and q == "connect_ms":
+                note = "the request size fitted to phase 2's connect, another Linux's misses at the media rate"
             if ph in ("phase2_mdc_off", "phase3_mdc_track_again") and q == "disconnect_ms":
                 note = "cu_resident_fraction is fitted to it"
             if ph in ("phase1_mdc_track", "phase4_alt_linux_mdc_off") and q == "disconnect_ms":
@@ -182,31 +211,38 @@ def _figures() -> tuple[Figure, ...]:
             if ph == "phase4_alt_linux_mdc_off" and q == "esamon_response_ms":
                 note = "the seed shows ~2 ms CP queue here (more than one SSCH queued); the model's guest starts one at a time"
             out.append(Figure(f"{tag}: {label}", ph, q, round(phase_mean(ph, col), 3), tol, "ms",
-                              src.format(lo[:5], hi[:5]), note))
+                              src.format(lo[:5], hi[:5]), why(q, note) if q != "esamon_response_ms" or not note
+                              else note, kind(ph, q)))
         rng = phase_range(ph, "rate_ssch_s")
         rate_note = "app_think_ms is fitted to it" if ph in ("phase2_mdc_off", "phase4_alt_linux_mdc_off") else ""
         if ph == "phase1_mdc_track":
             rng = (31.0, 37.0)
-            rate_note = "the seed's range for the saturated volume-minutes (busy 81-99 %)"
+            rate_note = ("the seed's range for the saturated volume-minutes (busy 81-99 %); the guest's pace fitted at "
+                         "MDC off, the MDC hits from the walk")
+        if ph == "phase3_mdc_track_again":
+            rate_note = "the guest's pace fitted at MDC off"
         if ph == "phase2_mdc_off":
             rng = (65.0, 160.0)
             rate_note = "the seed's range for the busy minutes (below 65/s the guest was mostly idle); " + rate_note
         out.append(Figure(f"{tag}: I/O rate per volume", ph, "throughput_iops", rng, Tolerance(), "SSCH s-1",
-                          f"seed 002 rows {lo[:5]}-{hi[:5]}, range of the avg column", rate_note))
+                          f"seed 002 rows {lo[:5]}-{hi[:5]}, range of the avg column", rate_note,
+                          kind(ph, "throughput_iops")))
         busy_meas = (0.90, 0.99) if ph == "phase1_mdc_track" else None
         out.append(Figure(f"{tag}: device busy (ESAMON: rate x service)", ph, "device_busy_zvm", busy_meas,
                           Tolerance(), "1", "seed 002 %Dev Busy (95.6 % = 36.2/s x 26.4 ms)",
-                          "the saturated minutes: 80.8-99.2 %" if busy_meas else "prediction (the phase's rows range "
-                          f"{phase_range(ph, 'busy_pct')[0]:g}-{phase_range(ph, 'busy_pct')[1]:g} % with the guests' pace)"))
+                          why("device_busy_zvm", "the saturated minutes: 80.8-99.2 %" if busy_meas else "not measured "
+                              f"(the phase's rows range {phase_range(ph, 'busy_pct')[0]:g}-"
+                              f"{phase_range(ph, 'busy_pct')[1]:g} % with the guests' pace)"), "identity"))
         out.append(Figure(f"{tag}: busy - rate x service", ph, "busy_identity_gap", 0.0, Tolerance(abs=0.01), "1",
-                          "ESAMON's definition (95.6 % = 36.2/s x 26.4 ms) must hold in the output"))
+                          "ESAMON's definition (95.6 % = 36.2/s x 26.4 ms) must hold in the output", kind="identity"))
         out.append(Figure(f"{tag}: application reads per s", ph, "app_read_rate", None, Tolerance(), "s-1", "",
-                          "prediction: what the guest gets done (MDC hits issue no SSCH)" if ph == "phase1_mdc_track"
-                          else ""))
+                          why("app_read_rate", "what the guest gets done (MDC hits issue no SSCH)"
+                              if ph == "phase1_mdc_track" else ""), "identity"))
         out.append(Figure(f"{tag}: channel connect busy (rate x connect)", ph, "channel_connect_busy", None,
-                          Tolerance(), "1"))
-        out.append(Figure(f"{tag}: MDC hit ratio", ph, "mdc_hit_ratio", None, Tolerance(), "1"))
-        out.append(Figure(f"{tag}: CU read-miss ratio", ph, "cu_read_miss_ratio", None, Tolerance(), "1"))
+                          Tolerance(), "1", kind="identity"))
+        out.append(Figure(f"{tag}: MDC hit ratio", ph, "mdc_hit_ratio", None, Tolerance(), "1", kind="predicted"))
+        out.append(Figure(f"{tag}: CU read-miss ratio", ph, "cu_read_miss_ratio", None, Tolerance(), "1",
+                          kind="predicted"))
     # phase 1 once more with the engine's positional service: the same measurements, the same tolerances
     seam_q = {q for _, q in _COMPONENTS} | {"throughput_iops", "device_busy_zvm", "busy_identity_gap"}
     for f in [f for f in out if f.variant == "phase1_mdc_track" and f.quantity in seam_q]:
@@ -218,8 +254,24 @@ def _figures() -> tuple[Figure, ...]:
                                            ("MDC hit ratio", "mdc_hit_ratio"),
                                            ("channel connect busy (rate x connect)", "channel_connect_busy")):
             out.append(Figure(f"{wi}: {label}", wi, q, None, Tolerance(), "", "",
-                              WHATIF_NOTE[wi] if q == "service_ms" else ""))
+                              WHATIF_NOTE[wi] if q == "service_ms" else "",
+                              "predicted" if q in ("pend_ms", "disconnect_ms", "connect_ms", "throughput_iops",
+                                                   "mdc_hit_ratio") else "identity"))
     return tuple(out)
+
+
+_PEND = tuple(f"{ph.split('_')[0]}: pend" for ph in PHASES) + ("phase1 on the seam: pend",)
+#: parameter (or variant override) -> the figures it was set from (docs/dasd_mdc.md, "What is
+#: fitted to what"); the seam's copies of phase 1 reuse phase 1's measurements
+FIT_TARGETS = {
+    "app_think_ms": ("phase2: I/O rate per volume", "phase4: I/O rate per volume"),
+    "request_blocks": ("phase2: connect",),
+    **{k: ("phase1: disconnect", "phase4: disconnect", "phase1 on the seam: disconnect")
+       for k in ("p_sequential", "span_cylinders")},
+    "cu_resident_fraction": ("phase2: disconnect", "phase3: disconnect"),
+    "cu_hit_transfer_mb_s": ("phase3: connect",),
+    "mp_start_us": _PEND, "cmr_us": _PEND,
+}
 
 
 # Where a parameter counts (Scenario.param_effect). A name not among GEOMETRIES holds, so that
@@ -256,6 +308,7 @@ class DasdMdc(Scenario):
     variants = VARIANTS
     param_effect = PARAM_EFFECT
     figures = _figures()
+    fit_targets = FIT_TARGETS
     run_size = RunSize(ios=20_000, replications=4, seed=2)
 
     # ---- the chain ----
