@@ -21,7 +21,7 @@ def rows():
     res = CliRunner().invoke(main, ["reproduce", "cms-commit", "--json", "--ios", "4000"])
     # one published cell (4.3.0, 32,760 cyl, COPY: 538) has no mechanism in the rules: exit 1
     assert res.exit_code == 1, res.output
-    return {r["figure"]: r for r in json.loads(res.output)}
+    return {r["figure"]: r for r in json.loads(res.output)["figures"]}
 
 
 def test_every_cell_of_the_table_is_printed_as_an_integer_beside_the_published_count(rows):

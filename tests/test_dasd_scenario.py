@@ -62,6 +62,10 @@ def test_reproduce_cli_runs_a_variant():
                                   "--replications", "2"])
     assert r.exit_code == 0, r.output
     assert "phase1: connect" in r.output
+    line = next(ln for ln in r.output.splitlines() if ln.startswith("phase1: connect"))
+    assert line.split()[3] == "predicted"          # the kind beside the figure (a track at the media rate)
+    assert r.output.splitlines()[-1].startswith("summary: 12 figures (2 fitted, 6 identity, 4 predicted); "
+                                                "8 of 8 judged within tolerance; predicted: 2 of 8 judged")
 
 
 def test_seed_rows_obey_esamon_busy_definition():

@@ -9,7 +9,8 @@ from click.testing import CliRunner
 from mcio.cli import main
 from mcio.scenarios import get_scenario
 
-KEYS = {"figure", "variant", "quantity", "unit", "measured", "model", "ci95", "tolerance", "within", "error", "note"}
+KEYS = {"figure", "variant", "quantity", "unit", "measured", "model", "ci95", "tolerance", "within", "error", "note",
+        "kind"}
 
 # the calibrated ficon-channel does not reach these (at its default run size too; each figure's
 # note says why): at the 91 % row the model's MP is 94 % busy and the exchanges sit at the cap of
@@ -22,8 +23,9 @@ FICON_MISSES = {"row5 (12,042 IOPS, 91 % busy): channel MP busy", "from ~70 % bu
 
 def reproduce(name, *args):
     r = CliRunner().invoke(main, ["reproduce", name, "--json", *args])
-    rows = json.loads(r.stdout)
-    return r.exit_code, rows
+    out = json.loads(r.stdout)
+    assert out["scenario"] == name and set(out) == {"scenario", "run", "figures", "summary"}
+    return r.exit_code, out["figures"]
 
 
 def within_with_slack(row, figure):

@@ -73,9 +73,13 @@ def test_reproduce_judges_every_figure():
 def test_mcio_reproduce_prints_json_and_exits_by_the_tolerances():
     res = CliRunner().invoke(main, ["reproduce", "mm1-demo", "--json", "--ios", "40000"])
     assert res.exit_code == 0, res.output
-    rows = json.loads(res.output)
-    assert {"figure", "measured", "model", "ci95", "tolerance", "within"} <= set(rows[0])
+    out = json.loads(res.output)
+    rows = out["figures"]
+    assert {"figure", "measured", "model", "ci95", "tolerance", "within", "kind"} <= set(rows[0])
     assert all(r["within"] for r in rows)
+    assert out["scenario"] == "mm1-demo" and out["run"]["ios"] == 40000
+    assert out["summary"] == {"figures": 3, "kinds": {"fitted": 0, "imposed": 0, "identity": 1, "predicted": 2},
+                              "judged": 3, "within": 3, "predicted": {"figures": 2, "judged": 2, "within": 2}}
     res = CliRunner().invoke(main, ["reproduce", "no-such"])
     assert res.exit_code == 2 and "no-such" in res.output
     res = CliRunner().invoke(main, ["reproduce", "mm1-demo", "--variant", "rho99"])

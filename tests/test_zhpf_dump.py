@@ -127,10 +127,13 @@ def test_io_counts_come_from_records_and_chain():
 def test_mcio_reproduce_zhpf_dump_is_within_tolerance():
     res = CliRunner().invoke(main, ["reproduce", "zhpf-dump", "--json"])
     assert res.exit_code == 0, res.output
-    rows = json.loads(res.output)
+    out = json.loads(res.output)
+    rows = out["figures"]
     judged = [r for r in rows if r["measured"] is not None]
     assert len(judged) == 12 and all(r["within"] for r in judged)
     assert len(rows) == 16
+    # one judged prediction (z/HPF's elapsed: its CPU part, from the classic run), within tolerance
+    assert out["summary"]["predicted"] == {"figures": 2, "judged": 1, "within": 1}
     by = {(r["variant"], r["quantity"]): r for r in rows}
     # derived from the mechanism: I/O wait = I/Os x ms per I/O (the predicted variant has the
     # z/HPF run's chains)

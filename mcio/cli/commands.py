@@ -293,23 +293,29 @@ def scenarios_cmd(name):
     for r in rows:
         click.echo(f"{r[0]:<{w[0]}}  {r[1]:<{w[1]}}  {r[2]:<{w[2]}}  {r[3]:<{w[3]}}  {' '.join(r[4].split())}")
     click.echo(f"variants: {', '.join(scn.variants)}")
-    click.echo(f"measured figures: {len(scn.figures)} (mcio reproduce {scn.name})")
+    from ..scenarios.report import FIGURE_KINDS
+    kinds = [(k, sum(f.kind == k for f in scn.figures)) for k in FIGURE_KINDS + ("",)]
+    click.echo(f"measured figures: {len(scn.figures)} ("
+               + ", ".join(f"{n} {k or 'not judged'}" for k, n in kinds if n) + f"; mcio reproduce {scn.name})")
 
 
 @main.command("reproduce")
 @click.argument("name")
-@click.option("--json", "as_json", is_flag=True, help="Print a JSON list, one object per figure.")
+@click.option("--json", "as_json", is_flag=True, help="Print JSON: the scenario, the run, the figures (one "
+              "object each, with its kind) and the summary counts.")
 @click.option("--ios", type=int, default=None, help="I/Os per replication (default: the scenario's budget).")
 @click.option("--replications", type=int, default=None, help="Replications (default: the scenario's).")
 @click.option("--seed", type=int, default=None, help="Root seed (default: the scenario's).")
 @click.option("--variant", "variants", multiple=True, help="Only the figures of this variant (repeatable).")
 def reproduce_cmd(name, as_json, ios, replications, seed, variants):
     """Every measured figure of scenario NAME beside the model's value, its 95 % CI, the error
-    and the tolerance. Exit 0 when all are within tolerance, 1 when any is not."""
+    and the tolerance, with what the figure tests (kind: fitted, imposed, identity or predicted);
+    a summary line counts them by kind and the predictions within tolerance. Exit 0 when all are
+    within tolerance, 1 when any is not."""
     import dataclasses
     import json
     from ..scenarios import get_scenario
-    from ..scenarios.base import format_table
+    from ..scenarios.report import format_table, summary
     scn = get_scenario(name)
     run = dataclasses.replace(scn.run_size, **{k: v for k, v in
                                                (("ios", ios), ("replications", replications), ("seed", seed))
@@ -317,7 +323,8 @@ def reproduce_cmd(name, as_json, ios, replications, seed, variants):
     check_run_of_scenario(scn, run, list(variants) or None)
     rows = scn.reproduce(run, list(variants) or None)
     if as_json:
-        click.echo(json.dumps([r.to_json() for r in rows], indent=1))
+        click.echo(json.dumps({"scenario": scn.name, "run": dataclasses.asdict(run),
+                               "figures": [r.to_json() for r in rows], "summary": summary(rows)}, indent=1))
     else:
         click.echo(f"{scn.name}: {scn.description}")
         click.echo(f"({run.replications} replications x {run.ios} {scn.ios_meaning}, seed {run.seed})")

@@ -15,7 +15,8 @@ A scenario declares
   :meth:`Scenario.evaluate` (for scenarios whose figures are not a Dataset's, e.g. I/O counts).
 
 :meth:`Scenario.reproduce` runs every variant a figure needs and returns one
-:class:`FigureResult` per figure; ``mcio reproduce NAME [--json]`` prints them. Register with
+:class:`FigureResult` per figure; ``mcio reproduce NAME [--json]`` prints them with what each
+figure tests (its kind, :data:`FIGURE_KINDS`) and a summary (:mod:`.report`). Register with
 :func:`mcio.scenarios.register_scenario`.
 """
 from __future__ import annotations
@@ -27,6 +28,7 @@ from dataclasses import asdict, dataclass, field
 from typing import Any, Mapping, Sequence
 
 from ..errors import McioError
+from .report import FIGURE_KINDS, format_table, summary, summary_line  # noqa: F401  (importable from here)
 
 PROVENANCE = ("seed", "IBM", "assumed", "fitted", "derived")
 
@@ -171,10 +173,6 @@ class Figure:
     #: target), ``imposed`` (set by the load or an input), ``identity`` (follows from other figures
     #: by a law, e.g. Little's), ``predicted`` (no parameter was set from it); "" = not yet judged
     kind: str = ""
-
-
-#: the kinds a figure can be, in the order reports count them
-FIGURE_KINDS = ("fitted", "imposed", "identity", "predicted")
 
 
 @dataclass
@@ -406,29 +404,3 @@ def headline(ds) -> dict[str, tuple[float, float]]:
     put("cu_ha_busy", ds.cu_ha_busy.values)
     put("backend_busy", ds.backend_busy.values)
     return out
-
-
-def format_table(rows: Sequence[FigureResult]) -> str:
-    """The reproduce table an analyst reads: one row per figure."""
-    def num(x):
-        if x is None:
-            return "-"
-        if isinstance(x, list):
-            return f"{num(x[0])}-{num(x[1])}"
-        return f"{x:.4g}"
-    head = ("figure", "measured", "model", "95% CI", "error", "tolerance", "ok")
-    body = []
-    for r in rows:
-        ok = "-" if r.within is None else ("yes" if r.within else "NO")
-        err = "-" if r.error is None else f"{100 * r.error:+.1f} %"
-        body.append((r.figure + (f" [{r.unit}]" if r.unit else ""), num(r.measured), num(r.model),
-                     "-" if not r.ci95 or r.ci95 <= 1e-9 * max(1.0, abs(r.model or 0.0)) else f"±{r.ci95:.3g}",
-                     err, r.tolerance or "-", ok))
-    widths = [max(len(str(x[i])) for x in [head] + body) for i in range(len(head))]
-    lines = ["  ".join(str(c).ljust(w) for c, w in zip(row, widths)).rstrip() for row in [head] + body]
-    by_note: dict[str, list[str]] = {}
-    for r in rows:
-        if r.note:
-            by_note.setdefault(r.note, []).append(r.figure)
-    notes = [f"  note ({'; '.join(figs)}): {note}" for note, figs in by_note.items()]
-    return "\n".join(lines + notes)
