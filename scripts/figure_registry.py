@@ -270,13 +270,14 @@ def zhpf_figures(r) -> dict[str, Value]:
 
 
 def reproduce_block(r, judged_only: bool = False) -> Value:
-    """``mcio reproduce NAME``'s table (``judged_only``: the figures with a measured value, no notes)."""
-    from mcio.scenarios.base import format_table
+    """``mcio reproduce NAME``'s table (``judged_only``: the figures with a measured value, no notes;
+    the summary line is every figure's, as the command prints it)."""
+    from mcio.scenarios.report import format_table, summary_line
     scn, rows = r
     run = scn.run_size
-    if judged_only:
-        rows = [x for x in rows if x.measured is not None]
-    table = "\n".join(ln for ln in format_table(rows).splitlines() if not (judged_only and ln.startswith("  note")))
+    shown = [x for x in rows if x.measured is not None] if judged_only else rows
+    lines = format_table(shown).splitlines()[:-1]          # (its summary line: of the rows shown)
+    table = "\n".join([ln for ln in lines if not (judged_only and ln.startswith("  note"))] + [summary_line(rows)])
     return Value(f"\n```\n$ mcio reproduce {scn.name}\n{scn.name}: {scn.description}\n({run.replications} "
                  f"replications x {run.ios} {scn.ios_meaning}, seed {run.seed})\n{table}\n```\n")
 
@@ -290,6 +291,14 @@ def within(r) -> Value:
     rows = r[1]
     judged = [x for x in rows if x.within is not None]
     return Value(f"{sum(1 for x in judged if x.within)} of {len(judged)}")
+
+
+def predicted(r) -> Value:
+    """The judged figures that are predictions (kind ``predicted``) and how many are within tolerance."""
+    from mcio.scenarios.report import summary
+    s = summary(r[1])
+    p = s["predicted"]
+    return Value(f"{p['judged']} of {s['judged']}" + (f" ({p['within']} within)" if p["judged"] else ""))
 
 
 def _many(run: str, fn: Callable, names: list[str]) -> list[Figure]:
@@ -335,6 +344,6 @@ FIGURES: dict[str, Figure] = {f.name: f for f in [
     *_many("rows", rows_summary, _ROW_NAMES),
     Figure("zhpf_table", "zhpf_knee", zhpf_table),
     *_many("zhpf_knee", zhpf_figures, _ZHPF_NAMES),
-    *[Figure(f"within_{n.replace('-', '_')}", f"reproduce:{n}", within)
+    *[Figure(f"{what.__name__}_{n.replace('-', '_')}", f"reproduce:{n}", what) for what in (within, predicted)
       for n in ("ficon-channel", "isfc-link", "dasd-mdc", "zhpf-dump", "cms-commit", "mm1-demo")],
 ]}
