@@ -201,7 +201,8 @@ def _figures() -> tuple[Figure, ...]:
             if ph == "phase3_mdc_track_again" and q == "connect_ms":
                 note = "cu_hit_transfer_mb_s (hits at the media rate) was read off it"
             if ph == "phase1_mdc_track" and q == "connect_ms":
-                note = "a track at the media rate (IBM's 4.2 MB/s): no parameter was set from it"
+                note = ("a track at the media rate (IBM's 4.2 MB/s): no parameter was set from it (the CU's hits, "
+                        "few when cold, go at cu_hit_transfer_mb_s, read off phase 3's connect)")
             if ph == "phase4_alt_linux_mdc_off" and q == "connect_ms":
                 note = "the request size fitted to phase 2's connect, another Linux's misses at the media rate"
             if ph in ("phase2_mdc_off", "phase3_mdc_track_again") and q == "disconnect_ms":
