@@ -109,5 +109,9 @@ def test_the_summary_counts_kinds_and_predictions_within_tolerance():
     table = format_table(rows).splitlines()
     assert table[0].split()[:3] == ["figure", "kind", "measured"] and table[-1] == line
     assert [ln.split()[2] for ln in table[1:8]] == [r.kind for r in rows]     # "fX [ms]  kind ..."
+    # a note many figures share names the first and the last
+    many = [FigureResult(f"cell {i}", "v", "q", "", 1.0, 1.0, 0.0, "0 abs", True, 0.0, "same", "fitted")
+            for i in range(20)]
+    assert "  note (cell 0 ... cell 19: 20 figures): same" in format_table(many).splitlines()
     # a figure not judged yet is counted and shown as such
     assert "1 not judged" in summary_line(rows + [_row("", True)]) and summary(rows + [_row("", True)])["kinds"][""] == 1

@@ -14,6 +14,8 @@ from typing import Sequence
 
 #: the kinds a figure can be, in the order reports count them
 FIGURE_KINDS = ("fitted", "imposed", "identity", "predicted")
+#: a note shared by more figures than this names the first and the last only
+NOTE_NAMES = 6
 
 
 def summary(rows: Sequence) -> dict:
@@ -70,7 +72,8 @@ def format_table(rows: Sequence) -> str:
     for r in rows:
         if r.note:
             by_note.setdefault(r.note, []).append(r.figure)
-    notes = [f"  note ({'; '.join(figs)}): {note}" for note, figs in by_note.items()]
+    notes = [f"  note ({'; '.join(figs) if len(figs) <= NOTE_NAMES else f'{figs[0]} ... {figs[-1]}: {len(figs)} figures'}): "
+             f"{note}" for note, figs in by_note.items()]
     return "\n".join(lines + notes + [summary_line(rows)])
 
 
