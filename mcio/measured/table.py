@@ -170,4 +170,4 @@ class Measured:
 
 def bad_file(path, where: str, expected: str) -> McioError:
     """The one error for a bad or foreign file: names the file, the record or line, what was expected."""
-    return McioError(f"{path}: {where}: expected {expected}")
+    return McioError(str(path), where, f"expected {expected}")
