@@ -1,0 +1,386 @@
+"""SMF records as transferred off z/OS: RDW framing, the standard header, the RMF product section,
+the self-defining triplets, and the reader entry points (:func:`sniff`, :func:`read`,
+:func:`iter_read`) that hand each RMF record to its decoder (smf73, smf74, smf78).
+
+A dump is a sequence of variable-length records, each prefixed by its 4-byte RDW (bytes 0-1: length
+including the RDW, big-endian; bytes 2-3: segment descriptor, byte 2 = 0 complete, 1 first,
+2 last, 3 middle segment of a spanned record). The layouts decoded here are IBM's, cited field by
+field in docs/measured_smf.md (z/OS MVS System Management Facilities, "Header/Self-defining
+Section" of records 73/74/78 and the RMF product section SMFxxPRO). Binary fields are big-endian,
+text fields EBCDIC (cp037), dates packed decimal 0cyydddF, RMF times packed 0hhmmssF / mmsstttF,
+some RMF counters IBM hexadecimal floating point (:func:`hfp32`).
+
+Records of other types or subtypes are skipped and counted in ``Measured.skipped``, never guessed at.
+A record that cannot be framed or decoded is one :class:`~mcio.errors.McioError` naming the file, the
+record number and its byte offset, and what was expected.
+"""
+from __future__ import annotations
+
+import datetime as _dt
+import os
+from dataclasses import dataclass
+from typing import Callable, Iterator
+
+import numpy as np
+import pandas as pd
+
+from ..errors import McioError
+from .table import COLUMNS, KEYS, LEVELS, Measured, columns, empty_frame
+
+#: bytes of the RDW
+RDW_LEN = 4
+#: the longest SMF record (SMFxxLEN is a halfword; SMF writes at most 32,756 bytes of data)
+MAX_RECORD_LEN = 32767
+#: the common header up to and including the product-section triplet (SMFxxPRS/PRL/PRN)
+HEADER_LEN = 36
+#: the RMF product section fields this reader uses end at SMFxxSNM (offset 96, length 8)
+PRODUCT_MIN_LEN = 104
+
+EBCDIC = "cp037"
+
+
+class RecordError(Exception):
+    """A decoder's complaint about one record; :func:`iter_records` adds the file, record number
+    and byte offset and raises it as a McioError."""
+
+    def __init__(self, expected: str, got: object = None):
+        super().__init__(expected)
+        self.expected = expected
+        self.got = got
+
+
+def bad_record(path, recno: int, offset: int, expected: str, got: object = None) -> McioError:
+    """The one error for a bad record: file, record number (1-based), byte offset of its RDW in the
+    file, and what was expected (and what was found)."""
+    where = f"{path}: record {recno} at byte {offset}"
+    return McioError(where, got if got is not None else "(see message)", f"expected {expected}")
+
+
+# ---------------------------------------------------------------- field decoders
+
+def ebcdic(b: bytes) -> str:
+    """EBCDIC text, trailing blanks and NULs stripped."""
+    return bytes(b).decode(EBCDIC).rstrip(" \x00")
+
+
+def packed_digits(b: bytes) -> str | None:
+    """The decimal digits of a packed-decimal field (sign nibble dropped), None if a digit nibble is
+    above 9 or the sign nibble is not a sign (A-F)."""
+    out = []
+    for i, byte in enumerate(bytes(b)):
+        hi, lo = byte >> 4, byte & 0xF
+        if hi > 9:
+            return None
+        out.append(chr(48 + hi))
+        if i == len(b) - 1:
+            if lo < 0xA:
+                return None
+        else:
+            if lo > 9:
+                return None
+            out.append(chr(48 + lo))
+    return "".join(out)
+
+
+def smf_date(b: bytes) -> _dt.date:
+    """Packed date 0cyydddF (c: 0 = 19yy, 1 = 20yy, 2 = 21yy) -> date."""
+    d = packed_digits(b)
+    if d is None or len(d) != 7:
+        raise RecordError("a packed date 0cyydddF", bytes(b).hex().upper())
+    c, yy, ddd = int(d[0:2]), int(d[2:4]), int(d[4:7])
+    if c > 2 or not 1 <= ddd <= 366:
+        raise RecordError("a packed date 0cyydddF with c in 0..2 and ddd in 1..366", bytes(b).hex().upper())
+    year = 1900 + 100 * c + yy
+    if ddd == 366 and not (year % 4 == 0 and (year % 100 != 0 or year % 400 == 0)):
+        raise RecordError("day 366 only in a leap year", bytes(b).hex().upper())
+    return _dt.date(year, 1, 1) + _dt.timedelta(days=ddd - 1)
+
+
+def rmf_time(b: bytes) -> _dt.timedelta:
+    """Packed time of day 0hhmmssF (RMF SMFxxIST) -> time since midnight."""
+    d = packed_digits(b)
+    if d is None or len(d) != 7:
+        raise RecordError("a packed time 0hhmmssF", bytes(b).hex().upper())
+    hh, mm, ss = int(d[1:3]), int(d[3:5]), int(d[5:7])
+    if d[0] != "0" or hh > 23 or mm > 59 or ss > 59:
+        raise RecordError("a packed time 0hhmmssF with hh<24, mm<60, ss<60", bytes(b).hex().upper())
+    return _dt.timedelta(hours=hh, minutes=mm, seconds=ss)
+
+
+def rmf_duration_s(b: bytes) -> float:
+    """Packed duration mmsstttF (RMF SMFxxINT: minutes, seconds, milliseconds) -> seconds."""
+    d = packed_digits(b)
+    if d is None or len(d) != 7:
+        raise RecordError("a packed interval length mmsstttF", bytes(b).hex().upper())
+    mm, ss, ttt = int(d[0:2]), int(d[2:4]), int(d[4:7])
+    if ss > 59:
+        raise RecordError("a packed interval length mmsstttF with ss<60", bytes(b).hex().upper())
+    return 60.0 * mm + ss + ttt / 1000.0
+
+
+def hfp32(raw: np.ndarray) -> np.ndarray:
+    """IBM System/360 short hexadecimal floating point (big-endian uint32 words) -> float64.
+
+    Bit 0 sign, bits 1-7 exponent (excess 64, base 16), bits 8-31 fraction: value =
+    (-1)^s * 0.f * 16^(e-64). Exact in float64 for every HFP short value."""
+    u = np.asarray(raw, dtype=np.uint32)
+    sign = np.where(u >> 31, -1.0, 1.0)
+    exp = ((u >> 24) & 0x7F).astype(np.int64) - 64
+    frac = (u & 0xFFFFFF).astype(np.float64) / float(1 << 24)
+    return sign * frac * np.power(16.0, exp)
+
+
+# ---------------------------------------------------------------- header, product, triplets
+
+@dataclass(frozen=True)
+class Header:
+    """The standard SMF header of an RMF record (offsets 4-35)."""
+
+    rtype: int          # SMFxxRTY
+    subtype: int        # SMFxxSTY
+    written: _dt.datetime | None  # SMFxxDTE + SMFxxTME (hundredths since midnight); None if no date
+    system: str         # SMFxxSID
+    subsystem: str      # SMFxxSSI ('RMF')
+    n_triplets: int     # SMFxxTRN
+
+
+@dataclass(frozen=True)
+class Product:
+    """The RMF product section (SMFxxPRO), the fields this reader uses."""
+
+    start: _dt.datetime  # SMFxxDAT + SMFxxIST, interval start, local time
+    interval_s: float    # SMFxxINT
+    samples: int         # SMFxxSAM
+    sysplex: str         # SMFxxXNM
+    system_name: str     # SMFxxSNM
+
+
+def header(rec: bytes) -> Header:
+    """Decode the standard header of a complete record (RDW included)."""
+    if len(rec) < 24:
+        raise RecordError("a record of at least 24 bytes (RDW + SMF header)", len(rec))
+    u16 = int.from_bytes
+    tme = u16(rec[6:10], "big")
+    try:
+        written = _dt.datetime.combine(smf_date(rec[10:14]), _dt.time()) + _dt.timedelta(milliseconds=10 * tme)
+    except RecordError:
+        written = None   # only RMF records need a valid date (checked from their product section)
+    return Header(rtype=rec[5], subtype=u16(rec[22:24], "big"), written=written,
+                  system=ebcdic(rec[14:18]), subsystem=ebcdic(rec[18:22]),
+                  n_triplets=u16(rec[24:26], "big") if len(rec) >= 26 else 0)
+
+
+def triplet(rec: bytes, at: int, what: str) -> tuple[int, int, int]:
+    """The triplet (offset from RDW: 4 bytes, length: 2, number: 2) at byte ``at``, checked to lie
+    inside the record."""
+    if at + 8 > len(rec):
+        raise RecordError(f"the {what} triplet at offset {at} inside the record", len(rec))
+    off = int.from_bytes(rec[at:at + 4], "big")
+    ln = int.from_bytes(rec[at + 4:at + 6], "big")
+    n = int.from_bytes(rec[at + 6:at + 8], "big")
+    if n and (ln == 0 or off < HEADER_LEN or off + ln * n > len(rec)):
+        raise RecordError(f"{what} sections (offset {off}, length {ln}, number {n}) inside the "
+                          f"{len(rec)}-byte record", (off, ln, n))
+    return off, ln, n
+
+
+def product(rec: bytes) -> Product:
+    """Decode the RMF product section located by SMFxxPRS/PRL/PRN (offsets 28/32/34)."""
+    off, ln, n = triplet(rec, 28, "RMF product section")
+    if n < 1 or ln < PRODUCT_MIN_LEN:
+        raise RecordError(f"one RMF product section of at least {PRODUCT_MIN_LEN} bytes", (off, ln, n))
+    p = rec[off:off + ln]
+    start = _dt.datetime.combine(smf_date(p[14:18]), _dt.time()) + rmf_time(p[10:14])
+    interval_s = rmf_duration_s(p[18:22])
+    if interval_s <= 0:
+        raise RecordError("an interval length SMFxxINT > 0", interval_s)
+    return Product(start=start, interval_s=interval_s, samples=int.from_bytes(p[24:28], "big"),
+                   sysplex=ebcdic(p[88:96]), system_name=ebcdic(p[96:104]))
+
+
+def sections(rec: bytes, trip: tuple[int, int, int], dtype: np.dtype, what: str) -> np.ndarray:
+    """The ``number`` sections a triplet locates, as a structured array over the record's bytes
+    (no copy): ``dtype`` holds the documented fields at their offsets; its itemsize is the section
+    length the record states (a longer section from a newer release keeps its extra bytes unread)."""
+    off, ln, n = trip
+    if n == 0:
+        return np.zeros(0, dtype=dtype)
+    if ln < dtype.itemsize:
+        raise RecordError(f"{what} sections of at least {dtype.itemsize} bytes", ln)
+    dt = np.dtype({"names": dtype.names, "formats": [dtype.fields[k][0] for k in dtype.names],
+                   "offsets": [dtype.fields[k][1] for k in dtype.names], "itemsize": ln})
+    return np.frombuffer(rec, dtype=dt, count=n, offset=off)
+
+
+# ---------------------------------------------------------------- framing
+
+def iter_records(path) -> Iterator[tuple[int, int, bytes]]:
+    """(record number from 1, byte offset of its first RDW, complete record with a 4-byte RDW) for
+    every logical record of the file; spanned records (segment descriptor first/middle/last) are
+    reassembled. Reads sequentially, one record in memory."""
+    recno, pos = 0, 0
+    pending: list[bytes] | None = None
+    pend_at = 0
+    with open(path, "rb") as f:
+        while True:
+            rdw = f.read(RDW_LEN)
+            if not rdw:
+                break
+            recno += 1
+            if len(rdw) < RDW_LEN:
+                raise bad_record(path, recno, pos, "a 4-byte RDW (file ends inside one)", len(rdw))
+            ln = int.from_bytes(rdw[0:2], "big")
+            seg = rdw[2]
+            if ln < RDW_LEN + 1 or rdw[3] != 0 or seg > 3:
+                raise bad_record(path, recno, pos, "an RDW: length >= 5 (RDW included), segment "
+                                 "descriptor X'0000', X'0100', X'0200' or X'0300'", rdw.hex().upper())
+            body = f.read(ln - RDW_LEN)
+            if len(body) < ln - RDW_LEN:
+                raise bad_record(path, recno, pos, f"{ln} bytes as the RDW states (file ends after "
+                                 f"{len(body) + RDW_LEN})", len(body) + RDW_LEN)
+            if seg == 0 or seg == 1:
+                if pending is not None:
+                    raise bad_record(path, recno, pos, "the middle or last segment of the spanned "
+                                     f"record begun at byte {pend_at}", f"segment descriptor {seg}")
+                if seg == 0:
+                    yield recno, pos, rdw + body
+                else:
+                    pending, pend_at = [body], pos
+            else:
+                if pending is None:
+                    raise bad_record(path, recno, pos, "a first segment before a middle or last one",
+                                     f"segment descriptor {seg}")
+                pending.append(body)
+                if seg == 2:
+                    data = b"".join(pending)
+                    if len(data) + RDW_LEN > MAX_RECORD_LEN:
+                        raise bad_record(path, recno, pend_at, f"a spanned record of at most "
+                                         f"{MAX_RECORD_LEN} bytes", len(data) + RDW_LEN)
+                    yield recno, pend_at, (len(data) + RDW_LEN).to_bytes(2, "big") + b"\0\0" + data
+                    pending = None
+            pos += ln
+    if pending is not None:
+        raise bad_record(path, recno, pend_at, "the last segment of a spanned record (file ends)",
+                         f"{len(pending)} segment(s)")
+
+
+def sniff(head: bytes) -> bool:
+    """True if ``head`` (the first bytes of a file) looks like an RDW-prefixed SMF dump: a plausible
+    RDW, a valid packed date 0cyydddF in the header, and the next RDW (if within ``head``) plausible."""
+    pos, seen = 0, 0
+    while pos + 14 <= len(head) and seen < 4:
+        ln = int.from_bytes(head[pos:pos + 2], "big")
+        if ln < 18 or head[pos + 3] != 0 or head[pos + 2] > 3:
+            return False
+        if head[pos + 2] in (0, 1):   # a first or only segment carries the header
+            try:
+                smf_date(head[pos + 10:pos + 14])
+            except RecordError:
+                return False
+        seen += 1
+        pos += ln
+    return seen > 0
+
+
+# ---------------------------------------------------------------- tidy frames and dispatch
+
+def frame_from_columns(level: str, cols: dict[str, object], n: int) -> pd.DataFrame:
+    """A frame of ``level`` from column arrays (scalars broadcast to ``n`` rows), with table.py's
+    columns in order and dtypes: absent columns NaN / ''; an unknown one is a reader's bug."""
+    known = columns(level)
+    extra = set(cols) - set(known)
+    if extra:
+        raise ValueError(f"measured.{level}: unknown column(s) {sorted(extra)}")
+    spec = {**KEYS, **COLUMNS[level]}
+    out = {}
+    for c in known:
+        d = spec[c][0]
+        v = cols.get(c)
+        if d == "str":
+            a = np.empty(n, dtype=object)
+            a[:] = "" if v is None else v
+            out[c] = a
+        elif d.startswith("datetime"):
+            out[c] = np.broadcast_to(np.asarray(v, dtype="datetime64[ns]"), (n,)).copy()
+        else:
+            out[c] = np.full(n, np.nan) if v is None else np.broadcast_to(np.asarray(v, dtype=d), (n,)).copy()
+    return pd.DataFrame(out, columns=list(known))
+
+
+#: (record type, subtype) -> decoder(rec, header, product) -> ({level: DataFrame}, {kind: count
+#: of sections skipped inside the record})
+Decoder = Callable[[bytes, Header, Product], tuple[dict[str, pd.DataFrame], dict[str, int]]]
+
+
+def _decoders() -> dict[tuple[int, int], Decoder]:
+    from . import smf73, smf74, smf78
+    return {(73, 1): smf73.decode_73, (74, 1): smf74.decode_74_1, (74, 5): smf74.decode_74_5,
+            (78, 3): smf78.decode_78_3}
+
+
+class _Chunk:
+    """Frames of the intervals decoded since the last flush."""
+
+    def __init__(self):
+        self.parts: dict[str, list[pd.DataFrame]] = {lv: [] for lv in LEVELS}
+        self.skipped: dict[str, int] = {}
+        self.starts: set = set()
+
+    def measured(self, source: str) -> Measured:
+        frames = {lv: (pd.concat(p, ignore_index=True) if len(p) > 1 else p[0])
+                  for lv, p in self.parts.items() if p}
+        return Measured(frames, [source], dict(self.skipped))
+
+
+def iter_read(path, chunk_intervals: int = 96) -> Iterator[Measured]:
+    """Stream a dump: one :class:`Measured` per ``chunk_intervals`` distinct interval starts (96 =
+    one day of 15-minute intervals), in file order, memory bounded by one chunk. RMF writes an
+    interval's records together; an interval whose records are scattered through the file can come
+    out split across two chunks (``Measured.merge`` puts the rows together). ``skipped`` counts
+    records by kind ("type 30", "74.3", "74.1 device class X'0080'") in the chunk that met them."""
+    if chunk_intervals < 1:
+        raise McioError("chunk_intervals", chunk_intervals, "an integer >= 1")
+    if not os.path.isfile(path):
+        raise McioError("SMF dump", str(path), "an existing file")
+    decoders = _decoders()
+    chunk = _Chunk()
+    n_records = 0
+    for recno, pos, rec in iter_records(path):
+        n_records += 1
+        h = header(rec)
+        dec = decoders.get((h.rtype, h.subtype))
+        if dec is None:
+            key = f"{h.rtype}.{h.subtype}" if h.rtype in (70, 71, 72, 73, 74, 75, 76, 77, 78, 79) else f"type {h.rtype}"
+            chunk.skipped[key] = chunk.skipped.get(key, 0) + 1
+            continue
+        try:
+            p = product(rec)
+            frames, skipped = dec(rec, h, p)
+        except RecordError as e:
+            raise bad_record(path, recno, pos, f"in SMF {h.rtype}.{h.subtype}: {e.expected}", e.got) from None
+        if p.start not in chunk.starts and len(chunk.starts) >= chunk_intervals:
+            yield chunk.measured(str(path))
+            chunk = _Chunk()
+        chunk.starts.add(p.start)
+        for k, n in skipped.items():
+            chunk.skipped[k] = chunk.skipped.get(k, 0) + n
+        for lv, df in frames.items():
+            if len(df):
+                chunk.parts[lv].append(df)
+    if n_records == 0:
+        raise McioError(f"{path}: record 1 at byte 0", "end of file", "expected an RDW-prefixed SMF "
+                        "record (the file is empty)")
+    yield chunk.measured(str(path))
+
+
+def read(path) -> Measured:
+    """The whole dump as one :class:`Measured` (for a month of data use :func:`iter_read`)."""
+    out = Measured(sources=[str(path)])
+    for m in iter_read(path, chunk_intervals=1 << 30):
+        out = out.merge(m)
+    out.sources = [str(path)]
+    return out
+
+
+__all__ = ["sniff", "read", "iter_read", "iter_records", "header", "product", "hfp32", "Header",
+           "Product", "RecordError", "frame_from_columns", "empty_frame"]
