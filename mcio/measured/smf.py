@@ -220,7 +220,7 @@ def iter_records(path) -> Iterator[tuple[int, int, bytes]]:
     reassembled. Reads sequentially, one record in memory."""
     recno, pos = 0, 0
     pending: list[bytes] | None = None
-    pend_at = 0
+    pend_at, pend_no = 0, 0
     with open(path, "rb") as f:
         while True:
             rdw = f.read(RDW_LEN)
@@ -245,7 +245,7 @@ def iter_records(path) -> Iterator[tuple[int, int, bytes]]:
                 if seg == 0:
                     yield recno, pos, rdw + body
                 else:
-                    pending, pend_at = [body], pos
+                    pending, pend_at, pend_no = [body], pos, recno
             else:
                 if pending is None:
                     raise bad_record(path, recno, pos, "a first segment before a middle or last one",
@@ -254,13 +254,13 @@ def iter_records(path) -> Iterator[tuple[int, int, bytes]]:
                 if seg == 2:
                     data = b"".join(pending)
                     if len(data) + RDW_LEN > MAX_RECORD_LEN:
-                        raise bad_record(path, recno, pend_at, f"a spanned record of at most "
+                        raise bad_record(path, pend_no, pend_at, f"a spanned record of at most "
                                          f"{MAX_RECORD_LEN} bytes", len(data) + RDW_LEN)
-                    yield recno, pend_at, (len(data) + RDW_LEN).to_bytes(2, "big") + b"\0\0" + data
+                    yield pend_no, pend_at, (len(data) + RDW_LEN).to_bytes(2, "big") + b"\0\0" + data
                     pending = None
             pos += ln
     if pending is not None:
-        raise bad_record(path, recno, pend_at, "the last segment of a spanned record (file ends)",
+        raise bad_record(path, pend_no, pend_at, "the last segment of a spanned record (file ends)",
                          f"{len(pending)} segment(s)")
 
 

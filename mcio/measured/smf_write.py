@@ -251,3 +251,49 @@ def write_dump(path, records: Iterable[bytes]) -> int:
             f.write(r)
             n += len(r)
     return n
+
+
+def synthetic_intervals(start: _dt.datetime, n_intervals: int, n_devices: int, interval_s: float = 900.0,
+                        system: str = "SYSA", seed: int = 0, n_chpids: int = 8,
+                        devices_per_lcu: int = 256) -> Iterable[bytes]:
+    """The records of ``n_intervals`` consecutive intervals of an installation of ``n_devices``
+    3390 volumes (LCUs of ``devices_per_lcu``, ``n_chpids`` FICON paths shared by every LCU), with
+    random counters: per interval one 73, the 74.1 and 74.5 records, one 78.3. Generated one
+    interval at a time (a month streams to disk without being held in memory)."""
+    rng = np.random.default_rng(seed)
+    samples = int(interval_s)                    # RMF samples once a second by default
+    num = 0x1000 + np.arange(n_devices)
+    lcu = (np.arange(n_devices) // devices_per_lcu) + 0x40
+    vol = [f"V{i:05d}" for i in range(n_devices)]
+    chp = 0x40 + np.arange(n_chpids)
+    lcus = np.unique(lcu)
+    for k in range(n_intervals):
+        t = start + _dt.timedelta(seconds=k * interval_s)
+        ssc = rng.poisson(rng.uniform(1, 200, n_devices) * interval_s)
+        t128 = lambda ms: (ssc * ms / 0.128).astype(np.int64)  # noqa: E731
+        dev = {"SMF74NUM": num, "SMF74LCU": lcu, "SMF74SER": vol, "SMF74TYP": np.full(n_devices, 0x3010200F),
+               "SMF74NUX": np.ones(n_devices), "SMF74SSC": ssc, "SMF74MEC": ssc,
+               "SMF74CNN": t128(rng.uniform(0.1, 0.4, n_devices)), "SMF74PEN": t128(rng.uniform(0.05, 0.2, n_devices)),
+               "SMF74DIS": t128(rng.uniform(0.0, 1.0, n_devices)), "SMF74QUE": rng.poisson(5, n_devices)}
+        dev["SMF74ATV"] = dev["SMF74CNN"] + dev["SMF74PEN"] + dev["SMF74DIS"]
+        yield record_73(system, t, interval_s, samples, {
+            "SMF73PID": chp, "SMF73FG2": np.full(n_chpids, 1), "SMF73FG3": np.full(n_chpids, 0x02),
+            "SMF73PTI": np.full(n_chpids, int(interval_s * 1e6 / 1024)),
+            "SMF73PBY": (rng.uniform(0.05, 0.6, n_chpids) * interval_s * 1e6 / 1024).astype(np.int64),
+            "SMF73ACR": ["FC_S"] * n_chpids, "SMF73CMG": np.full(n_chpids, 2)})
+        yield from records_74_1(system, t, interval_s, samples, dev)
+        reads = ssc * 0.75
+        yield from records_74_5(system, t, interval_s, samples, {
+            "R745DVOL": vol, "R745DEVN": num, "R745DRCR": np.round(reads * 0.9),
+            "R745DCRH": np.round(reads * 0.9 * rng.uniform(0.8, 1.0, n_devices)),
+            "R745DWRC": np.round(ssc * 0.25), "R745DWCH": np.round(ssc * 0.25),
+            "R745DRSR": np.round(reads * 0.1), "R745DRSH": np.round(reads * 0.1)})
+        q = []
+        for lc in lcus:
+            taken = ssc[lcu == lc].sum() // n_chpids
+            q.append({"R783ID2": int(lc), "R783QSM": 0, "R783QCT": 0, "paths": {
+                "R783CPID": chp, "R783CPST": np.full(n_chpids, 0xC0), "R783CUN": np.ones(n_chpids),
+                "R783CU1": np.full(n_chpids, 0x8000 + int(lc)), "R783PT": np.full(n_chpids, taken),
+                "R783CUB": rng.poisson(3, n_chpids), "R783DPB": rng.poisson(1, n_chpids),
+                "R783CBT": rng.poisson(20, n_chpids), "R783CMR": (taken * 0.02 / 0.128) * np.ones(n_chpids)}})
+        yield record_78_3(system, t, interval_s, samples, q)
