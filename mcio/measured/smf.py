@@ -284,32 +284,40 @@ def sniff(head: bytes) -> bool:
 
 # ---------------------------------------------------------------- tidy frames and dispatch
 
-def frame_from_columns(level: str, cols: dict[str, object], n: int) -> pd.DataFrame:
-    """A frame of ``level`` from column arrays (scalars broadcast to ``n`` rows), with table.py's
-    columns in order and dtypes: absent columns NaN / ''; an unknown one is a reader's bug."""
+def _column(level: str, name: str, v, n: int) -> np.ndarray:
+    """One column of ``n`` rows in table.py's dtype for ``level``.``name`` (a scalar broadcast;
+    None: NaN or '')."""
+    d = {**KEYS, **COLUMNS[level]}[name][0]
+    if d == "str":
+        a = np.empty(n, dtype=object)
+        a[:] = "" if v is None else v
+        return a
+    if d.startswith("datetime"):
+        return np.broadcast_to(np.asarray(v, dtype="datetime64[ns]"), (n,))
+    return np.full(n, np.nan) if v is None else np.broadcast_to(np.asarray(v, dtype=d), (n,))
+
+
+def frame_from_parts(level: str, parts: list[tuple[dict, int]]) -> pd.DataFrame:
+    """One frame of ``level`` from decoded parts, each (column name -> array or scalar, rows), with
+    table.py's columns in order and dtypes: absent columns NaN / ''; an unknown one is a reader's bug."""
     known = columns(level)
-    extra = set(cols) - set(known)
-    if extra:
-        raise ValueError(f"measured.{level}: unknown column(s) {sorted(extra)}")
-    spec = {**KEYS, **COLUMNS[level]}
-    out = {}
-    for c in known:
-        d = spec[c][0]
-        v = cols.get(c)
-        if d == "str":
-            a = np.empty(n, dtype=object)
-            a[:] = "" if v is None else v
-            out[c] = a
-        elif d.startswith("datetime"):
-            out[c] = np.broadcast_to(np.asarray(v, dtype="datetime64[ns]"), (n,)).copy()
-        else:
-            out[c] = np.full(n, np.nan) if v is None else np.broadcast_to(np.asarray(v, dtype=d), (n,)).copy()
+    for cols, _n in parts:
+        extra = set(cols) - set(known)
+        if extra:
+            raise ValueError(f"measured.{level}: unknown column(s) {sorted(extra)}")
+    out = {c: np.concatenate([_column(level, c, cols.get(c), n) for cols, n in parts]) if parts
+           else _column(level, c, None, 0) for c in known}
     return pd.DataFrame(out, columns=list(known))
 
 
-#: (record type, subtype) -> decoder(rec, header, product) -> ({level: DataFrame}, {kind: count
-#: of sections skipped inside the record})
-Decoder = Callable[[bytes, Header, Product], tuple[dict[str, pd.DataFrame], dict[str, int]]]
+def frame_from_columns(level: str, cols: dict[str, object], n: int) -> pd.DataFrame:
+    """A frame of ``level`` from one set of columns (see :func:`frame_from_parts`)."""
+    return frame_from_parts(level, [(cols, n)])
+
+
+#: (record type, subtype) -> decoder(rec, header, product) -> ({level: (columns, rows)}, {kind:
+#: count of records or sections skipped}); columns are arrays or scalars named as in table.py
+Decoder = Callable[[bytes, Header, Product], tuple[dict[str, tuple[dict, int]], dict[str, int]]]
 
 
 def _decoders() -> dict[tuple[int, int], Decoder]:
@@ -319,16 +327,16 @@ def _decoders() -> dict[tuple[int, int], Decoder]:
 
 
 class _Chunk:
-    """Frames of the intervals decoded since the last flush."""
+    """Decoded columns of the intervals met since the last flush (one frame per level is built at
+    the flush, not one per record)."""
 
     def __init__(self):
-        self.parts: dict[str, list[pd.DataFrame]] = {lv: [] for lv in LEVELS}
+        self.parts: dict[str, list[tuple[dict, int]]] = {lv: [] for lv in LEVELS}
         self.skipped: dict[str, int] = {}
         self.starts: set = set()
 
     def measured(self, source: str) -> Measured:
-        frames = {lv: (pd.concat(p, ignore_index=True) if len(p) > 1 else p[0])
-                  for lv, p in self.parts.items() if p}
+        frames = {lv: frame_from_parts(lv, p) for lv, p in self.parts.items() if p}
         return Measured(frames, [source], dict(self.skipped))
 
 
@@ -364,9 +372,9 @@ def iter_read(path, chunk_intervals: int = 96) -> Iterator[Measured]:
         chunk.starts.add(p.start)
         for k, n in skipped.items():
             chunk.skipped[k] = chunk.skipped.get(k, 0) + n
-        for lv, df in frames.items():
-            if len(df):
-                chunk.parts[lv].append(df)
+        for lv, (cols, n) in frames.items():
+            if n:
+                chunk.parts[lv].append((cols, n))
     if n_records == 0:
         raise McioError(f"{path}: record 1 at byte 0", "end of file", "expected an RDW-prefixed SMF "
                         "record (the file is empty)")
@@ -383,4 +391,4 @@ def read(path) -> Measured:
 
 
 __all__ = ["sniff", "read", "iter_read", "iter_records", "header", "product", "hfp32", "Header",
-           "Product", "RecordError", "frame_from_columns", "empty_frame"]
+           "Product", "RecordError", "frame_from_columns", "frame_from_parts", "empty_frame"]

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .smf import Header, Product, frame_from_columns, sections, triplet
+from .smf import Header, Product, sections, triplet
 
 # header extension: SMF73HIS/HIL/HIN (control) at 36, SMF73HPS/HPL/HPN (path data) at 44
 HIS_AT, HPS_AT = 36, 44
@@ -42,4 +42,4 @@ def decode_73(rec: bytes, h: Header, p: Product):
     util[(cp["SMF73FG2"] & FG2_RECONFIGURED) != 0] = np.nan
     cols = {"interval": np.datetime64(p.start, "ns"), "interval_s": p.interval_s, "system": h.system,
             "chpid": _HEX2[cp["SMF73PID"].astype(np.int64)], "chpid_type": acr, "util_part_pct": util}
-    return {"channel": frame_from_columns("channel", cols, n)}, {}
+    return {"channel": (cols, n)}, {}

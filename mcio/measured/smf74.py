@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .smf import Header, Product, RecordError, frame_from_columns, hfp32, sections, triplet
+from .smf import Header, Product, RecordError, hfp32, sections, triplet
 
 #: 128-microsecond units -> ms
 T128_MS = 0.128
@@ -42,6 +42,7 @@ CNF_TIMES_BAD = 0x20     # data in SMF74SSC through SMF74DIS is incorrect
 
 #: last byte of the UCB unit type SMF74TYP -> DASD model (3390: X'3010200F', 3380: X'3010200E')
 DASD_TYPES = {0x0F: "3390", 0x0E: "3380"}
+_TYPE_OF_BYTE = np.array([DASD_TYPES.get(i, "") for i in range(256)], dtype=object)
 
 _HEX4 = None
 
@@ -55,10 +56,14 @@ def hex4(v: np.ndarray) -> np.ndarray:
 
 
 def ebcdic_column(raw: np.ndarray) -> np.ndarray:
-    """Fixed EBCDIC byte strings -> str (object array), blanks stripped; decoded once per value."""
-    uniq, inv = np.unique(raw, return_inverse=True)
-    dec = np.array([bytes(u).decode("cp037").rstrip(" \x00") for u in uniq], dtype=object)
-    return dec[inv] if len(raw) else np.empty(0, dtype=object)
+    """Fixed-width EBCDIC fields (a bytes array, e.g. S6) -> str (object array), trailing blanks
+    and NULs stripped; the whole column decoded in one call (cp037 is one byte per character)."""
+    width = raw.dtype.itemsize
+    if len(raw) == 0:
+        return np.empty(0, dtype=object)
+    text = np.ascontiguousarray(raw).tobytes().decode("cp037")
+    fixed = np.frombuffer(text.encode("utf-32-le"), dtype=f"<U{width}")
+    return np.char.rstrip(fixed, " \x00").astype(object)
 
 
 def _div(a, b):
@@ -79,12 +84,12 @@ def decode_74_1(rec: bytes, h: Header, p: Product):
     cls = int(ctl["SMF74SUB"][0])
     if cls != DASD_CLASS:
         return {}, {f"74.1 device class X'{cls:04X}'": 1}
-    return {"device": device_frame(dd, h, p)}, {}
+    return {"device": device_columns(dd, h, p)}, {}
 
 
-def device_frame(dd: np.ndarray, h: Header, p: Product):
-    """The tidy ``device`` frame of a structured array of Device Data Sections (RMF's DASD report
-    formulas; see docs/measured_smf.md)."""
+def device_columns(dd: np.ndarray, h: Header, p: Product):
+    """The tidy ``device`` columns (and row count) of a structured array of Device Data Sections
+    (RMF's DASD report formulas; see docs/measured_smf.md)."""
     n = len(dd)
     f = lambda k: dd[k].astype(np.float64)  # noqa: E731
     cnf = dd["SMF74CNF"]
@@ -101,7 +106,7 @@ def device_frame(dd: np.ndarray, h: Header, p: Product):
         "interval": np.datetime64(p.start, "ns"), "interval_s": p.interval_s, "system": h.system,
         "devnum": hex4(dd["SMF74NUM"]), "volser": ebcdic_column(dd["SMF74SER"]),
         "lcu": hex4(dd["SMF74LCU"]),
-        "dev_type": np.array([DASD_TYPES.get(int(t) & 0xFF, "") for t in dd["SMF74TYP"]], dtype=object),
+        "dev_type": _TYPE_OF_BYTE[(dd["SMF74TYP"] & 0xFF).astype(np.int64)],
         "ssch_per_s": rate, "resp_ms": iosq + pend + disc + conn, "iosq_ms": iosq,
         "pend_ms": pend, "disc_ms": disc, "conn_ms": conn,
         "dev_conn_pct": f("SMF74CNN") * T128_MS / 1000.0 / p.interval_s * 100.0,
@@ -111,7 +116,7 @@ def device_frame(dd: np.ndarray, h: Header, p: Product):
     if bad.any():
         for k in ("ssch_per_s", "resp_ms", "iosq_ms", "pend_ms", "disc_ms", "conn_ms", "dev_conn_pct", "dev_util_pct"):
             cols[k] = np.where(bad, np.nan, cols[k])
-    return frame_from_columns("device", cols, n)
+    return (cols, n)
 
 
 # ---- subtype 5: cache subsystem activity
@@ -147,4 +152,4 @@ def decode_74_5(rec: bytes, h: Header, p: Product):
         "hit_ratio": _div(read_hit + write_hit, read_req + write_req),
         "seq_read_per_s": c["R745DRSR"] / t,
     }
-    return {"cache": frame_from_columns("cache", cols, n)}, {}
+    return {"cache": (cols, n)}, {}

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .smf import Header, Product, RecordError, frame_from_columns, sections, triplet
+from .smf import Header, Product, RecordError, sections, triplet
 from .smf74 import T128_MS, hex4
 
 DCS_AT, ASS_AT = 36, 44
@@ -91,8 +91,7 @@ def decode_78_3(rec: bytes, h: Header, p: Product):
         path_cols[k] = np.where(bad, np.nan, path_cols[k])
     keys = {"interval": np.datetime64(p.start, "ns"), "interval_s": t, "system": h.system}
     lcu_hex = hex4(lcu_of_path)
-    paths = frame_from_columns("lcu_path", {**keys, "lcu": lcu_hex, "chpid": _HEX2[cp["R783CPID"].astype(np.int64)],
-                                            **path_cols}, len(cp))
+    paths = ({**keys, "lcu": lcu_hex, "chpid": _HEX2[cp["R783CPID"].astype(np.int64)], **path_cols}, len(cp))
     # LCU rows: the data sections, with the control units and the summed path-taken rate of their paths
     nq = len(qd)
     cu = np.empty(nq, dtype=object)
@@ -107,7 +106,7 @@ def decode_78_3(rec: bytes, h: Header, p: Product):
         if len(mine) and lcu not in no_hw and not (mine["R783CPST"] & CPST_DATA_BAD).any():
             ssch[i] = mine["R783PT"].astype(np.float64).sum() / t
     qct, qsm = qd["R783QCT"].astype(np.float64), qd["R783QSM"].astype(np.float64)
-    lcus = frame_from_columns("lcu", {**keys, "lcu": hex4(qd["R783ID2"]), "cu": cu, "ssch_per_s": ssch,
+    lcus = ({**keys, "lcu": hex4(qd["R783ID2"]), "cu": cu, "ssch_per_s": ssch,
                                       "cont_per_s": qct / t, "delay_q_length": np.where(
                                           qct > 0, (qsm - qct) / np.where(qct > 0, qct, 1.0), np.nan)}, nq)
     return {"lcu": lcus, "lcu_path": paths}, {}
