@@ -93,6 +93,9 @@ def test_segment_out_of_order_is_one_error(tmp_path):
 
 def test_bad_rdw_and_truncation_name_file_record_offset(tmp_path):
     good = w.records_74_1("SYSA", START, 900, 900, _dev())[0]
+    short = b"\x00\x05\x00\x00\x40"                                                  # RDW + flag, no type
+    with pytest.raises(McioError, match=r"short\.smf: record 1 at byte 0\b.*at least 6 bytes"):
+        smf.read(_dump(tmp_path, [short], "short.smf"))
     p = _dump(tmp_path, [good, b"\x00\x03\x00\x00"])
     with pytest.raises(McioError, match=rf"d\.smf: record 2 at byte {len(good)}\b.*expected an RDW"):
         smf.read(p)
@@ -121,11 +124,12 @@ def test_bad_product_date_is_one_error(tmp_path):
 
 
 def test_other_records_skipped_and_counted(tmp_path):
-    recs = [w.other_record(30, 4, "SYSA", START), w.other_record(74, 3, "SYSA", START),
+    recs = [w.other_record(2, 0, "SYSA", START, length=18), w.other_record(30, 4, "SYSA", START),  # dump header: 18 bytes
+            w.other_record(74, 3, "SYSA", START),
             w.other_record(30, 5, "SYSA", START), *w.records_74_1("SYSA", START, 900, 900, _dev()),
             *w.records_74_1("SYSA", START, 900, 900, _dev(), dev_class=0x0080)]
     m = smf.read(_dump(tmp_path, recs))
-    assert m.skipped == {"type 30": 2, "74.3": 1, "74.1 device class X'0080'": 1}
+    assert m.skipped == {"type 2": 1, "type 30": 2, "74.3": 1, "74.1 device class X'0080'": 1}
     assert len(m["device"]) == 3
     assert m.sources == [str(tmp_path / "d.smf")]
 

@@ -156,18 +156,23 @@ class Product:
 
 
 def header(rec: bytes) -> Header:
-    """Decode the standard header of a complete record (RDW included)."""
-    if len(rec) < 24:
-        raise RecordError("a record of at least 24 bytes (RDW + SMF header)", len(rec))
-    u16 = int.from_bytes
-    tme = u16(rec[6:10], "big")
-    try:
-        written = _dt.datetime.combine(smf_date(rec[10:14]), _dt.time()) + _dt.timedelta(milliseconds=10 * tme)
-    except RecordError:
-        written = None   # only RMF records need a valid date (checked from their product section)
-    return Header(rtype=rec[5], subtype=u16(rec[22:24], "big"), written=written,
-                  system=ebcdic(rec[14:18]), subsystem=ebcdic(rec[18:22]),
-                  n_triplets=u16(rec[24:26], "big") if len(rec) >= 26 else 0)
+    """Decode the standard header of a complete record (RDW included). Short records (e.g. the
+    18-byte dump header and trailer, types 2 and 3) get subtype 0 and no triplets."""
+    if len(rec) < 6:
+        raise RecordError("a record of at least 6 bytes (RDW, flag and record type)", len(rec))
+    u = int.from_bytes
+    written = None
+    if len(rec) >= 14:
+        try:
+            written = _dt.datetime.combine(smf_date(rec[10:14]), _dt.time()) + \
+                _dt.timedelta(milliseconds=10 * u(rec[6:10], "big"))
+        except RecordError:
+            pass   # only RMF records need a valid date (checked in their product section)
+    full = len(rec) >= 26
+    return Header(rtype=rec[5], subtype=u(rec[22:24], "big") if full else 0, written=written,
+                  system=ebcdic(rec[14:18]) if len(rec) >= 18 else "",
+                  subsystem=ebcdic(rec[18:22]) if len(rec) >= 22 else "",
+                  n_triplets=u(rec[24:26], "big") if full else 0)
 
 
 def triplet(rec: bytes, at: int, what: str) -> tuple[int, int, int]:
@@ -355,7 +360,10 @@ def iter_read(path, chunk_intervals: int = 96) -> Iterator[Measured]:
     n_records = 0
     for recno, pos, rec in iter_records(path):
         n_records += 1
-        h = header(rec)
+        try:
+            h = header(rec)
+        except RecordError as e:
+            raise bad_record(path, recno, pos, e.expected, e.got) from None
         dec = decoders.get((h.rtype, h.subtype))
         if dec is None:
             key = f"{h.rtype}.{h.subtype}" if h.rtype in (70, 71, 72, 73, 74, 75, 76, 77, 78, 79) else f"type {h.rtype}"

@@ -124,13 +124,15 @@ def rmf_record(rtype: int, subtype: int, system: str, written: _dt.datetime, pro
 
 
 def other_record(rtype: int, subtype: int, system: str, written: _dt.datetime, length: int = 64) -> bytes:
-    """A record of another type (e.g. 30, or 74.3), for skip-and-count tests: header only, padded."""
-    rec = bytearray(max(length, 26))
+    """A record of another type (e.g. 30, or 74.3), for skip-and-count tests: header only, padded
+    to ``length`` bytes (at least 18, the length of a dump header record, type 2)."""
+    rec = bytearray(max(length, 18))
     rec[0:2] = len(rec).to_bytes(2, "big")
     rec[4], rec[5] = HDR_FLAGS, rtype
     rec[10:14] = smf_date(written.date())
     rec[14:18] = ebcdic(system, 4)
-    rec[22:24] = subtype.to_bytes(2, "big")
+    if len(rec) >= 24:
+        rec[22:24] = subtype.to_bytes(2, "big")
     return bytes(rec)
 
 
