@@ -12,6 +12,7 @@ import pytest
 
 from mcio.errors import McioError
 from mcio.measured import smf
+from mcio.measured import smf_record as rec
 from mcio.measured import smf_write as w
 
 START = dt.datetime(2026, 3, 2, 14, 0, 0)
@@ -35,16 +36,16 @@ def _dump(tmp_path, records, name="d.smf"):
 # ---------------------------------------------------------------- field formats
 
 def test_packed_date_time_duration_by_hand():
-    assert smf.smf_date(bytes.fromhex("0126061F")) == dt.date(2026, 3, 2)      # 2026, day 61
-    assert smf.smf_date(bytes.fromhex("0099365F")) == dt.date(1999, 12, 31)
-    assert smf.rmf_time(bytes.fromhex("0143015F")) == dt.timedelta(hours=14, minutes=30, seconds=15)
-    assert smf.rmf_duration_s(bytes.fromhex("1500000F")) == 900.0
-    assert smf.rmf_duration_s(bytes.fromhex("1459998F")) == pytest.approx(899.998)
+    assert rec.smf_date(bytes.fromhex("0126061F")) == dt.date(2026, 3, 2)      # 2026, day 61
+    assert rec.smf_date(bytes.fromhex("0099365F")) == dt.date(1999, 12, 31)
+    assert rec.rmf_time(bytes.fromhex("0143015F")) == dt.timedelta(hours=14, minutes=30, seconds=15)
+    assert rec.rmf_duration_s(bytes.fromhex("1500000F")) == 900.0
+    assert rec.rmf_duration_s(bytes.fromhex("1459998F")) == pytest.approx(899.998)
     for bad in ("0126000F", "0125366F", "01260A1F", "0326061F"):   # day 0, 366 in 2025, nibble A, c=3
-        with pytest.raises(smf.RecordError):
-            smf.smf_date(bytes.fromhex(bad))
-    with pytest.raises(smf.RecordError):
-        smf.rmf_time(bytes.fromhex("0246000F"))                                 # hour 24
+        with pytest.raises(rec.RecordError):
+            rec.smf_date(bytes.fromhex(bad))
+    with pytest.raises(rec.RecordError):
+        rec.rmf_time(bytes.fromhex("0246000F"))                                 # hour 24
     # the writer's encodings are the same
     assert w.smf_date(dt.date(2026, 3, 2)) == bytes.fromhex("0126061F")
     assert w.rmf_time(dt.datetime(2026, 1, 1, 14, 30, 15)) == bytes.fromhex("0143015F")
@@ -54,12 +55,12 @@ def test_packed_date_time_duration_by_hand():
 def test_hfp32_known_words_and_round_trip():
     words = np.array([0x41100000, 0xC276A000, 0x42640000, 0x00000000, 0x3F100000], dtype=np.uint32)
     # 1.0; -118.625 (= -0x76.A); 100.0; 0; 1/256
-    assert smf.hfp32(words).tolist() == [1.0, -118.625, 100.0, 0.0, 1.0 / 256]
+    assert rec.hfp32(words).tolist() == [1.0, -118.625, 100.0, 0.0, 1.0 / 256]
     assert w.hfp32_encode([1.0, -118.625, 100.0, 0.0]).tolist() == [0x41100000, 0xC276A000, 0x42640000, 0]
     ints = np.random.default_rng(1).integers(0, 1 << 24, 5000).astype(np.float64)
-    assert np.array_equal(smf.hfp32(w.hfp32_encode(ints)), ints)                 # exact below 2**24
+    assert np.array_equal(rec.hfp32(w.hfp32_encode(ints)), ints)                 # exact below 2**24
     big = np.random.default_rng(2).uniform(1e7, 1e12, 2000)
-    rel = np.abs(smf.hfp32(w.hfp32_encode(big)) / big - 1)
+    rel = np.abs(rec.hfp32(w.hfp32_encode(big)) / big - 1)
     assert rel.max() <= 2.0 ** -20                                               # 24-bit fraction, hex-normalised
 
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .smf import Header, Product, sections, triplet
+from .smf_record import Header, Product, sections, triplet
 
 # header extension: SMF73HIS/HIL/HIN (control) at 36, SMF73HPS/HPL/HPN (path data) at 44
 HIS_AT, HPS_AT = 36, 44

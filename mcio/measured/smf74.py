@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .smf import Header, Product, RecordError, hfp32, sections, triplet
+from .smf_record import Header, Product, RecordError, hfp32, sections, triplet
 
 #: 128-microsecond units -> ms
 T128_MS = 0.128

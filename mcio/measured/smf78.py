@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .smf import Header, Product, RecordError, sections, triplet
+from .smf_record import Header, Product, RecordError, sections, triplet
 from .smf74 import T128_MS, hex4
 
 DCS_AT, ASS_AT = 36, 44

@@ -13,7 +13,7 @@ from typing import Iterable
 
 import numpy as np
 
-from .smf import MAX_RECORD_LEN, RDW_LEN
+from .smf_record import MAX_RECORD_LEN, RDW_LEN
 from .smf73 import CHAN_DATA
 from .smf74 import CACHE_DEV, DEV_DATA
 from .smf78 import CONFIG_CONTROL, CONFIG_DATA, QUEUE_DATA
