@@ -108,6 +108,13 @@ def test_bad_rdw_and_truncation_name_file_record_offset(tmp_path):
         smf.read(tmp_path / "empty.smf")
 
 
+def test_foreign_file_is_one_error_at_record_1(tmp_path):
+    p = tmp_path / "report.txt"
+    p.write_text("1  D I R E C T   A C C E S S   D E V I C E   A C T I V I T Y\n" * 20)
+    with pytest.raises(McioError, match=r"report\.txt: record 1 at byte 0 = '31202044'.*expected an RDW"):
+        smf.read(p)
+
+
 def test_triplet_outside_record_is_one_error(tmp_path):
     rec = bytearray(w.records_74_1("SYSA", START, 900, 900, _dev())[0])
     rec[50:52] = (500).to_bytes(2, "big")                                        # SMF74DDN: 500 devices
