@@ -1,0 +1,301 @@
+"""A writer of SMF 73 / 74.1 / 74.5 / 78.3 records in the layouts the readers decode (smf73, smf74,
+smf78): for round-trip tests and for the synthetic month of the benchmark. It writes raw SMF
+counters (SMF field names), so a test can compute RMF's derived columns from known counters.
+
+Records carry an RDW, the standard header ('RMF' subsystem), the triplets, a 104-byte RMF product
+section and the sections, big-endian, EBCDIC text (cp037), packed dates and times, HFP short floats
+where IBM documents "s_float". Unfilled fields are zero.
+"""
+from __future__ import annotations
+
+import datetime as _dt
+from typing import Iterable
+
+import numpy as np
+
+from .smf_record import MAX_RECORD_LEN, RDW_LEN
+from .smf73 import CHAN_DATA
+from .smf74 import CACHE_DEV, DEV_DATA
+from .smf78 import CONFIG_CONTROL, CONFIG_DATA, QUEUE_DATA
+
+SSI_RMF = "RMF"
+HDR_FLAGS = 0x40          # SMFxxFLG bit 1: subtypes used
+
+
+def ebcdic(s: str, n: int) -> bytes:
+    """``s`` blank-padded to ``n`` EBCDIC bytes."""
+    b = s.encode("cp037")
+    if len(b) > n:
+        raise ValueError(f"{s!r} is longer than {n} bytes")
+    return b + b"\x40" * (n - len(b))
+
+
+def packed(digits: str) -> bytes:
+    """Decimal digits + sign nibble F, packed (an odd number of digits fills whole bytes)."""
+    if len(digits) % 2 == 0:
+        digits = "0" + digits
+    nib = [int(c) for c in digits] + [0xF]
+    return bytes((nib[i] << 4) | nib[i + 1] for i in range(0, len(nib), 2))
+
+
+def smf_date(d: _dt.date) -> bytes:
+    """0cyydddF."""
+    c = (d.year - 1900) // 100
+    return packed(f"{c:02d}{d.year % 100:02d}{d.timetuple().tm_yday:03d}")
+
+
+def rmf_time(t: _dt.datetime) -> bytes:
+    """0hhmmssF."""
+    return packed(f"0{t.hour:02d}{t.minute:02d}{t.second:02d}")
+
+
+def rmf_duration(seconds: float) -> bytes:
+    """mmsstttF (minutes, seconds, milliseconds)."""
+    ms = int(round(seconds * 1000))
+    mm, rest = divmod(ms, 60000)
+    if mm > 99:
+        raise ValueError(f"interval {seconds} s is longer than 99 minutes")
+    return packed(f"{mm:02d}{rest // 1000:02d}{rest % 1000:03d}")
+
+
+def hfp32_encode(values) -> np.ndarray:
+    """float64 -> IBM short hexadecimal floating point words (uint32), rounded to nearest; exact
+    for integers below 2**24."""
+    v = np.asarray(values, dtype=np.float64)
+    sign = (v < 0).astype(np.uint32) << 31
+    a = np.abs(v)
+    m, k = np.frexp(a)                          # a = m * 2**k, m in [0.5, 1)
+    e = -((-k) // 4)                            # ceil(k / 4): a = frac * 16**e, frac in [1/16, 1)
+    frac = np.floor(m * np.exp2(k - 4 * e) * (1 << 24) + 0.5)
+    over = frac >= (1 << 24)
+    e = np.where(over, e + 1, e)
+    frac = np.where(over, np.floor(frac / 16 + 0.5), frac)
+    if np.any((e + 64 > 127) & (a > 0)):
+        raise ValueError("value too large for HFP short")
+    word = sign | ((e + 64).astype(np.uint32) << 24) | frac.astype(np.uint32)
+    return np.where(a == 0, np.uint32(0), word).astype(np.uint32)
+
+
+def product_section(start: _dt.datetime, interval_s: float, samples: int, sysplex: str = "PLEX1",
+                    system_name: str = "SYSA") -> bytes:
+    """The 104-byte RMF product section (SMFxxPRO)."""
+    b = bytearray(104)
+    b[0:2] = packed("100")                      # SMFxxMFV, RMF version (packed nnnF)
+    b[2:10] = ebcdic("RMF", 8)                  # SMFxxPRD
+    b[10:14] = rmf_time(start)                  # SMFxxIST
+    b[14:18] = smf_date(start.date())           # SMFxxDAT
+    b[18:22] = rmf_duration(interval_s)         # SMFxxINT
+    b[24:28] = int(samples).to_bytes(4, "big")  # SMFxxSAM
+    b[40:48] = ebcdic("SP7.2.5", 8)             # SMFxxMVS
+    b[88:96] = ebcdic(sysplex, 8)               # SMFxxXNM
+    b[96:104] = ebcdic(system_name, 8)          # SMFxxSNM
+    return bytes(b)
+
+
+def rmf_record(rtype: int, subtype: int, system: str, written: _dt.datetime, prod: bytes,
+               sections: list[tuple[bytes, int, int]]) -> bytes:
+    """A complete record (RDW included): header, triplets (product at 28, then ``sections`` at
+    36, 44, ...; each (bytes, section length, number)), product section, then the sections."""
+    n_trip = 1 + len(sections)
+    at = 28 + 8 * n_trip
+    hdr = bytearray(at)
+    hdr[4] = HDR_FLAGS
+    hdr[5] = rtype
+    midnight = written.replace(hour=0, minute=0, second=0, microsecond=0)
+    hdr[6:10] = int((written - midnight).total_seconds() * 100).to_bytes(4, "big")
+    hdr[10:14] = smf_date(written.date())
+    hdr[14:18] = ebcdic(system, 4)
+    hdr[18:22] = ebcdic(SSI_RMF, 4)
+    hdr[22:24] = subtype.to_bytes(2, "big")
+    hdr[24:26] = n_trip.to_bytes(2, "big")
+    body = [bytes(prod)]
+    trip = [(at, len(prod), 1)]
+    pos = at + len(prod)
+    for data, ln, n in sections:
+        trip.append((pos if n else 0, ln, n))
+        body.append(data)
+        pos += len(data)
+    for i, (o, ln, n) in enumerate(trip):
+        hdr[28 + 8 * i:36 + 8 * i] = o.to_bytes(4, "big") + ln.to_bytes(2, "big") + n.to_bytes(2, "big")
+    rec = bytes(hdr) + b"".join(body)
+    if len(rec) > MAX_RECORD_LEN:
+        raise ValueError(f"record of {len(rec)} bytes is longer than {MAX_RECORD_LEN}")
+    return len(rec).to_bytes(2, "big") + b"\0\0" + rec[4:]
+
+
+def other_record(rtype: int, subtype: int, system: str, written: _dt.datetime, length: int = 64) -> bytes:
+    """A record of another type (e.g. 30, or 74.3), for skip-and-count tests: header only, padded
+    to ``length`` bytes (at least 18, the length of a dump header record, type 2)."""
+    rec = bytearray(max(length, 18))
+    rec[0:2] = len(rec).to_bytes(2, "big")
+    rec[4], rec[5] = HDR_FLAGS, rtype
+    rec[10:14] = smf_date(written.date())
+    rec[14:18] = ebcdic(system, 4)
+    if len(rec) >= 24:
+        rec[22:24] = subtype.to_bytes(2, "big")
+    return bytes(rec)
+
+
+def _fill(dtype: np.dtype, n: int, fields: dict) -> np.ndarray:
+    a = np.zeros(n, dtype=dtype)
+    for k, v in fields.items():
+        a[k] = v
+    return a
+
+
+def _chunks(n: int, per: int) -> Iterable[slice]:
+    for i in range(0, max(n, 1), per):
+        yield slice(i, min(i + per, n))
+
+
+def records_74_1(system: str, start: _dt.datetime, interval_s: float, samples: int, devices: dict,
+                 dev_class: int = 0x0020) -> list[bytes]:
+    """74.1 records of one interval: ``devices`` maps SMF74 field names of the Device Data Section to
+    equal-length arrays (SMF74SER as str); split into as many records as the 32 KB limit needs."""
+    dev = dict(devices)
+    if "SMF74SER" in dev:
+        dev["SMF74SER"] = [ebcdic(s, 6) for s in dev["SMF74SER"]]
+    n = len(next(iter(dev.values()))) if dev else 0
+    arr = _fill(DEV_DATA, n, dev)
+    prod = product_section(start, interval_s, samples, system_name=system)
+    per = (MAX_RECORD_LEN - 64 - len(prod) - 28 - 32) // DEV_DATA.itemsize
+    out = []
+    for s in _chunks(n, per):
+        ctl = bytearray(28)
+        ctl[6:8] = dev_class.to_bytes(2, "big")          # SMF74SUB
+        ctl[10] = 0x80                                    # SMF74ENF: extended CMB
+        out.append(rmf_record(74, 1, system, start + _dt.timedelta(seconds=interval_s), prod,
+                              [(bytes(ctl), 28, 1), (arr[s].tobytes(), DEV_DATA.itemsize, s.stop - s.start)]))
+    return out
+
+
+def record_73(system: str, start: _dt.datetime, interval_s: float, samples: int, paths: dict) -> bytes:
+    """One 73 record: ``paths`` maps SMF73 field names to arrays over the defined CHPIDs (SMF73ACR
+    as str); the other CHPIDs get RMF's dummy sections (only SMF73PID set)."""
+    p = dict(paths)
+    pid = np.asarray(p.pop("SMF73PID"), dtype=np.int64)
+    if "SMF73ACR" in p:
+        p["SMF73ACR"] = [ebcdic(s, 5) for s in p["SMF73ACR"]]
+    arr = np.zeros(256, dtype=CHAN_DATA)
+    arr["SMF73PID"] = np.arange(256)
+    for k, v in p.items():
+        arr[k][pid] = v
+    ctl = bytearray(92)
+    ctl[0:4] = int(samples).to_bytes(4, "big")           # SMF73SMP
+    ctl[90] = 2                                          # SMF73CMI: CPMF extended mode
+    prod = product_section(start, interval_s, samples, system_name=system)
+    return rmf_record(73, 1, system, start + _dt.timedelta(seconds=interval_s), prod,
+                      [(bytes(ctl), 92, 1), (arr.tobytes(), CHAN_DATA.itemsize, 256)])
+
+
+def record_78_3(system: str, start: _dt.datetime, interval_s: float, samples: int, lcus: list[dict]) -> bytes:
+    """One 78.3 record: each LCU is {"R783ID2": id, "R783QSM", "R783QCT", "R783DST", ...,
+    "paths": {R783 configuration-data field: array over its channel paths}}."""
+    n = len(lcus)
+    ctl = np.zeros(n, dtype=CONFIG_CONTROL)
+    path_blocks, rel = [], n * CONFIG_CONTROL.itemsize
+    for i, l in enumerate(lcus):
+        pths = l.get("paths", {})
+        m = len(next(iter(pths.values()))) if pths else 0
+        block = _fill(CONFIG_DATA, m, pths).tobytes()
+        ctl[i] = (l["R783ID2"], 1, rel - i * CONFIG_CONTROL.itemsize, CONFIG_DATA.itemsize, m)
+        path_blocks.append(block)
+        rel += len(block)
+    qd = _fill(QUEUE_DATA, n, {k: [l.get(k, 0) for l in lcus] for k in QUEUE_DATA.names})
+    ctl_bytes = ctl.tobytes() + b"".join(path_blocks)
+    prod = product_section(start, interval_s, samples, system_name=system)
+    # the configuration control sections and their path sections form one block located by SMF78DCS
+    return rmf_record(78, 3, system, start + _dt.timedelta(seconds=interval_s), prod,
+                      [(ctl_bytes, CONFIG_CONTROL.itemsize, n), (qd.tobytes(), QUEUE_DATA.itemsize, n)])
+
+
+def records_74_5(system: str, start: _dt.datetime, interval_s: float, samples: int, devices: dict) -> list[bytes]:
+    """74.5 records of one interval: ``devices`` maps R745 device-section names to arrays; the
+    counters (R745DRCR ...) are given as numbers and written as HFP short floats."""
+    dev = dict(devices)
+    if "R745DVOL" in dev:
+        dev["R745DVOL"] = [ebcdic(s, 6) for s in dev["R745DVOL"]]
+    for k in CACHE_DEV.names:
+        if k in dev and CACHE_DEV.fields[k][0] == np.dtype(">u4"):
+            dev[k] = hfp32_encode(dev[k])
+    n = len(next(iter(dev.values()))) if dev else 0
+    arr = _fill(CACHE_DEV, n, dev)
+    prod = product_section(start, interval_s, samples, system_name=system)
+    per = (MAX_RECORD_LEN - 64 - len(prod) - 64 - 64) // CACHE_DEV.itemsize
+    out = []
+    for s in _chunks(n, per):
+        out.append(rmf_record(74, 5, system, start + _dt.timedelta(seconds=interval_s), prod,
+                              [(bytes(16), 16, 1), (bytes(48), 48, 1),
+                               (arr[s].tobytes(), CACHE_DEV.itemsize, s.stop - s.start)]))
+    return out
+
+
+def segments(rec: bytes, max_len: int) -> list[bytes]:
+    """A complete record split into spanned segments of at most ``max_len`` bytes each (RDW
+    included), segment descriptors first / middle / last."""
+    data = rec[RDW_LEN:]
+    step = max_len - RDW_LEN
+    parts = [data[i:i + step] for i in range(0, len(data), step)]
+    if len(parts) == 1:
+        return [rec]
+    out = []
+    for i, d in enumerate(parts):
+        seg = 1 if i == 0 else (2 if i == len(parts) - 1 else 3)
+        out.append((len(d) + RDW_LEN).to_bytes(2, "big") + bytes([seg, 0]) + d)
+    return out
+
+
+def write_dump(path, records: Iterable[bytes]) -> int:
+    """Write records (each with its RDW) to ``path``; returns the bytes written."""
+    n = 0
+    with open(path, "wb") as f:
+        for r in records:
+            f.write(r)
+            n += len(r)
+    return n
+
+
+def synthetic_intervals(start: _dt.datetime, n_intervals: int, n_devices: int, interval_s: float = 900.0,
+                        system: str = "SYSA", seed: int = 0, n_chpids: int = 8,
+                        devices_per_lcu: int = 256) -> Iterable[bytes]:
+    """The records of ``n_intervals`` consecutive intervals of an installation of ``n_devices``
+    3390 volumes (LCUs of ``devices_per_lcu``, ``n_chpids`` FICON paths shared by every LCU), with
+    random counters: per interval one 73, the 74.1 and 74.5 records, one 78.3. Generated one
+    interval at a time (a month streams to disk without being held in memory)."""
+    rng = np.random.default_rng(seed)
+    samples = int(interval_s)                    # RMF samples once a second by default
+    num = 0x1000 + np.arange(n_devices)
+    lcu = (np.arange(n_devices) // devices_per_lcu) + 0x40
+    vol = [f"V{i:05d}" for i in range(n_devices)]
+    chp = 0x40 + np.arange(n_chpids)
+    lcus = np.unique(lcu)
+    for k in range(n_intervals):
+        t = start + _dt.timedelta(seconds=k * interval_s)
+        ssc = rng.poisson(rng.uniform(1, 200, n_devices) * interval_s)
+        t128 = lambda ms: (ssc * ms / 0.128).astype(np.int64)  # noqa: E731
+        dev = {"SMF74NUM": num, "SMF74LCU": lcu, "SMF74SER": vol, "SMF74TYP": np.full(n_devices, 0x3010200F),
+               "SMF74NUX": np.ones(n_devices), "SMF74SSC": ssc, "SMF74MEC": ssc,
+               "SMF74CNN": t128(rng.uniform(0.1, 0.4, n_devices)), "SMF74PEN": t128(rng.uniform(0.05, 0.2, n_devices)),
+               "SMF74DIS": t128(rng.uniform(0.0, 1.0, n_devices)), "SMF74QUE": rng.poisson(5, n_devices)}
+        dev["SMF74ATV"] = dev["SMF74CNN"] + dev["SMF74PEN"] + dev["SMF74DIS"]
+        yield record_73(system, t, interval_s, samples, {
+            "SMF73PID": chp, "SMF73FG2": np.full(n_chpids, 1), "SMF73FG3": np.full(n_chpids, 0x02),
+            "SMF73PTI": np.full(n_chpids, int(interval_s * 1e6 / 1024)),
+            "SMF73PBY": (rng.uniform(0.05, 0.6, n_chpids) * interval_s * 1e6 / 1024).astype(np.int64),
+            "SMF73ACR": ["FC_S"] * n_chpids, "SMF73CMG": np.full(n_chpids, 2)})
+        yield from records_74_1(system, t, interval_s, samples, dev)
+        reads = ssc * 0.75
+        yield from records_74_5(system, t, interval_s, samples, {
+            "R745DVOL": vol, "R745DEVN": num, "R745DRCR": np.round(reads * 0.9),
+            "R745DCRH": np.round(reads * 0.9 * rng.uniform(0.8, 1.0, n_devices)),
+            "R745DWRC": np.round(ssc * 0.25), "R745DWCH": np.round(ssc * 0.25),
+            "R745DRSR": np.round(reads * 0.1), "R745DRSH": np.round(reads * 0.1)})
+        q = []
+        for lc in lcus:
+            taken = ssc[lcu == lc].sum() // n_chpids
+            q.append({"R783ID2": int(lc), "R783QSM": 0, "R783QCT": 0, "paths": {
+                "R783CPID": chp, "R783CPST": np.full(n_chpids, 0xC0), "R783CUN": np.ones(n_chpids),
+                "R783CU1": np.full(n_chpids, 0x8000 + int(lc)), "R783PT": np.full(n_chpids, taken),
+                "R783CUB": rng.poisson(3, n_chpids), "R783DPB": rng.poisson(1, n_chpids),
+                "R783CBT": rng.poisson(20, n_chpids), "R783CMR": (taken * 0.02 / 0.128) * np.ones(n_chpids)}})
+        yield record_78_3(system, t, interval_s, samples, q)
