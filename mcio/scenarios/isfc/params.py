@@ -127,18 +127,26 @@ def channel_throughput_mva(n_used: int, params: IsfcParams = DEFAULT_PARAMS, sha
 
 # ---- channel generations -------------------------------------------------------------------
 
-#: Published per-channel maxima of FICON channel generations (domain.md section 4: IBM FICON
-#: performance pages, z14 I/O announcement): 4 KB z/HPF I/O per second and MB/s (z/HPF,
+#: Published per-channel maxima of FICON channel generations (mcio/model/hardware.py's catalogue,
+#: every figure with its source; ``mcio hardware``): 4 KB z/HPF I/O per second and MB/s (z/HPF,
 #: read + write). Express8's MB/s maximum is not in those sources (None: give the data rate).
+#: Express4's per-channel MB/s is not published either: 325 is derived from its feature's measured
+#: 1,300 MB/s read + write over the feature's four channels (System z9 I/O and FICON Express4
+#: Channel Performance, p. 7, as quoted on IBM-MAIN), the rate per channel with all four busy.
 CHANNEL_GENERATIONS: dict[str, dict] = {
+    "express4": {"name": "FICON Express4", "max_iops_4k": 31_000, "max_mb_s": 325},
     "express8": {"name": "FICON Express8", "max_iops_4k": 52_000, "max_mb_s": None},
     "express8s": {"name": "FICON Express8S", "max_iops_4k": 92_000, "max_mb_s": 1_600},
     "express16s": {"name": "FICON Express16S", "max_iops_4k": 98_000, "max_mb_s": 2_580},   # 2,560-2,600
     "express16s+": {"name": "FICON Express16S+", "max_iops_4k": 300_000, "max_mb_s": 3_200},
 }
-#: The generation the fitted defaults describe. assumed: seed 000 names none; z/VM 6.2 SSI (live
-#: guest relocation) ran on z196 / z114 / zEC12, where FICON Express8S was the current channel.
-REFERENCE_GENERATION = "express8s"
+#: The generation the fitted defaults describe: the IBM study behind seed 000 used FICON Express4
+#: channels ("Initially three FICON channels from a FICON Express4 channel card were available. In
+#: a later phase, we could use a second FICON Express4 channel card": IBM, z/VM 6.2 Live Guest
+#: Relocation study, topic 'IOCDS configuration for FICON CTCs',
+#: ibm.com/docs/en/linuxonibm/liaag/lgr/l0lgr00_iocdsconfig.html). (It was labelled Express8S,
+#: assumed from the z/VM 6.2 era, until issue 30.)
+REFERENCE_GENERATION = "express4"
 
 
 def generation_params(generation: str, base: IsfcParams = DEFAULT_PARAMS, *, channel_mb_s: float | None = None,
