@@ -75,6 +75,13 @@ _OE = Fig(64, "assumed, because it is the only figure found: FICON's 64 open exc
 _NOT_FOUND = "not found in the sources searched"
 
 CATALOGUE: dict[str, Generation] = {g.name: g for g in (
+    Generation("2", "FICON Express2", ("express2", "fex2", "ficon express2"),
+               Fig(2, Z10BC + " (only FICON Express4 supports 4 Gbps)"), Fig(200, _LINK),
+               Fig(31_000, IBM_PERF + ": 'In October of 2008 we made the initial zHPF announcement on System z10 "
+                   "with FICON Express4 and FICON Express2 channels - Maximum of 31k zHPF IOs/sec'"),
+               Fig(round(31_000 / ZHPF_OVER_CCW_FEX4), "derived: 31,000 / 2.2 (" + IBM_PERF + ")"),
+               Fig(None, _NOT_FOUND), _OE, Fig(4, Z10BC),
+               "z/HPF in firmware (no data router); the same z/HPF maximum as Express4 on z10"),
     Generation("4", "FICON Express4", ("express4", "fex4", "ficon express4"),
                Fig(4, Z10BC), Fig(400, _LINK),
                Fig(31_000, IBM_PERF + ": z10, 'Maximum of 31k zHPF IOs/sec, 2.2 times the FICON protocol'"),

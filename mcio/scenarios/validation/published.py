@@ -1,0 +1,97 @@
+"""The validation set: published measurements of FICON channels, feature cards, z/VM I/O utilities
+and ISFC links that no mcio scenario was fitted to, each with its source and the configuration
+it was measured on (issue 30). :mod:`.scenario` runs them; docs/validation.md records the blind
+and final predictions.
+"""
+from __future__ import annotations
+
+# ---- sources (document, page / passage) ------------------------------------------------------
+Z9_FEX4 = ("IBM, 'System z9 I/O and FICON Express4 Channel Performance', figure on p. 7, as quoted by C. "
+           "Beuselinck (IBM System z Hardware Product Planning) on IBM-MAIN "
+           "(www.mail-archive.com/ibm-main@bama.ua.edu/msg72623.html): 'Measurements were done with all four "
+           "FICON Express4 channels active on the same card ... a maximum of 1230 READ MB/sec, 1150 WRITE "
+           "MB/sec and 1300 READ+WRITE MB/sec'")
+ZVM_FME = ("IBM, z/VM 7.1 Performance Report, 'Fast Minidisk Erase' (vm.ibm.com/perf/reports/zvm/html/4q9s2.html), "
+           "Abstract: 'the time needed for the new function to erase a 32767-cylinder minidisk was 36 seconds, "
+           "compared to 399 seconds for CMS FORMAT and 253 seconds for CPFMTXA'; Background: FORMAT 'one I/O per "
+           "track', CPFMTXA 'one I/O per cylinder', HCPFER 'channel programs containing up to 40 LREs'")
+IBM_PERF = ("IBM, 'FICON performance' (www-03.ibm.com/systems/z/hardware/connectivity/ficon_performance.html), "
+            "'The High Performance FICON for System z journey'")
+BROCADE_Z14 = ("S. Guendert, 'IBM z14 New I/O Features Synergy with Brocade Gen 6 FICON SAN Technology' "
+               "(community.brocade.com, 2017-08-22), reporting IBM's performance tests")
+DS6000 = ("IBM Redbook 'IBM TotalStorage DS6000 Series: Performance Monitoring and Tuning' (SG24-7145, "
+          "ISBN 0738494119), p. 48, FICON connection limits: 'Channel and link bandwidth: 170 MB/s for FICON "
+          "Express and 270 MB/s for FICON Express2'")
+LGR_NONSHARED = ("IBM, z/VM 6.2 Live Guest Relocation study (the study behind seed 000), topic 'FCTC connection "
+                 "I/O rates for non-shared ISFC logical link configurations' "
+                 "(ibm.com/docs/en/linuxonibm/liaag/lgr/l0lgr00_fctcdeviceioratenonshared.html), Figure 1: "
+                 "'one non-shared FICON channel with twelve FCTC connections ... about 450 SSCH/s (10 * 45 "
+                 "SSCH/s). The link data rate is about 342 MB/s'")
+
+#: The benchmark block: 6 x 27 KB (six half tracks), the I/O-driver program IBM used for its
+#: channels' maximum MB/s (FICON Express2 Channel Performance v1.0, p. 6: '6x27K bytes per I/O ...
+#: capable of achieving high MB/sec'); assumed for the later papers, which do not say their block.
+LARGE_KB = 6 * 27.648
+LARGE_RECORDS = 6
+
+#: config name -> what was measured on what. ``kind``: "bench" (a channel group driven flat out,
+#: :func:`.configs.channel_benchmark`), "erase" (:mod:`.erase`), "isfc" (seed 000's physics).
+CONFIGS: dict[str, dict] = {
+    "fex4_card_read": {"kind": "bench", "generation": "4", "channels": 4, "kb": LARGE_KB,
+                       "records": LARGE_RECORDS, "write_share": 0.0, "zhpf_share": 0.0, "card": "4"},
+    "fex4_card_write": {"kind": "bench", "generation": "4", "channels": 4, "kb": LARGE_KB,
+                        "records": LARGE_RECORDS, "write_share": 1.0, "zhpf_share": 0.0, "card": "4"},
+    "fex4_card_mix": {"kind": "bench", "generation": "4", "channels": 4, "kb": LARGE_KB,
+                      "records": LARGE_RECORDS, "write_share": 0.5, "zhpf_share": 0.0, "card": "4"},
+    "fex4_zhpf_4k": {"kind": "bench", "generation": "4", "channels": 1, "kb": 4.096, "records": 1,
+                     "write_share": 0.0, "zhpf_share": 1.0, "card": None},
+    "fex8s_zhpf_mix": {"kind": "bench", "generation": "8S", "channels": 1, "kb": LARGE_KB,
+                       "records": LARGE_RECORDS, "write_share": 0.5, "zhpf_share": 1.0, "card": None},
+    "fex16s_zhpf_mix": {"kind": "bench", "generation": "16S", "channels": 1, "kb": LARGE_KB,
+                        "records": LARGE_RECORDS, "write_share": 0.5, "zhpf_share": 1.0, "card": None},
+    "fex16splus_zhpf_mix": {"kind": "bench", "generation": "16S+", "channels": 1, "kb": LARGE_KB,
+                            "records": LARGE_RECORDS, "write_share": 0.5, "zhpf_share": 1.0, "card": None},
+    "fex2_channel": {"kind": "bench", "generation": "2", "channels": 1, "kb": LARGE_KB, "records": LARGE_RECORDS,
+                     "write_share": 0.5, "zhpf_share": 0.0, "card": None},
+    "erase_format": {"kind": "erase", "job": "format"},
+    "erase_cpfmtxa": {"kind": "erase", "job": "cpfmtxa"},
+    "erase_hcpfer": {"kind": "erase", "job": "hcpfer"},
+    "isfc_nonshared_1x12": {"kind": "isfc", "layout": {"3E": "D000-D00B"}, "shared": False},
+}
+
+#: (figure name, config, quantity, measured, unit, source, tolerance (relative), note)
+FIGURES: tuple = (
+    ("FICON Express4 feature, 4 channels: read MB/s", "fex4_card_read", "mb_s", 1230.0, "Mbyte s-1", Z9_FEX4, 0.15,
+     "6x27K reads (block assumed); z9"),
+    ("FICON Express4 feature, 4 channels: write MB/s", "fex4_card_write", "mb_s", 1150.0, "Mbyte s-1", Z9_FEX4, 0.15,
+     "6x27K writes (block assumed); z9"),
+    ("FICON Express4 feature, 4 channels: read+write MB/s", "fex4_card_mix", "mb_s", 1300.0, "Mbyte s-1", Z9_FEX4,
+     0.15, "6x27K, half reads (mix assumed); z9"),
+    ("FICON Express4 z/HPF: max 4 KB I/Os/s per channel", "fex4_zhpf_4k", "iops", 31000.0, "s-1",
+     IBM_PERF + ": z10, 'Maximum of 31k zHPF IOs/sec, 2.2 times the FICON protocol'", 0.15,
+     "predicted from seed 001's fitted command-mode MP work (z9) and the 2.2 reading"),
+    ("FICON Express8S z/HPF: max MB/s per channel (reads + writes)", "fex8s_zhpf_mix", "mb_s", 1600.0, "Mbyte s-1",
+     IBM_PERF + ": z196, 'a maximum throughput of 1600 MB/sec (reads + writes)'", 0.15,
+     "a mix of large sequential reads and writes"),
+    ("FICON Express16S z/HPF: max MB/s per channel (reads + writes)", "fex16s_zhpf_mix", "mb_s", 2560.0, "Mbyte s-1",
+     BROCADE_Z14 + ": '2560 MB/sec for the same test on z13 and FICON Express16S'", 0.15,
+     "a mix of large sequential reads and writes"),
+    ("FICON Express16S+ z/HPF: max MB/s per channel (reads + writes)", "fex16splus_zhpf_mix", "mb_s", 3200.0,
+     "Mbyte s-1", BROCADE_Z14 + ": 'a maximum full duplex throughput of 3200 MB/sec (reads + writes) on z14'",
+     0.15, "a mix of large sequential reads and writes"),
+    ("FICON Express2: channel bandwidth MB/s", "fex2_channel", "mb_s", 270.0, "Mbyte s-1", DS6000, 0.15,
+     "2 Gbit/s link; read/write mix of the bandwidth benchmark assumed (6x27K, half writes)"),
+    ("Fast Minidisk Erase: CMS FORMAT of 32,767 cylinders", "erase_format", "elapsed_s", 399.0, "s", ZVM_FME, 0.15,
+     "one program per track (491,505 programs of 12 Write CCWs)"),
+    ("Fast Minidisk Erase: CPFMTXA of 32,767 cylinders", "erase_cpfmtxa", "elapsed_s", 253.0, "s", ZVM_FME, 0.15,
+     "one program per cylinder (32,767 programs of 180 Write CCWs)"),
+    ("Fast Minidisk Erase: HCPFER of 32,767 cylinders", "erase_hcpfer", "elapsed_s", 36.0, "s", ZVM_FME, 0.15,
+     "12,288 programs of 40 LREs (one LRE per track assumed)"),
+    ("ISFC, 1 non-shared channel x 12 FCTC: link SSCH/s", "isfc_nonshared_1x12", "link_ssch_iops", 450.0, "s-1",
+     LGR_NONSHARED, 0.15, "FICON Express4; seed 000's fitted physics, non-shared"),
+    ("ISFC, 1 non-shared channel x 12 FCTC: link MB/s", "isfc_nonshared_1x12", "link_mb_s", 342.0, "Mbyte s-1",
+     LGR_NONSHARED, 0.15, "FICON Express4; seed 000's fitted physics, non-shared"),
+)
+
+__all__ = ["CONFIGS", "FIGURES", "LARGE_KB", "LARGE_RECORDS", "Z9_FEX4", "ZVM_FME", "IBM_PERF", "BROCADE_Z14",
+           "DS6000", "LGR_NONSHARED"]
