@@ -95,3 +95,31 @@ def zhpf_dump_costs() -> EraseCosts:
 
 
 __all__ = ["EraseJob", "EraseCosts", "jobs", "elapsed_s", "zhpf_dump_costs", "CYLINDERS"]
+
+
+def catalogue_costs() -> EraseCosts:
+    """The costs from the hardware catalogue (issue 30): per-program channel MP and CMR as
+    zhpf-dump's; per Write CCW and per LRE the catalogue's command costs by type; the host's work
+    per channel program (``HOST_US_PER_PROGRAM``, fitted to the CMS FORMAT figure); no host work
+    per command (assumed: a utility builds its program once; seed 003's CPU per record was the
+    dump's own record building)."""
+    from ...model import hardware as hw
+    from ..zhpf_dump import SCENARIO as ZD
+    p = ZD.defaults()
+    write = hw.COMMAND_COSTS["Write (one record, chained)"].total_us
+    lre = hw.COMMAND_COSTS["Locate Record and Erase (one LRE, its domain erased)"].total_us
+    return EraseCosts(mp_us_per_program=p["mp_us_per_io_ccw"], cmr_us=hw.CU_CONSTANTS[
+        "command response (CMR) per I/O, us"].value, host_us_per_program=hw.HOST_US_PER_PROGRAM.value,
+        write_us=write, erase_us=lre, host_us_per_command=0.0, link_mb_s=p["link_mb_s"])
+
+
+def fit_host_us_per_program(measured_s: float = 399.0, job: str = "format") -> float:
+    """The host's work per program that makes ``job`` take ``measured_s`` with the catalogue's
+    other costs (how HOST_US_PER_PROGRAM was fitted; tests check the catalogue holds it)."""
+    j = jobs()[job]
+    c = catalogue_costs()
+    rest = c.program_us(j) - c.host_us_per_program
+    return measured_s * 1e6 / j.programs - rest
+
+
+__all__ += ["catalogue_costs", "fit_host_us_per_program"]

@@ -15,14 +15,22 @@ from .configs import channel_benchmark, data_rate_mb_s, io_rate
 from .published import CONFIGS, FIGURES
 
 #: figures a parameter was fitted to (name -> the parameter): see docs/validation.md
-FITTED: dict[str, str] = {}
+FITTED: dict[str, str] = {
+    "FICON Express4 feature, 4 channels: read MB/s": "the catalogue's Express4 card_read_mb_s (1,230)",
+    "FICON Express4 feature, 4 channels: write MB/s": "the catalogue's Express4 card_write_mb_s (1,150)",
+    "FICON Express4 feature, 4 channels: read+write MB/s": "the catalogue's Express4 card_mb_s (1,300)",
+    "FICON Express16S z/HPF: max MB/s per channel (reads + writes)": "the catalogue's Express16S path_mb_s (2,560)",
+    "FICON Express2: channel bandwidth MB/s": "the catalogue's Express2 path_mb_s (270)",
+    "Fast Minidisk Erase: CMS FORMAT of 32,767 cylinders": "hardware.HOST_US_PER_PROGRAM (280.16 us)",
+}
 
 
 def _figures() -> tuple[Figure, ...]:
     out = []
     for name, config, quantity, measured, unit, source, rel, note in FIGURES:
         kind = "fitted" if name in FITTED else "predicted"
-        out.append(Figure(name, config, quantity, measured, Tolerance(rel=rel), unit, source,
+        tol = Tolerance(rel=rel) if rel is not None else Tolerance()
+        out.append(Figure(name, config, quantity, measured, tol, unit, source,
                           note + (f"; {FITTED[name]} fitted to it" if name in FITTED else ""), kind))
     return tuple(out)
 
@@ -52,25 +60,32 @@ class Validation(Scenario):
         if c["kind"] == "bench":
             return self._bench(c, p)
         if c["kind"] == "isfc":
-            from ..isfc import DEFAULT_PARAMS, IsfcLink, build_isfc
+            from ..isfc import build_isfc
             return build_isfc(c["layout"], shared=c["shared"])
+        if c["kind"] == "ratio":
+            return self.build({**p, "config": c["of"][0]})
         # an erase job is a computation from command counts: its model is one program's I/O path
         return channel_benchmark("8S", 1, kb=4.096, population=1)
 
     def _bench(self, c, p):
         card = None
+        extra = None
         if p["mechanisms"] == "catalogue" and c.get("card"):
             from ...model.hardware import card_limits
             card = card_limits(c["card"])
+        elif p["mechanisms"] == "blind":
+            extra = {"path_mb_s": 1e6}      # no channel data path below the links (as before issue 30)
         return channel_benchmark(c["generation"], c["channels"], kb=c["kb"], records=c["records"],
                                  write_share=c["write_share"], zhpf_share=c["zhpf_share"],
-                                 population=p["population"], card=card)
+                                 population=p["population"], card=card, extra_channel=extra)
 
     def simulations(self, variant, run):
         from ...batch.estimates import Simulation
         c = CONFIGS[variant]
         if c["kind"] == "erase":
             return []
+        if c["kind"] == "ratio":
+            return [s for v in c["of"] for s in self.simulations(v, run)]
         if c["kind"] == "isfc":
             from ..isfc import IsfcLink, link_simulations
             return link_simulations(self._link(c), ios_per_device=run.ios // 5, replications=run.replications)
@@ -88,6 +103,9 @@ class Validation(Scenario):
         overrides = {"mechanisms": self.mechanisms, **overrides}
         p = self.resolve(overrides, variant)
         c = CONFIGS[p["config"]]
+        if c["kind"] == "ratio":
+            (a, ea), (b, eb) = (self.evaluate(v, run, **overrides)["mb_s"] for v in c["of"])
+            return {"ratio": (a / b, a / b * ((ea / a) ** 2 + (eb / b) ** 2) ** 0.5)}
         if c["kind"] == "erase":
             costs = _erase.zhpf_dump_costs() if p["mechanisms"] == "blind" else _erase.catalogue_costs()
             return {"elapsed_s": (_erase.elapsed_s(_erase.jobs()[c["job"]], costs), 0.0)}
