@@ -128,7 +128,7 @@ def compile_tables(topo: dict, sections: dict):
     card_dir_ln = [tuple(link(f"{k['name']}.{dn}", "card", dn, k[f"max_{dn}_mb_s"]) if k.get(f"max_{dn}_mb_s") else -1
                          for dn in ("read", "write")) for k in cards]
     # a channel's own data path (reads + writes together), below its two links on some generations
-    path_ln = [link(f"{ch['name']}.path", "channel_path", "both", ch["path_mb_s"]) if ch.get("path_mb_s") else -1
+    path_ln = [link(f"{ch['name']}.path", "ch_path", "both", ch["path_mb_s"]) if ch.get("path_mb_s") else -1
                for ch in chs]
     rt_ptr, rt_ln, isl_dirs = [0], [], {}
     for c, ch in enumerate(chs):
