@@ -28,6 +28,12 @@ LGR_NONSHARED = ("IBM, z/VM 6.2 Live Guest Relocation study (the study behind se
                  "'one non-shared FICON channel with twelve FCTC connections ... about 450 SSCH/s (10 * 45 "
                  "SSCH/s). The link data rate is about 342 MB/s'")
 
+Z13_LATENCY = ("IBM, 'z13 IOS & FICON16S' (IBM Systems Magazine insert, 2015; docslib.org/doc/10156912): 'the I/O "
+               "latency characteristics of a single 4K I/O request ... The FICON Express16S channel with the DS8870 "
+               "16 Gbps host bus adapter provides the best I/O latency result, up to 21% better than the zEC12'; "
+               "'zHPF Read z13 with FICON Express16S Response Time is 21% lower (better) than IBM zEnterprise EC12 "
+               "(zEC12) with FICON Express8S'")
+
 #: The benchmark block: 6 x 27 KB (six half tracks), the I/O-driver program IBM used for its
 #: channels' maximum MB/s (FICON Express2 Channel Performance v1.0, p. 6: '6x27K bytes per I/O ...
 #: capable of achieving high MB/sec'); assumed for the later papers, which do not say their block.
@@ -64,6 +70,12 @@ CONFIGS: dict[str, dict] = {
                             "records": LARGE_RECORDS, "write_share": 0.5, "zhpf_share": 1.0, "card": None},
     "fex2_channel": {"kind": "bench", "generation": "2", "channels": 1, "kb": LARGE_KB, "records": LARGE_RECORDS,
                      "write_share": 0.5, "zhpf_share": 0.0, "card": None},
+    "fex8s_zhpf_read_alone": {"kind": "bench", "generation": "8S", "channels": 1, "kb": 4.096, "records": 1,
+                              "write_share": 0.0, "zhpf_share": 1.0, "card": None, "population": 1},
+    "fex16s_zhpf_read_alone": {"kind": "bench", "generation": "16S", "channels": 1, "kb": 4.096, "records": 1,
+                               "write_share": 0.0, "zhpf_share": 1.0, "card": None, "population": 1},
+    "latency_16s_over_8s": {"kind": "ratio", "of": ("fex16s_zhpf_read_alone", "fex8s_zhpf_read_alone"),
+                            "quantity": "response_ms"},
     "erase_format": {"kind": "erase", "job": "format"},
     "erase_cpfmtxa": {"kind": "erase", "job": "cpfmtxa"},
     "erase_hcpfer": {"kind": "erase", "job": "hcpfer"},
@@ -100,6 +112,9 @@ FIGURES: tuple = (
      0.15, "a mix of large sequential reads and writes"),
     ("FICON Express2: channel bandwidth MB/s", "fex2_channel", "mb_s", 270.0, "Mbyte s-1", DS6000, 0.15,
      "2 Gbit/s link; read/write mix of the bandwidth benchmark assumed (6x27K, half writes)"),
+    ("single 4 KB z/HPF read: response z13 FEX16S (16G end to end) over zEC12 FEX8S", "latency_16s_over_8s",
+     "ratio", 0.79, "1", Z13_LATENCY, 0.15,
+     "one I/O at a time, a cache hit; '21% lower' read as 0.79 x"),
     ("Fast Minidisk Erase: CMS FORMAT of 32,767 cylinders", "erase_format", "elapsed_s", 399.0, "s", ZVM_FME, 0.15,
      "one program per track (491,505 programs of 12 Write CCWs)"),
     ("Fast Minidisk Erase: CPFMTXA of 32,767 cylinders", "erase_cpfmtxa", "elapsed_s", 253.0, "s", ZVM_FME, 0.15,
@@ -113,4 +128,4 @@ FIGURES: tuple = (
 )
 
 __all__ = ["CONFIGS", "FIGURES", "LARGE_KB", "LARGE_RECORDS", "Z9_FEX4", "ZVM_FME", "IBM_PERF", "BROCADE_Z14",
-           "DS6000", "LGR_NONSHARED"]
+           "DS6000", "LGR_NONSHARED", "Z13_LATENCY"]

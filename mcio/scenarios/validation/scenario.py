@@ -77,7 +77,8 @@ class Validation(Scenario):
             extra = {"path_mb_s": 1e6}      # no channel data path below the links (as before issue 30)
         return channel_benchmark(c["generation"], c["channels"], kb=c["kb"], records=c["records"],
                                  write_share=c["write_share"], zhpf_share=c["zhpf_share"],
-                                 population=p["population"], card=card, extra_channel=extra)
+                                 population=c.get("population", p["population"]), card=card,
+                                 extra_channel=extra)
 
     def simulations(self, variant, run):
         from ...batch.estimates import Simulation
@@ -104,7 +105,8 @@ class Validation(Scenario):
         p = self.resolve(overrides, variant)
         c = CONFIGS[p["config"]]
         if c["kind"] == "ratio":
-            (a, ea), (b, eb) = (self.evaluate(v, run, **overrides)["mb_s"] for v in c["of"])
+            q = c.get("quantity", "mb_s")
+            (a, ea), (b, eb) = (self.evaluate(v, run, **overrides)[q] for v in c["of"])
             return {"ratio": (a / b, a / b * ((ea / a) ** 2 + (eb / b) ** 2) ** 0.5)}
         if c["kind"] == "erase":
             costs = _erase.zhpf_dump_costs() if p["mechanisms"] == "blind" else _erase.catalogue_costs()
@@ -119,7 +121,8 @@ class Validation(Scenario):
         ds = simulate(self.model(variant, **overrides), ios=run.ios, replications=run.replications, seed=run.seed)
         if "unstable" in ds and int(ds["unstable"]):
             raise McioError("--ios", run.ios, f"variant {variant!r}: {ds.attrs.get('unstable_reason') or 'unstable'}")
-        return {"mb_s": data_rate_mb_s(ds), "iops": io_rate(ds)}
+        from ..base import headline
+        return {"mb_s": data_rate_mb_s(ds), "iops": io_rate(ds), "response_ms": headline(ds)["response_ms"]}
 
 
 SCENARIO = Validation()
