@@ -36,6 +36,8 @@ Z15TG = ("IBM Redbook 'IBM z15 (8561) Technical Guide' (ISBN 9780738458120), §4
          "features two channels per feature'")
 DS6000_BW = ("IBM Redbook 'IBM TotalStorage DS6000 Series: Performance Monitoring and Tuning' (ISBN 0738494119), "
              "p. 48: 'Channel and link bandwidth: 170 MB/s for FICON Express and 270 MB/s for FICON Express2'")
+SYSMAG_Z13 = ("IBM Systems Magazine, 'DS8870 Innovations In Support of the z13 Platform' "
+              "(archive.ibmsystemsmag.com/mainframe/administrator/systemsmanagement/ds8870-z13/)")
 SEED001 = "seed 001 (shared/seeds/001_*), mcio/scenarios/ficon_channel.py: 'ports capable of 64 OE each'"
 FITTED = "fitted to seed 001 by mcio calibrate (mcio/scenarios/ficon_channel_fitted.toml: mp_us_per_io)"
 
@@ -123,10 +125,13 @@ CATALOGUE: dict[str, Generation] = {g.name: g for g in (
                Fig(1600, IBM_PERF + ": z196, z/HPF, 'maximum throughput of 1600 MB/sec (reads + writes)'"),
                _OE, Fig(None, _NOT_FOUND), "first generation with a hardware data router for z/HPF"),
     Generation("16S", "FICON Express16S", ("express16s", "fex16s", "ficon express16s"),
-               Fig(16, "the generation's name (16 Gbit/s); " + DOMAIN), Fig(1600, _LINK),
-               Fig(98_000, DOMAIN + ": 'Express16S ~98k'"), Fig(None, _NOT_FOUND),
+               Fig(16, "the generation's name (16 Gbit/s); " + DOMAIN), Fig(1600, SYSMAG_Z13 + ": 'the DS8870 storage and 16GFC Host Adapter (HA) for a true end-to-end "
+                                    "link speed of 1,600 MB/second'"),
+               Fig(98_000, SYSMAG_Z13 + ": 'the modestly increased start rate of about 6.5 percent makes the "
+                   "maximum I/O start rate about 98,000 per second'"), Fig(None, _NOT_FOUND),
                Fig(2560, BROCADE_Z14 + ": '2560 MB/sec for the same test on z13 and FICON Express16S' "
-                   "(domain.md: 2,560-2,600)"),
+                   "(" + SYSMAG_Z13 + ": 'Channel bandwidth is substantially improved to 2,600 MB/second, "
+                   "bidirectional')"),
                _OE, Fig(None, _NOT_FOUND),
                path_mb_s=Fig(2560, "fitted (identity) to the validation figure it is: " + BROCADE_Z14 + ": '2560 "
                              "MB/sec ... on z13 and FICON Express16S', below its two 1,600 MB/s links")),
