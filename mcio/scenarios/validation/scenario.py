@@ -83,7 +83,7 @@ class Validation(Scenario):
     def simulations(self, variant, run):
         from ...batch.estimates import Simulation
         c = CONFIGS[variant]
-        if c["kind"] == "erase":
+        if c["kind"] in ("erase", "dump"):
             return []
         if c["kind"] == "ratio":
             return [s for v in c["of"] for s in self.simulations(v, run)]
@@ -108,6 +108,10 @@ class Validation(Scenario):
             q = c.get("quantity", "mb_s")
             (a, ea), (b, eb) = (self.evaluate(v, run, **overrides)[q] for v in c["of"])
             return {"ratio": (a / b, a / b * ((ea / a) ** 2 + (eb / b) ** 2) ** 0.5)}
+        if c["kind"] == "dump":
+            from . import dump_chain
+            costs = dump_chain.blind_costs() if p["mechanisms"] == "blind" else dump_chain.catalogue_costs()
+            return {"speedup": (dump_chain.speedup(costs), 0.0)}
         if c["kind"] == "erase":
             costs = _erase.zhpf_dump_costs() if p["mechanisms"] == "blind" else _erase.catalogue_costs()
             return {"elapsed_s": (_erase.elapsed_s(_erase.jobs()[c["job"]], costs), 0.0)}
