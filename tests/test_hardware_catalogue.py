@@ -25,6 +25,7 @@ def _figs():
             yield f"{c.command}.{k}", getattr(c, k)
     yield from hw.CU_CONSTANTS.items()
     yield "host", hw.HOST_US_PER_PROGRAM
+    yield "relocate", hw.RELOCATE_US
 
 
 def test_every_figure_says_where_it_comes_from():

@@ -33,16 +33,24 @@ def test_erase_jobs_blind_and_final():
     assert final == pytest.approx({"format": 399.0, "cpfmtxa": 245.75, "hcpfer": 21.16}, abs=0.05)
 
 
+def test_dump_chain_blind_and_final():
+    from mcio.model.hardware import RELOCATE_US
+    from mcio.scenarios.validation import dump_chain as dc
+    assert dc.speedup(dc.blind_costs()) == pytest.approx(1.008, abs=0.001)
+    assert RELOCATE_US.value == pytest.approx(dc.fit_relocate_us(3.6), abs=0.01)
+    assert dc.speedup(dc.catalogue_costs()) == pytest.approx(3.6, abs=0.001)
+
+
 def test_counts_within_tolerance_are_the_documented_ones():
     final = SCENARIO.reproduce()
     blind = BLIND.reproduce()
     n_final = sum(bool(r.within) for r in final)
     n_blind = sum(bool(r.within) for r in blind)
     pred = [r for r in final if r.kind == "predicted"]
-    assert (n_blind, n_final, len(final)) == (5, 14, 18)
+    assert (n_blind, n_final, len(final)) == (5, 15, 19)
     assert (sum(bool(r.within) for r in pred), len(pred)) == (8, 12)
     text = DOC.read_text()
-    assert "Blind, all 18: 5 within tolerance" in text and "Final: 14 of 18 within" in text
+    assert "Blind, all 19: 5 within tolerance" in text and "Final: 15 of 19 within" in text
     assert "8 within" in text
     # the mechanisms change what they should: the card and the data paths, nothing else
     by = {r.figure: r for r in final}

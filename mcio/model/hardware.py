@@ -274,7 +274,7 @@ _IN_PROGRAM = ("in the per-program cost: the channel MP's start and end work of 
 COMMAND_COSTS: dict[str, CommandCost] = {c.command: c for c in (
     CommandCost("Define Extent (DX)", "ccw", Fig(0.0, _IN_PROGRAM), Fig(0.0, _IN_PROGRAM), Fig(0.0, _IN_PROGRAM)),
     CommandCost("Locate Record (LR) / Locate Record Extended (LRE)", "ccw", Fig(0.0, _IN_PROGRAM),
-                Fig(0.0, _IN_PROGRAM), Fig(0.0, _IN_PROGRAM)),
+                Fig(0.0, _IN_PROGRAM), Fig(0.0, _IN_PROGRAM + "; re-issued inside a program: RELOCATE_US")),
     CommandCost("Write (one record, chained)", "ccw",
                 Fig(2.0, "assumed, because no MP time per command is published: its IDAW list and command IU, "
                          "small beside the per-I/O work (" + SEED003 + ")"),
@@ -289,8 +289,10 @@ COMMAND_COSTS: dict[str, CommandCost] = {c.command: c for c in (
                 Fig(2.0, "assumed as a Write's"), Fig(19.5, "assumed as a Write's (a command IU and its response)"),
                 Fig(13.19, "assumed as a Write's CU work: the CU's time to erase a track is not published; the "
                            "validation set's HCPFER figure (z/VM 7.1 Fast Minidisk Erase) misses with this "
-                           "(docs/validation.md)")),
-    CommandCost("TIC (transfer in channel)", "ccw", Fig(0.0, "assumed: resolved inside the channel, no IU"),
+                           "(21 s against 36); priced as a re-issued Locate Record (RELOCATE_US) it would take 65 s: "
+                           "the two bracket it (docs/validation.md)")),
+    CommandCost("TIC (transfer in channel)", "ccw", Fig(0.0, "assumed: resolved inside the channel, no IU (with a "
+                                                            "re-issued LR: in RELOCATE_US)"),
                 Fig(0.0, "assumed: no IU on the link"), Fig(0.0, "assumed: the CU never sees it")),
     CommandCost("TCW + TCCB (one transport-mode program)", "zhpf",
                 Fig(0.0, "in the per-program cost (mp_us_per_io_zhpf)"),
@@ -300,6 +302,16 @@ COMMAND_COSTS: dict[str, CommandCost] = {c.command: c for c in (
                 Fig(0.0, ZHPF_DESIGN + ": no command IU or response per DCW"),
                 Fig(13.19, "fitted to " + SEED003 + " (as a Write's CU work)")),
 )}
+
+#: A Locate Record and a TIC re-issued before a Write inside a program (a new locate domain per
+#: record: the pre-VM65989 dump chain "Locate record, TIC, Write record n"), us for the pair, all
+#: parts together (MP, protocol, the control unit's new orientation: "orientation is reset and
+#: must be reestablished before the second record can be transferred", IBM 3390 / ECKD reference,
+#: Locate Record). Fitted to the z/VM 6.4 VM65989 report's "improved the speed of dump writing by
+#: about 260%" (3.6 x; 2.6 x would give 76.1): the validation figure it comes from.
+RELOCATE_US = Fig(123.95, "fitted to the z/VM 6.4 report 'Dump Channel Program Changes' "
+                          "(vm.ibm.com/perf/reports/zvm/html/640500.html): dump rate 3.6 x without an LR + TIC per "
+                          "record (90- and 255-record chains, zhpf-dump's other costs)")
 
 #: Control-unit constants (DS8000 class). Published: none of these in the sources searched.
 CU_CONSTANTS: dict[str, Fig] = {
@@ -329,9 +341,10 @@ def command_listing() -> str:
     out.append("Control-unit constants")
     for k, f in CU_CONSTANTS.items():
         out.append(f"  {k:45s} {'-' if f.value is None else format(f.value, '.2f'):>7s}  [{f.source}]")
+    out.append(f"Locate Record + TIC re-issued inside a program, us  {RELOCATE_US.value:.2f}  [{RELOCATE_US.source}]")
     out.append(f"Host work per channel program (z/VM CMS utility), us  {HOST_US_PER_PROGRAM.value:.1f}  "
                f"[{HOST_US_PER_PROGRAM.source}]")
     return "\n".join(out)
 
 
-__all__ += ["CommandCost", "COMMAND_COSTS", "CU_CONSTANTS", "HOST_US_PER_PROGRAM", "command_listing"]
+__all__ += ["CommandCost", "COMMAND_COSTS", "CU_CONSTANTS", "HOST_US_PER_PROGRAM", "RELOCATE_US", "command_listing"]

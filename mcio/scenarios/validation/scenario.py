@@ -22,6 +22,7 @@ FITTED: dict[str, str] = {
     "FICON Express16S z/HPF: max MB/s per channel (reads + writes)": "the catalogue's Express16S path_mb_s (2,560)",
     "FICON Express2: channel bandwidth MB/s": "the catalogue's Express2 path_mb_s (270)",
     "Fast Minidisk Erase: CMS FORMAT of 32,767 cylinders": "hardware.HOST_US_PER_PROGRAM (280.16 us)",
+    "z/VM dump, VM65989 (no LR + TIC per record): dump rate with / without": "hardware.RELOCATE_US (123.95 us)",
 }
 
 
