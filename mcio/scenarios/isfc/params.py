@@ -127,19 +127,25 @@ def channel_throughput_mva(n_used: int, params: IsfcParams = DEFAULT_PARAMS, sha
 
 # ---- channel generations -------------------------------------------------------------------
 
-#: Published per-channel maxima of FICON channel generations (mcio/model/hardware.py's catalogue,
-#: every figure with its source; ``mcio hardware``): 4 KB z/HPF I/O per second and MB/s (z/HPF,
-#: read + write). Express8's MB/s maximum is not in those sources (None: give the data rate).
-#: Express4's per-channel MB/s is not published either: 325 is derived from its feature's measured
-#: 1,300 MB/s read + write over the feature's four channels (System z9 I/O and FICON Express4
-#: Channel Performance, p. 7, as quoted on IBM-MAIN), the rate per channel with all four busy.
-CHANNEL_GENERATIONS: dict[str, dict] = {
-    "express4": {"name": "FICON Express4", "max_iops_4k": 31_000, "max_mb_s": 325},
-    "express8": {"name": "FICON Express8", "max_iops_4k": 52_000, "max_mb_s": None},
-    "express8s": {"name": "FICON Express8S", "max_iops_4k": 92_000, "max_mb_s": 1_600},
-    "express16s": {"name": "FICON Express16S", "max_iops_4k": 98_000, "max_mb_s": 2_580},   # 2,560-2,600
-    "express16s+": {"name": "FICON Express16S+", "max_iops_4k": 300_000, "max_mb_s": 3_200},
-}
+#: Published per-channel maxima of FICON channel generations, read off the hardware catalogue
+#: (mcio/model/hardware.py, every figure with its source; ``mcio hardware``): 4 KB z/HPF I/O per
+#: second and MB/s (z/HPF, read + write). Express8's MB/s maximum is not published (None: give the
+#: data rate). Express4's per-channel MB/s is not published either: its feature's measured 1,300
+#: MB/s read + write over the feature's four channels (325), the rate per channel with all four busy.
+def _from_catalogue() -> dict[str, dict]:
+    from ...model import hardware as hw
+    out = {}
+    for key, gen in (("express4", "4"), ("express8", "8"), ("express8s", "8S"), ("express16s", "16S"),
+                     ("express16s+", "16S+")):
+        g = hw.generation(gen)
+        mb = g.max_mb_s.value
+        if mb is None and g.card_mb_s.value is not None:
+            mb = g.card_mb_s.value / g.channels_per_feature.value
+        out[key] = {"name": g.title, "max_iops_4k": int(g.zhpf_iops.value), "max_mb_s": mb}
+    return out
+
+
+CHANNEL_GENERATIONS: dict[str, dict] = _from_catalogue()
 #: The generation the fitted defaults describe: the IBM study behind seed 000 used FICON Express4
 #: channels ("Initially three FICON channels from a FICON Express4 channel card were available. In
 #: a later phase, we could use a second FICON Express4 channel card": IBM, z/VM 6.2 Live Guest
