@@ -1,16 +1,31 @@
-"""The catalogue of FICON channel generations: published figures, each with its source, and the
-channel parameters mcio derives from them (issue 28; the listing is issue 30's ``mcio hardware``).
+"""The hardware catalogue: FICON channel generations, feature cards, per-command costs by
+command type, control-unit constants and host work per channel program; published figures, each
+with its source, and the parameters mcio derives from them (issues 28 and 30; ``mcio hardware``).
 
 Every figure is a :class:`Fig`: a value (None: not published in the sources searched) and where it
 comes from: a document (and page or passage), "assumed, because ...", "fitted to ..." or
 "derived: ..." (arithmetic on cited or fitted figures). Units: MB/s (1 MB/s = 1 KB/ms), I/Os per
 second, us.
 
+- :data:`CATALOGUE`: per generation (FICON Express2 .. Express32S) the link rate, z/HPF and
+  command-mode maximum 4 KB I/O rates, maximum MB/s per channel, open exchanges, channels per
+  feature, the channel's own data path where it is below its two links (``path_mb_s``) and the
+  feature card's read / write / read + write data limits (:func:`card_limits`);
+- :func:`channel_parameters`: a channel's link rate, open exchanges, MP work per 4 KB I/O in both
+  modes and data path, for ``[[topology.channel]] generation``;
+- :data:`COMMAND_COSTS`, :data:`RELOCATE_US`, :data:`CU_CONSTANTS`, :data:`HOST_US_PER_PROGRAM`:
+  what one command of each type costs (MP, protocol, control unit), a Locate Record + TIC re-issued
+  inside a program, the control unit's command response, the z/VM host's work per channel program.
+
 The MP work per I/O is measured nowhere (domain.md §4): the only reference is the ficon-channel
 calibration, FICON Express4 on a z9 in command mode (:data:`REFERENCE_MP_US_CCW`, fitted to seed
 001 by ``mcio calibrate``). A generation's MP work per 4 KB I/O is that reference scaled by the
 ratio of published maximum 4 KB I/O rates (a channel that starts k times as many I/Os spends 1/k
-the MP time on each): :func:`channel_parameters`, marked "derived".
+the MP time on each): :func:`channel_parameters`, marked "derived". One reading of IBM's "2.2
+times the FICON protocol" (Express4, z10) for every scenario: at its maximum I/O rate a channel is
+MP-bound in either mode, so the MP work of a small z/HPF I/O is the command mode's / 2.2
+(:data:`ZHPF_OVER_CCW_FEX4`). Which catalogue figure was fitted to which published measurement,
+and how the rest predict the others: docs/validation.md.
 """
 from __future__ import annotations
 
