@@ -1,6 +1,5 @@
 """The hardware catalogue (issue 30): every figure with its provenance, one reading of each IBM
 statement, and the card / channel data-path limits as links in the routes."""
-import numpy as np
 import pytest
 from click.testing import CliRunner
 

@@ -140,7 +140,8 @@ CATALOGUE: dict[str, Generation] = {g.name: g for g in (
                Fig(1600, IBM_PERF + ": z196, z/HPF, 'maximum throughput of 1600 MB/sec (reads + writes)'"),
                _OE, Fig(None, _NOT_FOUND), "first generation with a hardware data router for z/HPF"),
     Generation("16S", "FICON Express16S", ("express16s", "fex16s", "ficon express16s"),
-               Fig(16, "the generation's name (16 Gbit/s); " + DOMAIN), Fig(1600, SYSMAG_Z13 + ": 'the DS8870 storage and 16GFC Host Adapter (HA) for a true end-to-end "
+               Fig(16, "the generation's name (16 Gbit/s); " + DOMAIN),
+               Fig(1600, SYSMAG_Z13 + ": 'the DS8870 storage and 16GFC Host Adapter (HA) for a true end-to-end "
                                     "link speed of 1,600 MB/second'"),
                Fig(98_000, SYSMAG_Z13 + ": 'the modestly increased start rate of about 6.5 percent makes the "
                    "maximum I/O start rate about 98,000 per second'"), Fig(None, _NOT_FOUND),

@@ -89,7 +89,7 @@ class Validation(Scenario):
         if c["kind"] == "ratio":
             return [s for v in c["of"] for s in self.simulations(v, run)]
         if c["kind"] == "isfc":
-            from ..isfc import IsfcLink, link_simulations
+            from ..isfc import link_simulations
             return link_simulations(self._link(c), ios_per_device=run.ios // 5, replications=run.replications)
         return [Simulation.of(self.model(variant), run.ios, run.replications)]
 
