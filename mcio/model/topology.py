@@ -5,7 +5,8 @@ Parsed and validated here (:func:`parse`: every error names the field path, e.g.
 compiled to :class:`mcio.engine.tables.Tables` by :mod:`.topology_tables`. docs/topology.md
 describes the format. Elements (TOML arrays of tables under ``[topology]``):
 
-- ``[[topology.card]]``: a FICON feature card: ``name``, optional ``max_iops`` and ``max_mb_s``;
+- ``[[topology.card]]``: a FICON feature card: ``name``, optional ``max_iops``, ``max_mb_s`` and
+  per direction ``max_read_mb_s`` / ``max_write_mb_s``;
 - ``[[topology.channel]]``: one channel (``name``), a group (``name`` + ``count``, or ``chpids``),
   with a ``generation`` from :mod:`.hardware` and/or explicit figures, ``duplex``, ``card``,
   ``director``;
@@ -42,13 +43,16 @@ _MP = {f"mp_us_per_{p}_{m}": (num(hi=1e6), None, f"MP work per {dict(io='I/O', k
 FIELDS: dict[str, dict] = {
     "card": {"name": (text, REQUIRED, "card name"),
              "max_iops": (num(lo=MIN_RATE_IOPS, hi=MAX_RATE_IOPS), None, "I/O starts per second the card sustains (all its channels); unset: no limit"),
-             "max_mb_s": (num(lo=0.01, hi=1e6), None, "data rate of the card, MB/s, reads + writes of all its channels; unset: no limit")},
+             "max_mb_s": (num(lo=0.01, hi=1e6), None, "data rate of the card, MB/s, reads + writes of all its channels; unset: no limit"),
+             "max_read_mb_s": (num(lo=0.01, hi=1e6), None, "data rate of the card's reads (control unit -> host), MB/s, all its channels; unset: no limit"),
+             "max_write_mb_s": (num(lo=0.01, hi=1e6), None, "data rate of the card's writes (host -> control unit), MB/s, all its channels; unset: no limit")},
     "channel": {"name": (text, None, "channel name (CHPID), or the group's name with count / chpids"),
                 "chpids": (optional_list(text), None, "names of a group's channels"),
                 "count": (integer(1, MAX_CHANNELS), None, "channels in the group (named name.0, name.1, ...)"),
-                "generation": (text, None, "FICON generation from the catalogue (mcio.model.hardware): 4, 8, 8S, 16S, 16S+, 16SA, 32S"),
+                "generation": (text, None, "FICON generation from the catalogue (mcio.model.hardware): 2, 4, 8, 8S, 16S, 16S+, 16SA, 32S"),
                 "link_mb_s": (num(lo=0.01, hi=1e6), None, "link data rate per direction, MB/s"),
                 "max_open_exchanges": (integer(1, 100_000), None, "open exchanges (concurrent I/Os)"),
+                "path_mb_s": (num(lo=0.01, hi=1e6), None, "data rate of the channel's own data path, reads + writes together, MB/s; unset: the generation's, else no limit beyond its links"),
                 **_MP,
                 "duplex": (choice("full", "half"), "full", "full: reads and writes each have the link's rate; half: they share it"),
                 "card": (text, None, "the feature card it sits on (a topology.card name)"),
@@ -222,6 +226,9 @@ def parse(raw, sections: dict, user_set: dict) -> dict:
         for key in ("link_mb_s", "max_open_exchanges", *_MP):
             fig[key] = (e[key] if e[key] is not None else gen[key].value if key in gen
                         else default("channel", key))
+        # (no legacy default: a channel's data path limits it only where set or published)
+        fig["path_mb_s"] = e["path_mb_s"] if e["path_mb_s"] is not None else (
+            gen["path_mb_s"].value if "path_mb_s" in gen else None)
         card = -1 if e["card"] is None else card_names.ref(e["card"], f"{w}.card")
         director = -1 if e["director"] is None else dir_names.ref(e["director"], f"{w}.director")
         if e["name"] is not None and (e["count"] is not None or e["chpids"] is not None):

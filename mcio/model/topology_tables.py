@@ -124,11 +124,19 @@ def compile_tables(topo: dict, sections: dict):
              link(f"{u['name']}.port.write", "cu_port", "write", u["port_mb_s"])) if u["port_mb_s"] else None
             for u in cus]
     card_ln = [link(k["name"], "card", "both", k["max_mb_s"]) if k["max_mb_s"] else -1 for k in cards]
+    # a card's per-direction data limits (reads and writes have their own paths through it, issue 30)
+    card_dir_ln = [tuple(link(f"{k['name']}.{dn}", "card", dn, k[f"max_{dn}_mb_s"]) if k.get(f"max_{dn}_mb_s") else -1
+                         for dn in ("read", "write")) for k in cards]
+    # a channel's own data path (reads + writes together), below its two links on some generations
+    path_ln = [link(f"{ch['name']}.path", "ch_path", "both", ch["path_mb_s"]) if ch.get("path_mb_s") else -1
+               for ch in chs]
     rt_ptr, rt_ln, isl_dirs = [0], [], {}
     for c, ch in enumerate(chs):
         for u, cu in enumerate(cus):
             for d in (READ, WRITE):
                 route = [int(ch_link[c, d])]
+                if path_ln[c] >= 0:
+                    route.append(path_ln[c])
                 a, b = ch["director"], cu["director_index"]
                 if a >= 0 and b >= 0 and a != b and (a, b) in isl_ln:
                     group = isl_ln[(b, a) if d == READ else (a, b)]      # reads flow CU -> channel
@@ -136,6 +144,8 @@ def compile_tables(topo: dict, sections: dict):
                     isl_dirs.setdefault(route[-1], set()).add(d)
                 if port[u] is not None:
                     route.append(port[u][d])
+                if ch["card"] >= 0 and card_dir_ln[ch["card"]][d] >= 0:
+                    route.append(card_dir_ln[ch["card"]][d])
                 if ch["card"] >= 0 and card_ln[ch["card"]] >= 0:
                     route.append(card_ln[ch["card"]])
                 rt_ln += route

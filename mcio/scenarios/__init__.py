@@ -164,3 +164,7 @@ register_scenario(_CMS_COMMIT)
 from .dasd import SCENARIO as _dasd_mdc  # noqa: E402
 
 register_scenario(_dasd_mdc)
+
+from .validation import SCENARIO as _validation  # noqa: E402
+
+register_scenario(_validation)

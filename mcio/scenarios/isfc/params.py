@@ -127,18 +127,32 @@ def channel_throughput_mva(n_used: int, params: IsfcParams = DEFAULT_PARAMS, sha
 
 # ---- channel generations -------------------------------------------------------------------
 
-#: Published per-channel maxima of FICON channel generations (domain.md section 4: IBM FICON
-#: performance pages, z14 I/O announcement): 4 KB z/HPF I/O per second and MB/s (z/HPF,
-#: read + write). Express8's MB/s maximum is not in those sources (None: give the data rate).
-CHANNEL_GENERATIONS: dict[str, dict] = {
-    "express8": {"name": "FICON Express8", "max_iops_4k": 52_000, "max_mb_s": None},
-    "express8s": {"name": "FICON Express8S", "max_iops_4k": 92_000, "max_mb_s": 1_600},
-    "express16s": {"name": "FICON Express16S", "max_iops_4k": 98_000, "max_mb_s": 2_580},   # 2,560-2,600
-    "express16s+": {"name": "FICON Express16S+", "max_iops_4k": 300_000, "max_mb_s": 3_200},
-}
-#: The generation the fitted defaults describe. assumed: seed 000 names none; z/VM 6.2 SSI (live
-#: guest relocation) ran on z196 / z114 / zEC12, where FICON Express8S was the current channel.
-REFERENCE_GENERATION = "express8s"
+#: Published per-channel maxima of FICON channel generations, read off the hardware catalogue
+#: (mcio/model/hardware.py, every figure with its source; ``mcio hardware``): 4 KB z/HPF I/O per
+#: second and MB/s (z/HPF, read + write). Express8's MB/s maximum is not published (None: give the
+#: data rate). Express4's per-channel MB/s is not published either: its feature's measured 1,300
+#: MB/s read + write over the feature's four channels (325), the rate per channel with all four busy.
+def _from_catalogue() -> dict[str, dict]:
+    from ...model import hardware as hw
+    out = {}
+    for key, gen in (("express4", "4"), ("express8", "8"), ("express8s", "8S"), ("express16s", "16S"),
+                     ("express16s+", "16S+")):
+        g = hw.generation(gen)
+        mb = g.max_mb_s.value
+        if mb is None and g.card_mb_s.value is not None:
+            mb = g.card_mb_s.value / g.channels_per_feature.value
+        out[key] = {"name": g.title, "max_iops_4k": int(g.zhpf_iops.value), "max_mb_s": mb}
+    return out
+
+
+CHANNEL_GENERATIONS: dict[str, dict] = _from_catalogue()
+#: The generation the fitted defaults describe: the IBM study behind seed 000 used FICON Express4
+#: channels ("Initially three FICON channels from a FICON Express4 channel card were available. In
+#: a later phase, we could use a second FICON Express4 channel card": IBM, z/VM 6.2 Live Guest
+#: Relocation study, topic 'IOCDS configuration for FICON CTCs',
+#: ibm.com/docs/en/linuxonibm/liaag/lgr/l0lgr00_iocdsconfig.html). (It was labelled Express8S,
+#: assumed from the z/VM 6.2 era, until issue 30.)
+REFERENCE_GENERATION = "express4"
 
 
 def generation_params(generation: str, base: IsfcParams = DEFAULT_PARAMS, *, channel_mb_s: float | None = None,
