@@ -191,7 +191,7 @@ def generations_cmd():
             mp, mb = f"{prm.mp_us_per_end:.0f}", f"{prm.channel_mb_s:.0f}"
         except McioError:
             mp, mb = "-", "--link-mb-s"
-        mark = " (the seed's, assumed)" if key == REFERENCE_GENERATION else ""
+        mark = " (the seed's: FICON Express4, IBM LGR study)" if key == REFERENCE_GENERATION else ""
         click.echo(f"{key:<13}{g['name']:<20}{g['max_iops_4k']:>12,}{g['max_mb_s'] or '-':>10}{mp:>11}{mb:>14}{mark}")
     click.echo("Published maxima: IBM FICON performance pages, z14 I/O announcement (z/HPF, 4 KB; read+write MB/s). "
                "MP work per end and data rate are the seed's fitted channel scaled by their ratios (assumed).")

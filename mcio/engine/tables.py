@@ -28,7 +28,7 @@ import numpy as np
 from ..model.costs import MODES, mp_us_per_io
 
 READ, WRITE = 0, 1
-LINK_KINDS = ("channel", "isl", "cu_port", "card")
+LINK_KINDS = ("channel", "isl", "cu_port", "card", "ch_path")
 #: the results' per-level dimensions (a configuration's figures per element; never sweep axes)
 LEVEL_DIMS = ("channel", "link", "card", "control_unit", "lcu", "workload")
 
