@@ -1,0 +1,234 @@
+"""Pages of a printed RMF Postprocessor report: carriage control, page titles, page headers and
+column headings, shared by the text reader (rmf_text.py) and its writer (rmf_write.py).
+
+A printed report is a sequence of pages. Each page opens with a title in spaced capitals
+(``D I R E C T   A C C E S S   D E V I C E   A C T I V I T Y``) and a two-line header stating the
+system, the interval start (DATE mm/dd/yyyy, TIME hh.mm.ss) and its length (INTERVAL mm.ss.ttt,
+z/OS RMF Report Analysis, "Report headings"). When the file keeps the ASA carriage-control column
+(column 1: '1' new page, '0' double space, '-' triple space, ' ' single space) it is removed.
+"""
+from __future__ import annotations
+
+import math
+import re
+from dataclasses import dataclass, field
+
+from ..errors import McioError
+from .table import bad_file
+
+#: page title (spaces removed) -> report kind; the readers know these, any other title is counted
+#: in ``Measured.skipped`` under its own name
+KNOWN_TITLES = {
+    "DIRECTACCESSDEVICEACTIVITY": "DIRECT ACCESS DEVICE ACTIVITY",
+    "CHANNELPATHACTIVITY": "CHANNEL PATH ACTIVITY",
+    "I/OQUEUINGACTIVITY": "I/O QUEUING ACTIVITY",
+    "CACHESUBSYSTEMACTIVITY": "CACHE SUBSYSTEM ACTIVITY",
+    "CACHEDEVICEACTIVITY": "CACHE DEVICE ACTIVITY",
+}
+
+_CC = set(" 01-+")
+_SYSTEM = re.compile(r"SYSTEM ID\s+(\S+)")
+_DATE = re.compile(r"(?<![\w-])DATE\s+(\d\d)/(\d\d)/(\d{4})")
+_TIME = re.compile(r"(?<![\w-])TIME\s+(\d\d)\.(\d\d)\.(\d\d)")
+_INTERVAL = re.compile(r"(?<![\w-])INTERVAL\s+(\d+)\.(\d\d)\.(\d{1,3})(?!\d)")
+_NA = re.compile(r"^(?:-+|\*+|N/A|NA)$")
+_SCALED = re.compile(r"^([-+]?\d*\.?\d+)([KMG])$")
+
+
+def bad(path, where: str, expected: str) -> McioError:
+    """``table.bad_file`` (one clear error naming file, line, what was expected)."""
+    try:
+        return bad_file(path, where, expected)
+    except TypeError:  # table.bad_file builds McioError with one argument; see the h-rmf report
+        return McioError(str(path), where, f"expected {expected}")
+
+
+def title_of(line: str) -> str | None:
+    """The page title of ``line`` in plain words if it is a spaced-capitals title, else None."""
+    s = line.strip()
+    toks = s.split()
+    if len(toks) < 8 or any(len(t) > 3 for t in toks):
+        return None
+    if sum(len(t) == 1 and t.isalpha() for t in toks) < 0.8 * len(toks):
+        return None
+    key = "".join(toks)
+    if key in KNOWN_TITLES:
+        return KNOWN_TITLES[key]
+    return " ".join(w.replace(" ", "") for w in re.split(r" {2,}", s))
+
+
+@dataclass
+class Page:
+    """One printed page: its title, the (1-based) line number of its title line, and its lines
+    (``(lineno, text)``, carriage control removed)."""
+
+    title: str
+    lineno: int
+    lines: list[tuple[int, str]] = field(default_factory=list)
+
+
+def decode(path, raw: bytes) -> str:
+    """The text of a report: ASCII/UTF-8, or EBCDIC (cp037) as transferred in binary from z/OS."""
+    if b"\x00" in raw[:4096]:
+        raise bad(path, "byte %d" % raw.index(b"\x00"), "a printed RMF report (text), not a binary file")
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError:
+        text = raw.decode("latin-1")
+    if "A C T I V I T Y" not in text[:20000]:
+        alt = raw.decode("cp037", errors="replace")
+        if "A C T I V I T Y" in alt[:20000]:
+            text = alt.replace("\x85", "\n")
+    return text
+
+
+def has_cc(lines: list[str]) -> bool:
+    """True if column 1 holds ASA carriage control: every non-blank line starts with one of
+    ' 01-+' and at least one page starts with '1'."""
+    seen = False
+    for ln in lines:
+        if not ln.strip():
+            continue
+        if ln[0] not in _CC:
+            return False
+        seen = seen or ln[0] == "1"
+    return seen
+
+
+def pages(path, text: str) -> list[Page]:
+    """Split a report into pages at its title lines; lines before the first title belong to no
+    page (JCL listings, messages) and are ignored."""
+    raw = text.splitlines()
+    cc = has_cc(raw)
+    out: list[Page] = []
+    for i, ln in enumerate(raw, 1):
+        body = ln[1:] if cc and ln else ln
+        t = title_of(body)
+        if t is not None:
+            out.append(Page(t, i))
+        if out:
+            out[-1].lines.append((i, body.rstrip()))
+    return out
+
+
+@dataclass
+class Header:
+    """What a page header states: system id, interval start, interval length (s)."""
+
+    system: str
+    start: "object"
+    interval_s: float
+
+
+def header(path, page: Page) -> Header:
+    """The page header (within the first lines after the title); a known report without one is
+    a bad file."""
+    import pandas as pd
+
+    sysid = date = time = ivl = None
+    for _n, ln in page.lines[:8]:
+        sysid = sysid or _SYSTEM.search(ln)
+        date = date or _DATE.search(ln)
+        time = time or _TIME.search(ln)
+        ivl = ivl or _INTERVAL.search(ln)
+    if not (sysid and date and time and ivl):
+        missing = [k for k, v in (("SYSTEM ID", sysid), ("DATE mm/dd/yyyy", date),
+                                  ("TIME hh.mm.ss", time), ("INTERVAL mm.ss.ttt", ivl)) if not v]
+        raise bad(path, f"line {page.lineno}", f"an RMF page header with {', '.join(missing)} "
+                  f"after the title {page.title!r}")
+    mo, dd, yy = (int(g) for g in date.groups())
+    hh, mi, ss = (int(g) for g in time.groups())
+    a, b, c = ivl.groups()
+    if len(c) == 3:  # mm.ss.ttt
+        secs = int(a) * 60 + int(b) + int(c) / 1000.0
+    else:  # hh.mm.ss (intervals of an hour or more)
+        secs = int(a) * 3600 + int(b) * 60 + int(c)
+    try:
+        start = pd.Timestamp(yy, mo, dd, hh, mi, ss)
+    except ValueError:
+        raise bad(path, f"line {page.lineno}", "a valid DATE and TIME in the page header") from None
+    return Header(sysid.group(1), start, secs)
+
+
+def number(path, lineno: int, label: str, tok: str | None) -> float:
+    """A report value: a number (RMF may print '.192', '12.3K'), NaN for a blank or '----' /
+    '****' / 'N/A' (not available); anything else is a bad file."""
+    if tok is None or tok == "" or _NA.match(tok):
+        return math.nan
+    try:
+        return float(tok)
+    except ValueError:
+        m = _SCALED.match(tok)
+        if m:
+            return float(m.group(1)) * {"K": 1e3, "M": 1e6, "G": 1e9}[m.group(2)]
+    raise bad(path, f"line {lineno}", f"a number under {label!r}, got {tok!r}")
+
+
+# ---- column headings --------------------------------------------------------------------------
+
+_TOKEN = re.compile(r"-{2,}[^-\n]+?-{2,}|\S+")
+
+
+@dataclass
+class Column:
+    """One column of a table: its label (stacked heading words, top to bottom), the group heading
+    spanning it and neighbours (e.g. 'UTILIZATION(%)'), and its character span."""
+
+    words: list[str]
+    group: str
+    start: int
+    end: int
+
+    @property
+    def label(self) -> str:
+        return " ".join(self.words)
+
+
+def columns(hlines: list[str]) -> list[Column]:
+    """Columns from stacked headings, bottom line first: a word above exactly one column is part
+    of its label, above none opens a column of its own, above several is a group heading."""
+    cols: list[Column] = []
+    for ln in reversed(hlines):
+        pending: dict[int, list[tuple[str, int, int]]] = {}
+        new: list[Column] = []
+        for m in _TOKEN.finditer(ln):
+            s, e, w = m.start(), m.end(), m.group()
+            hit = [k for k, c in enumerate(cols) if s < c.end and c.start < e]
+            if len(hit) == 1 and not w.startswith("--"):
+                pending.setdefault(hit[0], []).append((w, s, e))
+            elif not hit:
+                new.append(Column([w], "", s, e))
+            else:
+                g = w.strip("-").strip()
+                for k in hit:
+                    cols[k].group = (g + " " + cols[k].group).strip()
+        for k, ws in pending.items():  # words of one line over one column keep their order
+            c = cols[k]
+            c.words[:0] = [w for w, _s, _e in ws]
+            c.start = min([c.start] + [s for _w, s, _e in ws])
+            c.end = max([c.end] + [e for _w, _s, e in ws])
+        cols += new
+    cols.sort(key=lambda c: c.start)
+    return cols
+
+
+def cells(line: str, cols: list[Column]) -> dict[int, str]:
+    """The values of a data line by column index: each token goes to the column it overlaps
+    most, or the nearest one."""
+    out: dict[int, str] = {}
+    for m in re.finditer(r"\S+", line):
+        s, e = m.start(), m.end()
+        best, score = None, None
+        for i, c in enumerate(cols):
+            ov = min(e, c.end) - max(s, c.start)
+            sc = ov if ov > 0 else -min(abs(s - c.end), abs(c.start - e)) - 0.5
+            if score is None or sc > score:
+                best, score = i, sc
+        if best is not None:
+            out[best] = (out[best] + " " + m.group()) if best in out else m.group()
+    return out
+
+
+def full_label(c: Column) -> str:
+    """Group and label together, dashes and repeated blanks removed, e.g. 'HPAV WAIT'."""
+    return " ".join((c.group + " " + c.label).split())
