@@ -47,6 +47,9 @@ def title_of(line: str) -> str | None:
     """The page title of ``line`` in plain words if it is a spaced-capitals title, else None."""
     s = line.strip()
     toks = s.split()
+    if toks and toks[0] in ("1", "0", "-") and len(line) - len(line.lstrip()) == 0:
+        s = s[1:].strip()  # carriage control left on the title line of a file that mixes in other lines
+        toks = toks[1:]
     if len(toks) < 8 or any(len(t) > 3 for t in toks):
         return None
     if sum(len(t) == 1 and t.isalpha() for t in toks) < 0.8 * len(toks):
@@ -166,7 +169,7 @@ def number(path, lineno: int, label: str, tok: str | None) -> float:
 
 # ---- column headings --------------------------------------------------------------------------
 
-_TOKEN = re.compile(r"-{2,}[^-\n]+?-{2,}|\S+")
+_TOKEN = re.compile(r"<[^<>\n]*>|-{2,}[^-\n]+?-{2,}|\S+")
 
 
 @dataclass
@@ -186,7 +189,8 @@ class Column:
 
 def columns(hlines: list[str]) -> list[Column]:
     """Columns from stacked headings, bottom line first: a word above exactly one column is part
-    of its label, above none opens a column of its own, above several is a group heading."""
+    of its label, above none opens a column of its own, above several (or framed in dashes,
+    '--READ--', or angle brackets, '<-Rate/s->') is a group heading."""
     cols: list[Column] = []
     for ln in reversed(hlines):
         pending: dict[int, list[tuple[str, int, int]]] = {}
@@ -194,12 +198,12 @@ def columns(hlines: list[str]) -> list[Column]:
         for m in _TOKEN.finditer(ln):
             s, e, w = m.start(), m.end(), m.group()
             hit = [k for k, c in enumerate(cols) if s < c.end and c.start < e]
-            if len(hit) == 1 and not w.startswith("--"):
+            if len(hit) == 1 and not w.startswith(("--", "<")):
                 pending.setdefault(hit[0], []).append((w, s, e))
             elif not hit:
                 new.append(Column([w], "", s, e))
             else:
-                g = w.strip("-").strip()
+                g = w.strip("<>-").strip()
                 for k in hit:
                     cols[k].group = (g + " " + cols[k].group).strip()
         for k, ws in pending.items():  # words of one line over one column keep their order

@@ -346,7 +346,7 @@ def _cache_tables(path, page, row) -> bool:
 
 
 def _cache_devices(path, page, base) -> list[dict]:
-    t = _table(page, lambda ln: re.match(r"^\s*SERIAL\s+NUM\b", ln) is not None, above=1)
+    t = _table(page, lambda ln: re.match(r"^\s*SERIAL\s+NUM\b", ln) is not None, above=2)
     if t is None:
         return []
     start, _h, cols = t

@@ -88,6 +88,12 @@ def fmt(v, f: str) -> str:
     return f % v
 
 
+def overlay(line: str, pos: int, text: str) -> str:
+    """``line`` with ``text`` written over it from column ``pos``."""
+    line = line.ljust(pos + len(text))
+    return (line[:pos] + text + line[pos + len(text):]).rstrip()
+
+
 def interval_text(seconds: float) -> str:
     """INTERVAL as printed: mm.ss.ttt, or hh.mm.ss from one hour on."""
     ms = int(round(seconds * 1000))
@@ -204,8 +210,7 @@ def _ioq_pages(key, lcu_df, path_df, newpage) -> list[str]:
     # the HPAV group heading spans WAIT and MAX (the last two columns)
     lo = spans[-2][0]
     hi = spans[-1][0] + spans[-1][1]
-    top = head[0][1:].ljust(lo) if len(head) > 2 else ""
-    head[0] = " " + (top.ljust(lo) + "---HPAV".ljust(hi - lo - 3, "-") + "---").rstrip()
+    head[0] = " " + overlay(head[0][1:], lo, "---HPAV".ljust(hi - lo - 3, "-") + "---")
     out: list[str] = []
     lcu_recs = {r["lcu"]: r for r in (lcu_df.to_dict("records") if lcu_df is not None else [])}
     by_lcu: dict[str, list[dict]] = {}
@@ -282,7 +287,7 @@ def _cache_page(key, d) -> list[str]:
     if len(devs):
         head, spans = _stacked(CACHE_DEV_LAYOUT)
         lo, wd = spans[3]
-        head[0] = " " + (head[0][1:].ljust(lo) + "--DASD I/O RATE--".center(wd, "-")).rstrip()
+        head.insert(0, " " + overlay("", lo, "--DASD I/O RATE--".center(wd, "-")))
         lines += [" " + "-" * 131, " " + " " * 46 + "CACHE SUBSYSTEM DEVICE OVERVIEW", " " + "-" * 131]
         lines += head
         lines += [_row(CACHE_DEV_LAYOUT, spans, r) for r in devs.to_dict("records")]
