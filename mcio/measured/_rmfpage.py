@@ -153,7 +153,7 @@ def header(path, page: Page) -> Header:
     return Header(sysid.group(1), start, secs)
 
 
-def number(path, lineno: int, label: str, tok: str | None) -> float:
+def number(path, lineno, label: str, tok: str | None) -> float:
     """A report value: a number (RMF may print '.192', '12.3K'), NaN for a blank or '----' /
     '****' / 'N/A' (not available); anything else is a bad file."""
     if tok is None or tok == "" or _NA.match(tok):
@@ -164,7 +164,8 @@ def number(path, lineno: int, label: str, tok: str | None) -> float:
         m = _SCALED.match(tok)
         if m:
             return float(m.group(1)) * {"K": 1e3, "M": 1e6, "G": 1e9}[m.group(2)]
-    raise bad(path, f"line {lineno}", f"a number under {label!r}, got {tok!r}")
+    where = f"line {lineno}" if isinstance(lineno, int) else str(lineno)
+    raise bad(path, where, f"a number under {label!r}, got {tok!r}")
 
 
 # ---- column headings --------------------------------------------------------------------------
