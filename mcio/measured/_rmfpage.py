@@ -14,7 +14,7 @@ import re
 from dataclasses import dataclass, field
 
 from ..errors import McioError
-from .table import bad_file
+from .table import COLUMNS, bad_file
 
 #: page title (spaces removed) -> report kind; the readers know these, any other title is counted
 #: in ``Measured.skipped`` under its own name
@@ -237,3 +237,13 @@ def cells(line: str, cols: list[Column]) -> dict[int, str]:
 def full_label(c: Column) -> str:
     """Group and label together, dashes and repeated blanks removed, e.g. 'HPAV WAIT'."""
     return " ".join((c.group + " " + c.label).split())
+
+
+def complete(level: str, rows: list[dict]) -> list[dict]:
+    """``rows`` with every text column of ``level`` present ('' where the report states none), so
+    that a text column no row fills stays text."""
+    text = [c for c, (d, *_r) in COLUMNS[level].items() if d == "str"] + ["system"]
+    for r in rows:
+        for c in text:
+            r.setdefault(c, "")
+    return rows

@@ -74,7 +74,7 @@ def read(path) -> Measured:
             rows["device"] += _table(path, sect, keys, FCX108_COLS, "Addr", _device_row)
         else:
             rows["channel"] += _table(path, sect, keys, FCX215_COLS, "Channel Path ID", _channel_row)
-    frames = {lv: frame(lv, r) for lv, r in rows.items() if r}
+    frames = {lv: frame(lv, rp.complete(lv, r)) for lv, r in rows.items() if r}
     return Measured(frames, [str(path)], skipped)
 
 

@@ -98,7 +98,7 @@ def read(path) -> Measured:
             rows["lcu_path"] += paths
         else:
             rows["cache"] += _cache(path, page, keys)
-    frames = {lv: frame(lv, r) for lv, r in rows.items() if r}
+    frames = {lv: frame(lv, rp.complete(lv, r)) for lv, r in rows.items() if r}
     return Measured(frames, [str(path)], skipped)
 
 

@@ -113,7 +113,7 @@ def read(path) -> Measured:
         raise rp.bad(path, f"line {line}", f"well-formed RMF Postprocessor XML ({e})") from None
     if n_pp == 0:
         raise rp.bad(path, "line 1", "RMF Postprocessor XML: at least one <postprocessor> element")
-    frames = {lv: frame(lv, r) for lv, r in rows.items() if r}
+    frames = {lv: frame(lv, rp.complete(lv, r)) for lv, r in rows.items() if r}
     return Measured(frames, [str(path)], skipped)
 
 
