@@ -234,3 +234,14 @@ def test_known_page_without_header_is_an_error(tmp_path):
     p.write_text("\n\n1    D I R E C T   A C C E S S   D E V I C E   A C T I V I T Y\n  no header here\n")
     with pytest.raises(McioError, match=r"h.txt.*line 3.*SYSTEM ID.*INTERVAL"):
         rmf_text.read(p)
+
+
+def test_iter_read_chunks_add_up_to_read(tmp_path):
+    p = rmf_write.write(_measured(n_dev=4), tmp_path / "r.txt")
+    whole = rmf_text.read(p)
+    chunks = list(rmf_text.iter_read(p, chunk_intervals=1))
+    assert len(chunks) == 4  # 2 systems x 2 intervals, written in order
+    for lv in ("device", "channel", "lcu", "lcu_path", "cache"):
+        got = pd.concat([c[lv] for c in chunks], ignore_index=True)
+        pd.testing.assert_frame_equal(whole[lv], got)
+    assert all(len(c.intervals()) == 1 for c in chunks)

@@ -9,6 +9,8 @@ z/OS RMF Report Analysis, "Report headings"). When the file keeps the ASA carria
 """
 from __future__ import annotations
 
+import bisect
+import itertools
 import math
 import re
 from dataclasses import dataclass, field
@@ -70,21 +72,6 @@ class Page:
     lines: list[tuple[int, str]] = field(default_factory=list)
 
 
-def decode(path, raw: bytes) -> str:
-    """The text of a report: ASCII/UTF-8, or EBCDIC (cp037) as transferred in binary from z/OS."""
-    if b"\x00" in raw[:4096]:
-        raise bad(path, "byte %d" % raw.index(b"\x00"), "a printed RMF report (text), not a binary file")
-    try:
-        text = raw.decode("utf-8")
-    except UnicodeDecodeError:
-        text = raw.decode("latin-1")
-    if "A C T I V I T Y" not in text[:20000]:
-        alt = raw.decode("cp037", errors="replace")
-        if "A C T I V I T Y" in alt[:20000]:
-            text = alt.replace("\x85", "\n")
-    return text
-
-
 def has_cc(lines: list[str]) -> bool:
     """True if column 1 holds ASA carriage control: every non-blank line starts with one of
     ' 01-+' and at least one page starts with '1'."""
@@ -101,17 +88,59 @@ def has_cc(lines: list[str]) -> bool:
 def pages(path, text: str) -> list[Page]:
     """Split a report into pages at its title lines; lines before the first title belong to no
     page (JCL listings, messages) and are ignored."""
-    raw = text.splitlines()
-    cc = has_cc(raw)
-    out: list[Page] = []
-    for i, ln in enumerate(raw, 1):
+    return list(iter_pages(text.splitlines()))
+
+
+def iter_pages(lines, cc: bool | None = None):
+    """The pages of a stream of lines, one at a time. Carriage control is detected on the first
+    lines when ``cc`` is None."""
+    it = iter(lines)
+    if cc is None:
+        head = list(itertools.islice(it, CC_SNIFF_LINES))
+        cc = has_cc(head)
+        it = itertools.chain(head, it)
+    page = None
+    for i, ln in enumerate(it, 1):
         body = ln[1:] if cc and ln else ln
         t = title_of(body)
         if t is not None:
-            out.append(Page(t, i))
-        if out:
-            out[-1].lines.append((i, body.rstrip()))
-    return out
+            if page is not None:
+                yield page
+            page = Page(t, i)
+        if page is not None:
+            page.lines.append((i, body.rstrip()))
+    if page is not None:
+        yield page
+
+
+CC_SNIFF_LINES = 5000
+
+
+def text_lines(path):
+    """The lines of a report file, decoded lazily: UTF-8 (Latin-1 where a line is not UTF-8), or
+    EBCDIC (cp037, lines ended by NL or LF) when the head reads as EBCDIC; a binary file is a bad
+    file."""
+    with open(path, "rb") as f:
+        head = f.read(65536)
+        if b"\x00" in head[:4096]:
+            raise bad(path, "byte %d" % head.index(b"\x00"), "a printed report (text), not a binary file")
+        ebcdic = b"A C T I V I T Y" not in head and "A C T I V I T Y" in head.decode("cp037", errors="replace")
+        f.seek(0)
+        if not ebcdic:
+            for raw in f:
+                try:
+                    yield raw.decode("utf-8").rstrip("\r\n")
+                except UnicodeDecodeError:
+                    yield raw.decode("latin-1").rstrip("\r\n")
+            return
+        buf = ""
+        for chunk in iter(lambda: f.read(1 << 20), b""):
+            buf += chunk.decode("cp037", errors="replace")
+            parts = re.split("[\x85\n]", buf)
+            buf = parts.pop()
+            yield from parts
+        if buf:
+            yield buf
 
 
 @dataclass
@@ -217,21 +246,53 @@ def columns(hlines: list[str]) -> list[Column]:
     return cols
 
 
-def cells(line: str, cols: list[Column]) -> dict[int, str]:
-    """The values of a data line by column index: each token goes to the column it overlaps
-    most, or the nearest one."""
-    out: dict[int, str] = {}
-    for m in re.finditer(r"\S+", line):
-        s, e = m.start(), m.end()
-        best, score = None, None
+class Cells:
+    """Splits data lines into the columns of a table: each token goes to the column it overlaps
+    most, or the nearest one. The owner of every character position is computed once per table."""
+
+    def __init__(self, cols: list[Column]):
+        self.cols = cols
+        width = max((c.end for c in cols), default=0) + 1
+        self.owner = [-1] * width
         for i, c in enumerate(cols):
-            ov = min(e, c.end) - max(s, c.start)
-            sc = ov if ov > 0 else -min(abs(s - c.end), abs(c.start - e)) - 0.5
-            if score is None or sc > score:
-                best, score = i, sc
-        if best is not None:
+            for p in range(c.start, c.end):
+                self.owner[p] = i
+        # the column whose span is closest to each position (cols are sorted by start)
+        starts = [c.start for c in cols]
+        self.nearest = [-1] * width
+        for p in range(width):
+            if self.owner[p] >= 0:
+                self.nearest[p] = self.owner[p]
+            elif cols:
+                k = bisect.bisect_right(starts, p)
+                pair = [i for i in (k - 1, k) if 0 <= i < len(cols)]
+                self.nearest[p] = min(pair, key=lambda i: max(cols[i].start - p, p - cols[i].end + 1, 0))
+
+    def __call__(self, line: str) -> dict[int, str]:
+        out: dict[int, str] = {}
+        owner, cols, last = self.owner, self.cols, len(self.owner) - 1
+        for m in _WORD.finditer(line):
+            s, e = m.start(), m.end()
+            cand = {owner[p] for p in range(s, min(e, last + 1))} - {-1}
+            if len(cand) == 1:
+                best = cand.pop()
+            elif cand:
+                best = max(cand, key=lambda i: min(e, cols[i].end) - max(s, cols[i].start))
+            else:  # in a gap: the nearer of the columns nearest to its two ends
+                pair = (self.nearest[min(s, last)], self.nearest[min(e - 1, last)])
+                best = min(pair, key=lambda i: max(cols[i].start - e, s - cols[i].end, 0)) if cols else -1
+            if best < 0:
+                continue
             out[best] = (out[best] + " " + m.group()) if best in out else m.group()
-    return out
+        return out
+
+
+_WORD = re.compile(r"\S+")
+
+
+def cells(line: str, cols: list[Column]) -> dict[int, str]:
+    """The values of a data line by column index (see :class:`Cells`)."""
+    return Cells(cols)(line)
 
 
 def full_label(c: Column) -> str:

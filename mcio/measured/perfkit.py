@@ -105,6 +105,7 @@ def _table(path, sect, keys, mapping, first, make) -> list[dict]:
         h.insert(0, sect[j][1])
         j -= 1
     cols = rp.columns(h)
+    split = rp.Cells(cols)
     labels = [rp.full_label(c) for c in cols]
     idx = {}
     for key, col in mapping.items():
@@ -117,7 +118,7 @@ def _table(path, sect, keys, mapping, first, make) -> list[dict]:
     for n, ln in sect[k + 1:]:
         if not ln.strip() or ln.lstrip().startswith(">>") or set(ln.strip()) <= set("._- "):
             continue
-        v = rp.cells(ln, cols)
+        v = split(ln)
         key_tok = v.get(idx[mapping[first]])
         if key_tok is None:
             continue

@@ -14,6 +14,7 @@ from __future__ import annotations
 import math
 import re
 from pathlib import Path
+from typing import Iterator
 
 from . import _rmfpage as rp
 from .table import Measured, frame
@@ -67,18 +68,30 @@ def sniff(head: bytes) -> bool:
     return "A C T I V I T Y" in text and "SYSTEM ID" in text and "INTERVAL" in text
 
 
+LEVELS = ("device", "channel", "lcu", "lcu_path", "cache")
+
+
 def read(path) -> Measured:
     """Every known report section of ``path`` as one :class:`Measured`."""
+    parts = list(iter_read(path, chunk_intervals=None))
+    out = parts[0]
+    for m in parts[1:]:
+        out = out.merge(m)
+    return out
+
+
+def iter_read(path, chunk_intervals: int | None = 96) -> Iterator[Measured]:
+    """``path`` read page by page, as one :class:`Measured` per ``chunk_intervals`` distinct
+    (system, interval) pairs (None: one for the whole file). A chunk holds whole pages; when the
+    file is not in interval order an interval may span two chunks. The chunks together hold what
+    :func:`read` returns."""
     path = Path(path)
-    text = rp.decode(path, path.read_bytes())
-    pages = rp.pages(path, text)
-    if not any(p.title in rp.KNOWN_TITLES.values() for p in pages):
-        raise rp.bad(path, "line 1", "an RMF Postprocessor report: a page titled in spaced capitals "
-                     "such as 'D I R E C T   A C C E S S   D E V I C E   A C T I V I T Y'")
-    rows: dict[str, list[dict]] = {lv: [] for lv in ("device", "channel", "lcu", "lcu_path", "cache")}
+    rows: dict[str, list[dict]] = {lv: [] for lv in LEVELS}
     skipped: dict[str, int] = {}
     seen_unknown: set = set()
-    for page in pages:
+    in_chunk: set = set()
+    known = False
+    for page in rp.iter_pages(rp.text_lines(path)):
         if page.title not in rp.KNOWN_TITLES.values():
             hdr = _maybe_header(path, page)
             key = (page.title, hdr.system if hdr else "", hdr.start if hdr else page.lineno)
@@ -86,7 +99,13 @@ def read(path) -> Measured:
                 seen_unknown.add(key)
                 skipped[page.title] = skipped.get(page.title, 0) + 1
             continue
+        known = True
         hdr = rp.header(path, page)
+        ikey = (hdr.system, hdr.start)
+        if chunk_intervals and ikey not in in_chunk and len(in_chunk) >= chunk_intervals:
+            yield _measured(path, rows, skipped)
+            rows, skipped, in_chunk = {lv: [] for lv in LEVELS}, {}, set()
+        in_chunk.add(ikey)
         keys = {"interval": hdr.start, "interval_s": hdr.interval_s, "system": hdr.system}
         if page.title == "DIRECT ACCESS DEVICE ACTIVITY":
             rows["device"] += _device(path, page, keys)
@@ -98,6 +117,13 @@ def read(path) -> Measured:
             rows["lcu_path"] += paths
         else:
             rows["cache"] += _cache(path, page, keys)
+    if not known:
+        raise rp.bad(path, "line 1", "an RMF Postprocessor report: a page titled in spaced capitals "
+                     "such as 'D I R E C T   A C C E S S   D E V I C E   A C T I V I T Y'")
+    yield _measured(path, rows, skipped)
+
+
+def _measured(path, rows, skipped) -> Measured:
     frames = {lv: frame(lv, rp.complete(lv, r)) for lv, r in rows.items() if r}
     return Measured(frames, [str(path)], skipped)
 
@@ -136,7 +162,7 @@ def _device(path, page, keys) -> list[dict]:
     if t is None:
         return []
     start, _h, cols = t
-    idx = _by_label(cols)
+    idx, split = _by_label(cols), rp.Cells(cols)
     if "DEV NUM" not in idx or "DEVICE ACTIVITY RATE" not in idx:
         raise rp.bad(path, f"line {page.lines[start - 1][0]}",
                      "the DASD activity headings DEV NUM and DEVICE ACTIVITY RATE")
@@ -144,7 +170,7 @@ def _device(path, page, keys) -> list[dict]:
     for n, ln in page.lines[start:]:
         if not ln.strip() or set(ln.strip()) <= {"-"}:
             continue
-        v = rp.cells(ln, cols)
+        v = split(ln)
         dev = v.get(idx["DEV NUM"])
         if dev is None:
             continue  # LCU / storage-group / system summary lines carry no device number
@@ -174,12 +200,13 @@ def _channel(path, page, keys) -> list[dict]:
     names = _channel_names(upper, leaf)
     cols = [rp.Column([w], "", m.start(), m.end()) for w, m in
             ((m.group(), m) for m in re.finditer(r"\S+", leaf))]
+    split = rp.Cells(cols)
     out = []
     for n, ln in lines[i + 1:]:
         m = re.match(r"^\s*([0-9A-F]{2})\s+(\S+)", ln)
         if not m or m.group(2).startswith("-"):
             continue
-        v = rp.cells(ln, cols)
+        v = split(ln)
         row = dict(keys, chpid=m.group(1), chpid_type=m.group(2))
         for k, name in enumerate(names):
             tok = v.get(k)
@@ -217,7 +244,7 @@ def _ioq(path, page, keys):
     if t is None:
         return [], []
     start, _h, cols = t
-    idx = _by_label(cols)
+    idx, split = _by_label(cols), rp.Cells(cols)
     for need in ("LCU", "CHAN PATHS", "CHPID TAKEN"):
         if need not in idx:
             raise rp.bad(path, f"line {page.lines[start - 1][0]}", f"the I/O queuing heading {need!r}")
@@ -235,7 +262,7 @@ def _ioq(path, page, keys):
     for n, ln in page.lines[start:]:
         if not ln.strip() or set(ln.strip()) <= {"-"}:
             continue
-        v = rp.cells(ln, cols)
+        v = split(ln)
         get = {lab: v.get(i) for lab, i in idx.items()}
         lcu, chp = get.get("LCU"), get.get("CHAN PATHS")
         if lcu is None and chp is None and get.get("CU") is None:
@@ -350,14 +377,14 @@ def _cache_devices(path, page, base) -> list[dict]:
     if t is None:
         return []
     start, _h, cols = t
-    idx = _by_label(cols)
+    idx, split = _by_label(cols), rp.Cells(cols)
     if "DEV NUM" not in idx:
         raise rp.bad(path, f"line {page.lines[start - 1][0]}", "the cache device heading 'DEV NUM'")
     out = []
     for n, ln in page.lines[start:]:
         if not ln.strip() or set(ln.strip()) <= {"-"}:
             continue
-        v = rp.cells(ln, cols)
+        v = split(ln)
         dev = v.get(idx["DEV NUM"])
         if dev is None:
             continue  # *ALL (the subsystem total) and *CACHE-OFF lines

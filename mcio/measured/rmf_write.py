@@ -148,7 +148,8 @@ def _groups(measured: Measured, level: str):
 
 
 def write(measured: Measured, path) -> Path:
-    """Write ``measured`` to ``path`` as RMF Postprocessor text; returns the path."""
+    """Write ``measured`` to ``path`` as RMF Postprocessor text, interval by interval (system, then
+    start); returns the path."""
     path = Path(path)
     out: list[str] = []
     page = [0]
@@ -158,26 +159,30 @@ def write(measured: Measured, path) -> Path:
         (ivl, system, ivl_s) = key
         out.extend(_header(kind, system, pd.Timestamp(ivl), float(ivl_s), page[0]))
 
-    for key, df in _groups(measured, "device"):
-        head, spans = _stacked(DEVICE_LAYOUT)
-        recs = df.sort_values("devnum").to_dict("records")
-        for k in range(0, len(recs), ROWS_PER_PAGE):
-            newpage("device", key)
-            out += head
-            out += [_row(DEVICE_LAYOUT, spans, r) for r in recs[k:k + ROWS_PER_PAGE]]
-    for key, df in _groups(measured, "channel"):
-        recs = df.sort_values("chpid").to_dict("records")
-        for k in range(0, len(recs), ROWS_PER_PAGE):
-            newpage("channel", key)
-            out += _channel_page(recs[k:k + ROWS_PER_PAGE])
-    lcus = {k: d for k, d in _groups(measured, "lcu")}
-    paths = {k: d for k, d in _groups(measured, "lcu_path")}
-    for key in sorted(set(lcus) | set(paths)):
-        out += _ioq_pages(key, lcus.get(key), paths.get(key), newpage)
-    for key, df in _groups(measured, "cache"):
-        for ssid, d in df.groupby("ssid", sort=True):
-            newpage("cache", key)
-            out += _cache_page(key, d)
+    groups = {lv: dict(_groups(measured, lv)) for lv in ("device", "channel", "lcu", "lcu_path", "cache")}
+    keys = sorted(set().union(*[set(g) for g in groups.values()]), key=lambda k: (k[0], k[1]))
+    for key in keys:  # as the Postprocessor prints them: every report of one interval, then the next
+        df = groups["device"].get(key)
+        if df is not None:
+            head, spans = _stacked(DEVICE_LAYOUT)
+            recs = df.sort_values("devnum").to_dict("records")
+            for k in range(0, len(recs), ROWS_PER_PAGE):
+                newpage("device", key)
+                out += head
+                out += [_row(DEVICE_LAYOUT, spans, r) for r in recs[k:k + ROWS_PER_PAGE]]
+        df = groups["channel"].get(key)
+        if df is not None:
+            recs = df.sort_values("chpid").to_dict("records")
+            for k in range(0, len(recs), ROWS_PER_PAGE):
+                newpage("channel", key)
+                out += _channel_page(recs[k:k + ROWS_PER_PAGE])
+        if key in groups["lcu"] or key in groups["lcu_path"]:
+            out += _ioq_pages(key, groups["lcu"].get(key), groups["lcu_path"].get(key), newpage)
+        df = groups["cache"].get(key)
+        if df is not None:
+            for _ssid, d in df.groupby("ssid", sort=True):
+                newpage("cache", key)
+                out += _cache_page(key, d)
     path.write_text("\n".join(out) + "\n")
     return path
 
