@@ -65,7 +65,9 @@ def sniff(head: bytes) -> bool:
     text = head.decode("latin-1")
     if "A C T I V I T Y" not in text:
         text = head.decode("cp037", errors="replace")
-    return "A C T I V I T Y" in text and "SYSTEM ID" in text and "INTERVAL" in text
+    if any(rp.title_of(ln) in rp.KNOWN_TITLES.values() for ln in text.splitlines()):
+        return True
+    return "RPT VERSION" in text and "SYSTEM ID" in text and "INTERVAL" in text
 
 
 LEVELS = ("device", "channel", "lcu", "lcu_path", "cache")
