@@ -44,7 +44,8 @@ KNOWN = {"108": "device", "215": "channel"}
 def sniff(head: bytes) -> bool:
     """True if the first bytes look like a Performance Toolkit report."""
     text = head.decode("latin-1")
-    return re.search(r"^[ 01]?\s*FCX\d{3}\b", text, re.M) is not None and re.search(r"^\s*From\s+\d{4}/", text, re.M) is not None
+    return (re.search(r"^[ 01]?\s*FCX\d{3}\b", text, re.M) is not None
+            and re.search(r"^\s*From\s+\d{4}/", text, re.M) is not None)
 
 
 def read(path) -> Measured:

@@ -72,8 +72,10 @@ CHAN_LEAVES = (  # (heading, width, column, format)
     ("PART", 8, "util_part_pct", "%.2f"), ("TOTAL", 8, "util_total_pct", "%.2f"), ("BUS", 8, "bus_pct", "%.2f"),
     ("PART", 9, "read_mb_s_part", "%.2f"), ("TOTAL", 9, "read_mb_s_total", "%.2f"),
     ("PART", 9, "write_mb_s_part", "%.2f"), ("TOTAL", 9, "write_mb_s_total", "%.2f"),
-    ("RATE", 10, "ficon_ops_per_s", "%.1f"), ("ACTIVE", 8, "ficon_active", "%.1f"), ("DEFER", 8, "ficon_defer_per_s", "%.1f"),
-    ("RATE", 10, "zhpf_ops_per_s", "%.1f"), ("ACTIVE", 8, "zhpf_active", "%.1f"), ("DEFER", 8, "zhpf_defer_per_s", "%.1f"),
+    ("RATE", 10, "ficon_ops_per_s", "%.1f"), ("ACTIVE", 8, "ficon_active", "%.1f"),
+    ("DEFER", 8, "ficon_defer_per_s", "%.1f"),
+    ("RATE", 10, "zhpf_ops_per_s", "%.1f"), ("ACTIVE", 8, "zhpf_active", "%.1f"),
+    ("DEFER", 8, "zhpf_defer_per_s", "%.1f"),
 )
 CHAN_GROUPS = (("CHANNEL PATH", 0, 3), ("UTILIZATION(%)", 3, 6), ("READ(MB/SEC)", 6, 8),
                ("WRITE(MB/SEC)", 8, 10), ("FICON OPERATIONS", 10, 13), ("ZHPF OPERATIONS", 13, 16))
@@ -276,7 +278,8 @@ def _cache_page(key, d) -> list[str]:
         def req(name, r, h, w, wh_):
             nums = [r * ivl_s, r, r * h * ivl_s, r * h, h, w * ivl_s, w, w * ivl_s, w, w * wh_ * ivl_s,
                     w * wh_, wh_, 100.0 * r / (r + w) if r + w > 0 else 0.0]
-            fm = ["%.0f", "%.3f", "%.0f", "%.3f", "%.3f", "%.0f", "%.3f", "%.0f", "%.3f", "%.0f", "%.3f", "%.3f", "%.1f"]
+            fm = ["%.0f", "%.3f", "%.0f", "%.3f", "%.3f", "%.0f", "%.3f",
+                  "%.0f", "%.3f", "%.0f", "%.3f", "%.3f", "%.1f"]
             return " %-12s" % name + "".join(" %8s" % fmt(v, f) for v, f in zip(nums, fm))
         lines += [req("NORMAL", rd - seq0, rh, wr, wh), req("SEQUENTIAL", seq0, rh, 0.0, wh),
                   req("CFW DATA", 0.0, 0.0, 0.0, 0.0), req("TOTAL", rd, rh, wr, wh), " ",

@@ -126,7 +126,8 @@ def _report(path, pp, k, rows, skipped) -> None:
     mid = (metric.get("id") if metric is not None else "") or ""
     mid = mid.upper()
     if mid not in METRICS:
-        skipped[mid or "postprocessor without metric id"] = skipped.get(mid or "postprocessor without metric id", 0) + 1
+        what = mid or "postprocessor without metric id"
+        skipped[what] = skipped.get(what, 0) + 1
         return
     keys = _keys(path, pp, k)
     names = COLUMN_NAMES[mid]
@@ -155,7 +156,8 @@ def _emit(mid, keys, cols, recs, rows) -> None:
         for r in recs:
             chp = r.get("chpid", "")
             if chp and chp != "*":
-                rows["lcu_path"].append(dict(keys, lcu=r["lcu"], chpid=chp, **{c: r[c] for c in path_cols if c in r}))
+                vals = {c: r[c] for c in path_cols if c in r}
+                rows["lcu_path"].append(dict(keys, lcu=r["lcu"], chpid=chp, **vals))
             else:
                 lr = dict(keys, lcu=r["lcu"], **{c: r[c] for c in lcu_cols if c in r})
                 if "taken_per_s" in r:
