@@ -245,3 +245,46 @@ def test_iter_read_chunks_add_up_to_read(tmp_path):
         got = pd.concat([c[lv] for c in chunks], ignore_index=True)
         pd.testing.assert_frame_equal(whole[lv], got)
     assert all(len(c.intervals()) == 1 for c in chunks)
+
+
+def test_dasd_page_with_every_heading_and_summary_lines(tmp_path):
+    """A tight DASD page with the full V2R4 heading list (NUMBER OF CYL, PAV, AVG INT DLY, % DEV
+    RESV, AVG NUMBER ALLOC, % ANY ALLOC, % MT PEND: columns Measured does not hold), one blank
+    between columns, and LCU / storage-group summary lines: the known columns still read exactly,
+    the others are ignored, summary lines are not devices."""
+    layout = (
+        (("STORAGE", "GROUP"), 8, None, ""), (("DEV", "NUM"), 4, "devnum", ""), (("DEVICE", "TYPE"), 6, "dev_type", ""),
+        (("NUMBER", "OF CYL"), 6, "cyl", "%.0f"), (("VOLUME", "SERIAL"), 6, "volser", ""), (("PAV",), 4, "pav", ""),
+        (("LCU",), 4, "lcu", ""), (("DEVICE", "ACTIVITY", "RATE"), 8, "ssch_per_s", "%.3f"),
+        (("AVG", "RESP", "TIME"), 5, "resp_ms", "%.3f"), (("AVG", "IOSQ", "TIME"), 5, "iosq_ms", "%.3f"),
+        (("AVG", "CMR", "DLY"), 5, "cmr_ms", "%.3f"), (("AVG", "DB", "DLY"), 5, "db_ms", "%.3f"),
+        (("AVG", "INT", "DLY"), 5, "int", "%.3f"), (("AVG", "PEND", "TIME"), 5, "pend_ms", "%.3f"),
+        (("AVG", "DISC", "TIME"), 5, "disc_ms", "%.3f"), (("AVG", "CONN", "TIME"), 5, "conn_ms", "%.3f"),
+        (("%", "DEV", "CONN"), 6, "dev_conn_pct", "%.2f"), (("%", "DEV", "UTIL"), 6, "dev_util_pct", "%.2f"),
+        (("%", "DEV", "RESV"), 5, "resv", "%.1f"), (("AVG", "NUMBER", "ALLOC"), 6, "alloc", "%.1f"),
+        (("%", "ANY", "ALLOC"), 6, "any", "%.1f"), (("%", "MT", "PEND"), 5, "mt", "%.1f"),
+    )
+    head, spans = rmf_write._stacked(layout, gap=1)
+    rows = [dict(devnum="9800", dev_type="33909", cyl=10017.0, volser="PRD001", pav="1.0H", lcu="0018",
+                 ssch_per_s=18.371, resp_ms=.463, iosq_ms=0.0, cmr_ms=.088, db_ms=0.0, int=0.0, pend_ms=.126,
+                 disc_ms=.034, conn_ms=.303, dev_conn_pct=0.56, dev_util_pct=0.62, resv=0.0, alloc=8.0, any=100.0,
+                 mt=0.0),
+            dict(devnum="9801", dev_type="33909", cyl=30051.0, volser="PRD002", pav="8", lcu="0018",
+                 ssch_per_s=1234.5, resp_ms=2.25, iosq_ms=1.5, cmr_ms=.1, db_ms=.01, int=.002, pend_ms=.3,
+                 disc_ms=9.75, conn_ms=.7, dev_conn_pct=86.38, dev_util_pct=99.99, resv=0.0, alloc=1.0, any=50.0,
+                 mt=0.0)]
+    lines = rmf_write._header("device", "SYSC", pd.Timestamp("2026-03-02 09:00"), 1799.998, 1)
+    lines += [" TOTAL SAMPLES =  1,800    IODF = 29   CR-DATE: 06/23/2025   CR-TIME: 14.36.19   ACT: ACTIVATE", " "]
+    lines += head + [rmf_write._row(layout, spans, r) for r in rows]
+    summary = dict(rows[0], devnum=None, dev_type=None, cyl=None, volser="LCU", pav=None)
+    lines += [rmf_write._row(layout, spans, summary)]
+    lines += [" SG01    " + rmf_write._row(layout, spans, dict(summary, volser="", lcu=None))[10:]]
+    p = tmp_path / "dasd.txt"
+    p.write_text("\n".join(lines) + "\n")
+    d = rmf_text.read(p)["device"].set_index("devnum")
+    assert list(d.index) == ["9800", "9801"]
+    r = d.loc["9801"]
+    assert (r["system"], r["interval_s"], r["volser"], r["lcu"], r["dev_type"]) == ("SYSC", 1799.998, "PRD002", "0018", "33909")
+    assert (r["ssch_per_s"], r["resp_ms"], r["iosq_ms"], r["cmr_ms"], r["db_ms"]) == (1234.5, 2.25, 1.5, .1, .01)
+    assert (r["pend_ms"], r["disc_ms"], r["conn_ms"], r["dev_conn_pct"], r["dev_util_pct"]) == (.3, 9.75, .7, 86.38, 99.99)
+    assert d.loc["9800", "pend_ms"] == .126 and d.loc["9800", "dev_util_pct"] == 0.62

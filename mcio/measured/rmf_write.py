@@ -118,8 +118,9 @@ def _header(kind: str, system: str, start: pd.Timestamp, interval_s: float, page
     ]
 
 
-def _stacked(layout) -> tuple[list[str], list[tuple[int, int]]]:
-    """Heading lines (bottom-aligned stacks) and each column's (start, width)."""
+def _stacked(layout, gap: int = 2) -> tuple[list[str], list[tuple[int, int]]]:
+    """Heading lines (bottom-aligned stacks) and each column's (start, width), ``gap`` blanks
+    between columns."""
     depth = max(len(w) for w, *_ in layout)
     lines = [""] * depth
     spans = []
@@ -130,7 +131,7 @@ def _stacked(layout) -> tuple[list[str], list[tuple[int, int]]]:
             cell = w.ljust(width) if f == "" else w.rjust(width)
             lines[k] = lines[k].ljust(pos) + cell
         spans.append((pos, width))
-        pos += width + 2
+        pos += width + gap
     return [" " + ln.rstrip() for ln in lines], spans
 
 
