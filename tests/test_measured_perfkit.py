@@ -1,8 +1,7 @@
 """z/VM Performance Toolkit FCX108 DEVICE and FCX215 FCHANNEL reports. The test page
-(tests/data/measured/perfkit_fcx108_fcx215.txt) is mcio's layout of IBM's documented columns, not
-a real report (none was found public; see tests/data/measured/README.md): it checks the reader
-maps the headings and numbers exactly, that other FCX reports are skipped and counted, and the
-errors."""
+(tests/data/measured/perfkit_fcx108_fcx215.txt) is mcio's layout of the reports' columns, not a
+real report (none was found public; see tests/data/measured/README.md): it checks the reader maps
+the headings and numbers exactly, that other FCX reports are skipped and counted, and the errors."""
 from pathlib import Path
 
 import pandas as pd
