@@ -288,3 +288,11 @@ def test_dasd_page_with_every_heading_and_summary_lines(tmp_path):
     assert (r["ssch_per_s"], r["resp_ms"], r["iosq_ms"], r["cmr_ms"], r["db_ms"]) == (1234.5, 2.25, 1.5, .1, .01)
     assert (r["pend_ms"], r["disc_ms"], r["conn_ms"], r["dev_conn_pct"], r["dev_util_pct"]) == (.3, 9.75, .7, 86.38, 99.99)
     assert d.loc["9800", "pend_ms"] == .126 and d.loc["9800", "dev_util_pct"] == 0.62
+
+
+def test_blank_system_id_round_trips(tmp_path):
+    m = _measured(n_dev=2)
+    for lv, df in m.frames.items():
+        m.frames[lv] = df[df["system"] == "SYSA"].assign(system="")
+    got = rmf_text.read(rmf_write.write(m, tmp_path / "r.txt"))
+    assert set(got["device"]["system"]) == {""} and len(got["device"]) == len(m["device"])

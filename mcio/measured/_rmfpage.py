@@ -29,7 +29,7 @@ KNOWN_TITLES = {
 }
 
 _CC = set(" 01-+")
-_SYSTEM = re.compile(r"SYSTEM ID\s+(\S+)")
+_SYSTEM = re.compile(r"SYSTEM ID(?:\s+(?!DATE\b)(\S+))?")
 _DATE = re.compile(r"(?<![\w-])DATE\s+(\d\d)/(\d\d)/(\d{4})")
 _TIME = re.compile(r"(?<![\w-])TIME\s+(\d\d)\.(\d\d)\.(\d\d)")
 _INTERVAL = re.compile(r"(?<![\w-])INTERVAL\s+(\d+)\.(\d\d)\.(\d{1,3})(?!\d)")
@@ -179,7 +179,7 @@ def header(path, page: Page) -> Header:
         start = pd.Timestamp(yy, mo, dd, hh, mi, ss)
     except ValueError:
         raise bad(path, f"line {page.lineno}", "a valid DATE and TIME in the page header") from None
-    return Header(sysid.group(1), start, secs)
+    return Header(sysid.group(1) or "", start, secs)
 
 
 def number(path, lineno, label: str, tok: str | None) -> float:

@@ -205,14 +205,16 @@ def _channel(path, page, keys) -> list[dict]:
     split = rp.Cells(cols)
     out = []
     for n, ln in lines[i + 1:]:
-        m = re.match(r"^\s*([0-9A-F]{2})\s+(\S+)", ln)
-        if not m or m.group(2).startswith("-"):
+        m = re.match(r"^\s*([0-9A-F]{2})\s", ln)
+        if not m:
             continue
         v = split(ln)
-        row = dict(keys, chpid=m.group(1), chpid_type=m.group(2))
+        row = dict(keys, chpid=m.group(1))
         for k, name in enumerate(names):
             tok = v.get(k)
-            if name == "G":
+            if name == "TYPE":
+                row["chpid_type"] = tok or ""
+            elif name == "G":
                 row["generation"] = tok or ""
             elif name in CHAN_COLS:
                 if tok is not None and tok.isalpha():  # OFFLINE, NOT AVAIL...: no value measured
