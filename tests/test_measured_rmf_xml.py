@@ -62,3 +62,12 @@ def test_table_without_key_is_counted(tmp_path):
     p.write_text(XML.read_text().replace("<col type=\"T\">DEV NUM</col>", "<col type=\"T\">XYZ</col>"))
     m = rmf_xml.read(p)
     assert len(m["device"]) == 0 and m.skipped == {"CPU": 1, "DEVICE table without a known key column": 1}
+
+
+def test_iter_read_chunks_add_up_to_read():
+    whole = rmf_xml.read(XML)
+    chunks = list(rmf_xml.iter_read(XML, chunk_reports=1))
+    assert len(chunks) == 4
+    for lv in ("device", "channel", "lcu", "lcu_path"):
+        pd.testing.assert_frame_equal(whole[lv], pd.concat([c[lv] for c in chunks], ignore_index=True))
+    assert sum(c.skipped.get("CPU", 0) for c in chunks) == 1

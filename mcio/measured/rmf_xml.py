@@ -25,6 +25,7 @@ import math
 import re
 import xml.etree.ElementTree as ET
 from pathlib import Path
+from typing import Iterator
 
 import pandas as pd
 
@@ -95,24 +96,42 @@ def sniff(head: bytes) -> bool:
 
 
 def read(path) -> Measured:
-    """Every DEVICE / CHAN / IOQ / CACHE report of ``path`` as one :class:`Measured`; the file is
-    parsed one ``<postprocessor>`` element at a time."""
+    """Every DEVICE / CHAN / IOQ / CACHE report of ``path`` as one :class:`Measured`."""
+    return next(iter_read(path, chunk_reports=None))
+
+
+def iter_read(path, chunk_reports: int | None = 400) -> Iterator[Measured]:
+    """``path`` parsed one ``<postprocessor>`` element at a time, as one :class:`Measured` per
+    ``chunk_reports`` reports (None: one for the whole file); the chunks together hold what
+    :func:`read` returns."""
     path = Path(path)
-    rows = {lv: [] for lv in ("device", "channel", "lcu", "lcu_path", "cache")}
+    rows = {lv: [] for lv in LEVELS}
     skipped: dict[str, int] = {}
-    n_pp = 0
+    n_pp = n_chunk = 0
     try:
         for _ev, el in ET.iterparse(path, events=("end",)):
             if _local(el.tag) != "postprocessor":
                 continue
             n_pp += 1
+            n_chunk += 1
             _report(path, el, n_pp, rows, skipped)
             el.clear()
+            if chunk_reports and n_chunk >= chunk_reports:
+                yield _measured(path, rows, skipped)
+                rows, skipped, n_chunk = {lv: [] for lv in LEVELS}, {}, 0
     except ET.ParseError as e:
         line = e.position[0] if hasattr(e, "position") else "?"
         raise rp.bad(path, f"line {line}", f"well-formed RMF Postprocessor XML ({e})") from None
     if n_pp == 0:
         raise rp.bad(path, "line 1", "RMF Postprocessor XML: at least one <postprocessor> element")
+    if n_chunk or not chunk_reports:
+        yield _measured(path, rows, skipped)
+
+
+LEVELS = ("device", "channel", "lcu", "lcu_path", "cache")
+
+
+def _measured(path, rows, skipped) -> Measured:
     frames = {lv: frame(lv, rp.complete(lv, r)) for lv, r in rows.items() if r}
     return Measured(frames, [str(path)], skipped)
 
