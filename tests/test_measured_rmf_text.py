@@ -296,3 +296,16 @@ def test_blank_system_id_round_trips(tmp_path):
         m.frames[lv] = df[df["system"] == "SYSA"].assign(system="")
     got = rmf_text.read(rmf_write.write(m, tmp_path / "r.txt"))
     assert set(got["device"]["system"]) == {""} and len(got["device"]) == len(m["device"])
+
+
+def test_bad_device_number_and_notes(tmp_path):
+    p = rmf_write.write(_measured(n_dev=3), tmp_path / "r.txt")
+    lines = p.read_text().splitlines()
+    k = next(i for i, ln in enumerate(lines) if " 9801 " in ln)
+    notes = tmp_path / "notes.txt"  # a legend line under the table is not a device
+    notes.write_text("\n".join(lines[:k + 2] + ["             NOTE: PAV, H = HYPERPAV"] + lines[k + 2:]) + "\n")
+    assert len(rmf_text.read(notes)["device"]) == len(rmf_text.read(p)["device"])
+    bad = tmp_path / "bad.txt"
+    bad.write_text("\n".join(lines[:k] + [lines[k].replace(" 9801 ", " 98X1 ")] + lines[k + 1:]) + "\n")
+    with pytest.raises(McioError, match=rf"bad.txt.*line {k + 1}.*device number.*'98X1'"):
+        rmf_text.read(bad)

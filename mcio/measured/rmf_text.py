@@ -177,7 +177,9 @@ def _device(path, page, keys) -> list[dict]:
         if dev is None:
             continue  # LCU / storage-group / system summary lines carry no device number
         if not _HEX.match(dev) or len(dev) < 4:
-            raise rp.bad(path, f"line {n}", f"a device number (4 or 5 hex digits) under 'DEV NUM', got {dev!r}")
+            if re.match(r"^[\d.]+$", v.get(idx["DEVICE ACTIVITY RATE"], "")):  # a data row, misprinted
+                raise rp.bad(path, f"line {n}", f"a device number (4 or 5 hex digits) under 'DEV NUM', got {dev!r}")
+            continue  # a note or legend line under the table
         row = dict(keys)
         for label, col in DEVICE_COLS.items():
             if label not in idx:
