@@ -309,3 +309,16 @@ def test_bad_device_number_and_notes(tmp_path):
     bad.write_text("\n".join(lines[:k] + [lines[k].replace(" 9801 ", " 98X1 ")] + lines[k + 1:]) + "\n")
     with pytest.raises(McioError, match=rf"bad.txt.*line {k + 1}.*device number.*'98X1'"):
         rmf_text.read(bad)
+
+
+def test_ioq_note_line_and_bad_lcu(tmp_path):
+    p = rmf_write.write(_measured(n_dev=2), tmp_path / "r.txt")
+    lines = p.read_text().splitlines()
+    k = next(i for i, ln in enumerate(lines) if ln.strip().startswith("0018"))
+    note = tmp_path / "note.txt"
+    note.write_text("\n".join(lines[:k] + ["  NOTE: * = TOTAL OF THE LCU"] + lines[k:]) + "\n")
+    pd.testing.assert_frame_equal(rmf_text.read(note)["lcu"], rmf_text.read(p)["lcu"])
+    bad = tmp_path / "bad.txt"
+    bad.write_text("\n".join(lines[:k] + [lines[k].replace("0018", "00G8")] + lines[k + 1:]) + "\n")
+    with pytest.raises(McioError, match=rf"bad.txt.*line {k + 1}.*LCU number.*'00G8'"):
+        rmf_text.read(bad)

@@ -273,6 +273,9 @@ def _ioq(path, page, keys):
         lcu, chp = get.get("LCU"), get.get("CHAN PATHS")
         if lcu is None and chp is None and get.get("CU") is None:
             continue
+        if not re.match(r"^[\d.]+$", get.get("CHPID TAKEN") or "") and not (
+                (lcu is None or _HEX.match(lcu)) and (chp is None or chp == "*" or _HEX.match(chp))):
+            continue  # a note or legend line under the table
         if lcu is not None:
             if not _HEX.match(lcu):
                 raise rp.bad(path, f"line {n}", f"an LCU number (hex) under 'LCU', got {lcu!r}")
