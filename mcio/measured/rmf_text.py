@@ -1,0 +1,408 @@
+"""Reader of RMF Postprocessor text reports (the printed interval reports of z/OS RMF):
+DIRECT ACCESS DEVICE ACTIVITY (level ``device``), CHANNEL PATH ACTIVITY (``channel``), I/O QUEUING
+ACTIVITY (``lcu`` and ``lcu_path``), CACHE SUBSYSTEM ACTIVITY and CACHE DEVICE ACTIVITY (``cache``).
+
+A file may hold many intervals and systems: every page states its own (page header), so rows are
+keyed by the header of the page they are printed on. Tables are read by their column headings
+(stacked words above each column), not by fixed character positions, so the column sets of
+different z/OS releases (e.g. AVG INT DLY present or not) read alike. Pages of any other report
+(CPU, PAGING, WORKLOAD...) are skipped and counted in ``Measured.skipped`` by title, one per
+report section (title, system, interval). See docs/measured.md, section RMF.
+"""
+from __future__ import annotations
+
+import math
+import re
+from pathlib import Path
+from typing import Iterator
+
+from . import _rmfpage as rp
+from .table import Measured, frame
+
+#: heading (group + stacked words, blanks normalised) -> device column
+DEVICE_COLS = {
+    "DEV NUM": "devnum", "DEVICE TYPE": "dev_type", "VOLUME SERIAL": "volser", "LCU": "lcu",
+    "DEVICE ACTIVITY RATE": "ssch_per_s", "AVG RESP TIME": "resp_ms", "AVG IOSQ TIME": "iosq_ms",
+    "AVG CMR DLY": "cmr_ms", "AVG DB DLY": "db_ms", "AVG PEND TIME": "pend_ms",
+    "AVG DISC TIME": "disc_ms", "AVG CONN TIME": "conn_ms", "% DEV CONN": "dev_conn_pct",
+    "% DEV UTIL": "dev_util_pct",
+}
+#: I/O queuing headings -> (level, column)
+IOQ_COLS = {
+    "LCU": "lcu", "CU": "cu", "CHAN PATHS": "chpid", "CHPID TAKEN": "taken_per_s",
+    "% DP BUSY": "dp_busy_pct", "% CU BUSY": "cu_busy_pct", "AVG CUB DLY": "cub_dly_ms",
+    "AVG CMR DLY": "cmr_ms", "CONTENTION RATE": "cont_per_s", "DELAY Q LNGTH": "delay_q_length",
+    "HPAV WAIT": "hpav_wait", "HPAV MAX": "hpav_max", "% ALL CH PATH BUSY": "all_paths_busy_pct",
+}
+_LCU_ONLY = ("cont_per_s", "delay_q_length", "hpav_wait", "hpav_max", "all_paths_busy_pct")
+_PATH_COLS = ("taken_per_s", "dp_busy_pct", "cu_busy_pct", "cub_dly_ms", "cmr_ms")
+#: channel heading groups (as printed) -> column prefix, with the sub-headings each may hold
+CHAN_GROUPS = (
+    ("UTILIZATION", "util", ("PART", "TOTAL", "BUS")),
+    ("READ(MB/SEC)", "read", ("PART", "TOTAL")),
+    ("WRITE(MB/SEC)", "write", ("PART", "TOTAL")),
+    ("FICON OPERATIONS", "ficon", ("RATE", "ACTIVE", "DEFER")),
+    ("ZHPF OPERATIONS", "zhpf", ("RATE", "ACTIVE", "DEFER")),
+)
+CHAN_COLS = {
+    "util PART": "util_part_pct", "util TOTAL": "util_total_pct", "util BUS": "bus_pct",
+    "read PART": "read_mb_s_part", "read TOTAL": "read_mb_s_total",
+    "write PART": "write_mb_s_part", "write TOTAL": "write_mb_s_total",
+    "ficon RATE": "ficon_ops_per_s", "ficon ACTIVE": "ficon_active", "ficon DEFER": "ficon_defer_per_s",
+    "zhpf RATE": "zhpf_ops_per_s", "zhpf ACTIVE": "zhpf_active", "zhpf DEFER": "zhpf_defer_per_s",
+}
+#: cache device overview headings -> cache column
+CACHE_DEV_COLS = {
+    "VOLUME SERIAL": "volser", "DEV NUM": "devnum", "I/O RATE": "io_per_s",
+    "TOTAL H/R": "hit_ratio", "READ H/R": "read_hit_ratio", "WRITE H/R": "write_hit_ratio",
+    "DASD I/O RATE STAGE": "staging_per_s",
+}
+_HEX = re.compile(r"^[0-9A-F]{2,5}$")
+
+
+def sniff(head: bytes) -> bool:
+    """True if the first bytes look like a printed RMF Postprocessor report."""
+    text = head.decode("latin-1")
+    if "A C T I V I T Y" not in text:
+        text = head.decode("cp037", errors="replace")
+    if any(rp.title_of(ln) in rp.KNOWN_TITLES.values() for ln in text.splitlines()):
+        return True
+    return "RPT VERSION" in text and "SYSTEM ID" in text and "INTERVAL" in text
+
+
+LEVELS = ("device", "channel", "lcu", "lcu_path", "cache")
+
+
+def read(path) -> Measured:
+    """Every known report section of ``path`` as one :class:`Measured`."""
+    parts = list(iter_read(path, chunk_intervals=None))
+    out = parts[0]
+    for m in parts[1:]:
+        out = out.merge(m)
+    return out
+
+
+def iter_read(path, chunk_intervals: int | None = 96) -> Iterator[Measured]:
+    """``path`` read page by page, as one :class:`Measured` per ``chunk_intervals`` distinct
+    (system, interval) pairs (None: one for the whole file). A chunk holds whole pages; when the
+    file is not in interval order an interval may span two chunks. The chunks together hold what
+    :func:`read` returns."""
+    path = Path(path)
+    rows: dict[str, list[dict]] = {lv: [] for lv in LEVELS}
+    skipped: dict[str, int] = {}
+    seen_unknown: set = set()
+    in_chunk: set = set()
+    known = False
+    for page in rp.iter_pages(rp.text_lines(path)):
+        if page.title not in rp.KNOWN_TITLES.values():
+            hdr = _maybe_header(path, page)
+            key = (page.title, hdr.system if hdr else "", hdr.start if hdr else page.lineno)
+            if key not in seen_unknown:
+                seen_unknown.add(key)
+                skipped[page.title] = skipped.get(page.title, 0) + 1
+            continue
+        known = True
+        hdr = rp.header(path, page)
+        ikey = (hdr.system, hdr.start)
+        if chunk_intervals and ikey not in in_chunk and len(in_chunk) >= chunk_intervals:
+            yield _measured(path, rows, skipped)
+            rows, skipped, in_chunk = {lv: [] for lv in LEVELS}, {}, set()
+        in_chunk.add(ikey)
+        keys = {"interval": hdr.start, "interval_s": hdr.interval_s, "system": hdr.system}
+        if page.title == "DIRECT ACCESS DEVICE ACTIVITY":
+            rows["device"] += _device(path, page, keys)
+        elif page.title == "CHANNEL PATH ACTIVITY":
+            rows["channel"] += _channel(path, page, keys)
+        elif page.title == "I/O QUEUING ACTIVITY":
+            lcus, paths = _ioq(path, page, keys)
+            rows["lcu"] += lcus
+            rows["lcu_path"] += paths
+        else:
+            rows["cache"] += _cache(path, page, keys)
+    if not known:
+        raise rp.bad(path, "line 1", "an RMF Postprocessor report: a page titled in spaced capitals "
+                     "such as 'D I R E C T   A C C E S S   D E V I C E   A C T I V I T Y'")
+    yield _measured(path, rows, skipped)
+
+
+def _measured(path, rows, skipped) -> Measured:
+    frames = {lv: frame(lv, rp.complete(lv, r)) for lv, r in rows.items() if r}
+    return Measured(frames, [str(path)], skipped)
+
+
+def _maybe_header(path, page):
+    try:
+        return rp.header(path, page)
+    except Exception:  # an unknown report need not have the header we know
+        return None
+
+
+def _table(page, is_last_heading, above: int = 3):
+    """(first data index, heading lines, columns) of the table whose last heading line satisfies
+    ``is_last_heading``, or None. The heading is that line and up to ``above`` non-blank lines
+    over it (stopping at rules and blank lines)."""
+    lines = page.lines
+    for i, (_n, ln) in enumerate(lines):
+        if is_last_heading(ln):
+            h = [ln]
+            j = i - 1
+            while j >= 0 and len(h) <= above and lines[j][1].strip() and not set(lines[j][1].strip()) <= {"-"} \
+                    and "IODF" not in lines[j][1] and "SAMPLES" not in lines[j][1]:
+                h.insert(0, lines[j][1])
+                j -= 1
+            return i + 1, h, rp.columns(h)
+    return None
+
+
+def _by_label(cols) -> dict[str, int]:
+    return {rp.full_label(c): i for i, c in enumerate(cols)}
+
+
+def _device(path, page, keys) -> list[dict]:
+    t = _table(page, lambda ln: re.search(r"\bGROUP\b", ln) and re.search(r"\bNUM\b", ln)
+               and re.search(r"\bRATE\b", ln))
+    if t is None:
+        return []
+    start, _h, cols = t
+    idx, split = _by_label(cols), rp.Cells(cols)
+    if "DEV NUM" not in idx or "DEVICE ACTIVITY RATE" not in idx:
+        raise rp.bad(path, f"line {page.lines[start - 1][0]}",
+                     "the DASD activity headings DEV NUM and DEVICE ACTIVITY RATE")
+    out = []
+    for n, ln in page.lines[start:]:
+        if not ln.strip() or set(ln.strip()) <= {"-"}:
+            continue
+        v = split(ln)
+        dev = v.get(idx["DEV NUM"])
+        if dev is None:
+            continue  # LCU / storage-group / system summary lines carry no device number
+        if not _HEX.match(dev) or len(dev) < 4:
+            if re.match(r"^[\d.]+$", v.get(idx["DEVICE ACTIVITY RATE"], "")):  # a data row, misprinted
+                raise rp.bad(path, f"line {n}", f"a device number (4 or 5 hex digits) under 'DEV NUM', got {dev!r}")
+            continue  # a note or legend line under the table
+        row = dict(keys)
+        for label, col in DEVICE_COLS.items():
+            if label not in idx:
+                continue
+            tok = v.get(idx[label])
+            if col in ("devnum", "dev_type", "volser", "lcu"):
+                row[col] = (tok or "").upper() if col != "volser" else (tok or "")
+            else:
+                row[col] = rp.number(path, n, label, tok)
+        out.append(row)
+    return out
+
+
+def _channel(path, page, keys) -> list[dict]:
+    lines = page.lines
+    for i, (_n, ln) in enumerate(lines):
+        if re.match(r"^\s*ID\s+TYPE\b", ln) and i > 0:
+            upper, leaf = lines[i - 1][1], ln
+            break
+    else:
+        return []
+    names = _channel_names(upper, leaf)
+    cols = [rp.Column([w], "", m.start(), m.end()) for w, m in
+            ((m.group(), m) for m in re.finditer(r"\S+", leaf))]
+    split = rp.Cells(cols)
+    out = []
+    for n, ln in lines[i + 1:]:
+        m = re.match(r"^\s*([0-9A-F]{2})\s", ln)
+        if not m:
+            continue
+        v = split(ln)
+        row = dict(keys, chpid=m.group(1))
+        for k, name in enumerate(names):
+            tok = v.get(k)
+            if name == "TYPE":
+                row["chpid_type"] = tok or ""
+            elif name == "G":
+                row["generation"] = tok or ""
+            elif name in CHAN_COLS:
+                if tok is not None and tok.isalpha():  # OFFLINE, NOT AVAIL...: no value measured
+                    tok = None
+                row[CHAN_COLS[name]] = rp.number(path, n, name, tok)
+        out.append(row)
+    return out
+
+
+def _channel_names(upper: str, leaf: str) -> list[str]:
+    """Names of the leaf headings: 'ID', 'TYPE', 'G', ... then 'util PART', 'read TOTAL', ...
+    following the groups in the order the upper heading line prints them."""
+    groups = sorted((upper.find(g), pre, subs) for g, pre, subs in CHAN_GROUPS if g in upper)
+    leaves = leaf.split()
+    names, k = [], 0
+    while k < len(leaves) and leaves[k] not in ("PART", "TOTAL", "RATE"):
+        names.append(leaves[k])
+        k += 1
+    for _pos, pre, subs in groups:
+        used = set()
+        while k < len(leaves) and leaves[k] in subs and leaves[k] not in used:
+            used.add(leaves[k])
+            names.append(f"{pre} {leaves[k]}")
+            k += 1
+    names += leaves[k:]
+    return names
+
+
+def _ioq(path, page, keys):
+    t = _table(page, lambda ln: re.search(r"\bPATHS\b", ln) and re.search(r"\bTAKEN\b", ln))
+    if t is None:
+        return [], []
+    start, _h, cols = t
+    idx, split = _by_label(cols), rp.Cells(cols)
+    for need in ("LCU", "CHAN PATHS", "CHPID TAKEN"):
+        if need not in idx:
+            raise rp.bad(path, f"line {page.lines[start - 1][0]}", f"the I/O queuing heading {need!r}")
+    lcus, paths = [], []
+    cur = None
+
+    def close():
+        if cur is not None:
+            r = cur["row"]
+            if math.isnan(r.get("ssch_per_s", math.nan)):
+                r["ssch_per_s"] = cur["taken"]
+            r["cu"] = " ".join(cur["cu"])
+            lcus.append(r)
+
+    for n, ln in page.lines[start:]:
+        if not ln.strip() or set(ln.strip()) <= {"-"}:
+            continue
+        v = split(ln)
+        get = {lab: v.get(i) for lab, i in idx.items()}
+        lcu, chp = get.get("LCU"), get.get("CHAN PATHS")
+        if lcu is None and chp is None and get.get("CU") is None:
+            continue
+        if not re.match(r"^[\d.]+$", get.get("CHPID TAKEN") or "") and not (
+                (lcu is None or _HEX.match(lcu)) and (chp is None or chp == "*" or _HEX.match(chp))):
+            continue  # a note or legend line under the table
+        if lcu is not None:
+            if not _HEX.match(lcu):
+                raise rp.bad(path, f"line {n}", f"an LCU number (hex) under 'LCU', got {lcu!r}")
+            close()
+            cur = {"row": dict(keys, lcu=lcu.upper(), ssch_per_s=math.nan), "cu": [], "taken": 0.0}
+        if cur is None:
+            raise rp.bad(path, f"line {n}", "an LCU number on the first line of an LCU's paths")
+        if get.get("CU"):
+            cur["cu"] += [c.upper() for c in get["CU"].split()]
+        vals = {}
+        for label, col in IOQ_COLS.items():
+            if col in ("lcu", "cu", "chpid") or label not in idx:
+                continue
+            vals[col] = rp.number(path, n, label, get.get(label))
+        for col in _LCU_ONLY:
+            if col in vals and not math.isnan(vals[col]):
+                cur["row"][col] = vals[col]
+        if chp is None:
+            continue
+        if chp == "*":  # the LCU's total line
+            cur["row"]["ssch_per_s"] = vals.get("taken_per_s", math.nan)
+            continue
+        if not _HEX.match(chp):
+            raise rp.bad(path, f"line {n}", f"a channel path id under 'CHAN PATHS', got {chp!r}")
+        prow = dict(keys, lcu=cur["row"]["lcu"], chpid=chp.upper())
+        prow.update({c: vals[c] for c in _PATH_COLS if c in vals})
+        if not math.isnan(prow.get("taken_per_s", math.nan)):
+            cur["taken"] += prow["taken_per_s"]
+        paths.append(prow)
+    close()
+    return lcus, paths
+
+
+_REQ_ROWS = ("NORMAL", "SEQUENTIAL", "CFW DATA", "TOTAL")
+
+
+def _cache(path, page, keys) -> list[dict]:
+    """A cache page: the subsystem (or, on CACHE DEVICE ACTIVITY pages, one device) from the
+    READ/WRITE I/O REQUESTS and CACHE MISSES tables, and the devices of the CACHE SUBSYSTEM
+    DEVICE OVERVIEW table."""
+    text = "\n".join(ln for _n, ln in page.lines)
+    m_ssid = re.search(r"\bSSID\s+([0-9A-Fa-f]{1,4})\b", text)
+    m_cu = re.search(r"\bCU-ID\s+([0-9A-Fa-f]{1,4})\b", text)
+    if not m_ssid:
+        raise rp.bad(path, f"line {page.lineno}", "'SSID nnnn' in the cache report heading")
+    base = dict(keys, ssid=m_ssid.group(1).upper(), cu=m_cu.group(1).upper() if m_cu else "")
+    out = []
+    top = dict(base)
+    if page.title == "CACHE DEVICE ACTIVITY":
+        m_v = re.search(r"\bVOLSER\s+(\S+)\s+NUM\s+([0-9A-Fa-f]{4,5})\b", text)
+        if not m_v:
+            raise rp.bad(path, f"line {page.lineno}", "'VOLSER xxxxxx NUM nnnn' in the cache device heading")
+        top.update(volser=m_v.group(1), devnum=m_v.group(2).upper())
+    got = _cache_tables(path, page, top)
+    if got:
+        out.append(top)
+    out += _cache_devices(path, page, base)
+    return out
+
+
+def _cache_tables(path, page, row) -> bool:
+    """Fill ``row`` from the overview tables of the page; False if the page has none."""
+    mode, found = None, False
+    req, miss = {}, {}
+    for n, ln in page.lines:
+        s = ln.strip()
+        m = re.search(r"(?<![\w-])TOTAL H/R\s+(\S+)", s)
+        if m:
+            row["hit_ratio"] = rp.number(path, n, "TOTAL H/R", m.group(1))
+            found = True
+        if "READ I/O REQUESTS" in s:
+            mode = "req"
+            continue
+        if "CACHE MISSES" in s:
+            mode = "miss"
+            continue
+        if mode is None or set(s) <= {"-"}:
+            continue
+        if s.startswith("----") or "DEVICE OVERVIEW" in s or "CKD STATISTICS" in s:
+            mode = None
+            continue
+        name = next((r for r in _REQ_ROWS if s.startswith(r + " ")), None)
+        if name is None:
+            continue
+        toks = s[len(name):].split()
+        nums = []
+        for tk in toks:
+            if not re.match(r"^[-+]?\d*\.?\d+[KMG]?$|^-+$|^N/A$", tk):
+                break
+            nums.append(rp.number(path, n, f"{name} ({mode})", tk))
+        (req if mode == "req" else miss)[name] = nums
+        found = True
+    tot = req.get("TOTAL", [])
+    if len(tot) >= 12:
+        row.update(read_per_s=tot[1], read_hit_ratio=tot[4], write_per_s=tot[6],
+                   write_hit_ratio=tot[11], io_per_s=tot[1] + tot[6])
+    seq = req.get("SEQUENTIAL", [])
+    if len(seq) >= 2:
+        row["seq_read_per_s"] = seq[1]
+    stage = [miss[r][5] for r in ("NORMAL", "SEQUENTIAL") if len(miss.get(r, [])) >= 6]
+    if stage:
+        row["staging_per_s"] = sum(stage)
+    return found
+
+
+def _cache_devices(path, page, base) -> list[dict]:
+    t = _table(page, lambda ln: re.match(r"^\s*SERIAL\s+NUM\b", ln) is not None, above=2)
+    if t is None:
+        return []
+    start, _h, cols = t
+    idx, split = _by_label(cols), rp.Cells(cols)
+    if "DEV NUM" not in idx:
+        raise rp.bad(path, f"line {page.lines[start - 1][0]}", "the cache device heading 'DEV NUM'")
+    out = []
+    for n, ln in page.lines[start:]:
+        if not ln.strip() or set(ln.strip()) <= {"-"}:
+            continue
+        v = split(ln)
+        dev = v.get(idx["DEV NUM"])
+        if dev is None:
+            continue  # *ALL (the subsystem total) and *CACHE-OFF lines
+        if not _HEX.match(dev) or len(dev) < 4:
+            raise rp.bad(path, f"line {n}", f"a device number under 'DEV NUM', got {dev!r}")
+        row = dict(base, devnum=dev.upper())
+        for label, col in CACHE_DEV_COLS.items():
+            if label in idx and col not in ("devnum",):
+                tok = v.get(idx[label])
+                row[col] = (tok or "") if col == "volser" else rp.number(path, n, label, tok)
+        out.append(row)
+    return out
