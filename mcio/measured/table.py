@@ -45,6 +45,11 @@ COLUMNS: dict[str, dict[str, tuple[str, str, str, str]]] = {
         "conn_ms": (F, "ms", "AVG CONN TIME", "mean connect time"),
         "dev_conn_pct": (F, "%", "% DEV CONN", "device connected, % of interval"),
         "dev_util_pct": (F, "%", "% DEV UTIL", "device busy (connect + disconnect), % of interval"),
+        "int_dly_ms": (F, "ms", "AVG INT DLY", "mean interrupt delay"),
+        "serv_ms": (F, "ms", "Serv", "z/VM service time (pend + disconnect + connect)"),
+        "cu_wait_ms": (F, "ms", "CUWt", "z/VM control-unit wait"),
+        "queued": (F, "1", "Qued", "z/VM mean I/Os queued on the device"),
+        "pav": (S, "", "PAV", "PAV exposures as printed, e.g. '1.0H' (SMF74NUX)"),
         "mb_s": (F, "MB/s", "", "data rate if the format states it"),
         "read_share": (F, "1", "", "fraction of I/Os that read, if stated"),
     },
@@ -52,6 +57,8 @@ COLUMNS: dict[str, dict[str, tuple[str, str, str, str]]] = {
         "chpid": (S, "", "ID", "channel path id, 2 hex digits, upper case"),
         "chpid_type": (S, "", "TYPE", "e.g. FC, FC_S, FCP, CNC"),
         "generation": (S, "", "G", "channel generation / speed code as the report prints it"),
+        "speed": (S, "", "SPEED", "link speed as printed, e.g. '16G'"),
+        "shared": (S, "", "SHR", "'Y' if shared by partitions, 'N' if not, '' if not stated"),
         "util_part_pct": (F, "%", "UTILIZATION(%) PART", "channel MP busy for this partition"),
         "util_total_pct": (F, "%", "UTILIZATION(%) TOTAL", "channel MP busy, all partitions"),
         "bus_pct": (F, "%", "UTILIZATION(%) BUS", "link (bus) busy"),
@@ -75,6 +82,7 @@ COLUMNS: dict[str, dict[str, tuple[str, str, str, str]]] = {
         "all_paths_busy_pct": (F, "%", "% ALL CH PATH BUSY", ""),
         "hpav_wait": (F, "1", "HPAV WAIT", "ratio of requests that waited for an alias"),
         "hpav_max": (F, "1", "HPAV MAX", "most aliases in use"),
+        "css_dly_ms": (F, "ms", "AVG CSS DLY", "mean channel subsystem delay"),
     },
     "lcu_path": {
         "lcu": (S, "", "LCU", "logical control unit, hex"),
@@ -98,6 +106,7 @@ COLUMNS: dict[str, dict[str, tuple[str, str, str, str]]] = {
         "hit_ratio": (F, "1", "TOTAL H/R", "fraction in [0, 1]"),
         "staging_per_s": (F, "1/s", "STAGING RATE", "tracks staged (read misses) per second"),
         "seq_read_per_s": (F, "1/s", "SEQUENTIAL READ RATE", ""),
+        "read_pct": (F, "%", "% READ", "reads, % of the device's cache I/Os"),
     },
 }
 
@@ -127,7 +136,7 @@ def frame(level: str, rows: list[dict]) -> pd.DataFrame:
     spec = {**KEYS, **COLUMNS[level]}
     for c, (d, *_r) in spec.items():
         if d == S:
-            df[c] = df[c].fillna("").astype(object)
+            df[c] = df[c].astype(object).fillna("")
         elif d.startswith("datetime"):
             df[c] = pd.to_datetime(df[c]).astype("datetime64[ns]")
         else:
