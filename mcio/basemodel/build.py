@@ -146,7 +146,7 @@ def build(obs: Observed, intervals, *, ha_servers: int = D.HA_SERVERS, be_server
                                                 (f"printed {gen_text.get(c)!r}, not in the catalogue" if gen_text.get(c) else "no channel report")
                                                 + "); the catalogue's figures for open exchanges")
         d["mp_us_per_io_ccw"] = _sig(e.value)
-        notes[f"channel.{c}.mp_us_per_io_ccw"] = _fmt(e, " us", intervals) + f" (generation {g})"
+        notes[f"channel.{c}.mp_us_per_io_ccw"] = _fmt(e, " us", intervals) + (f" (generation {g})" if g != "?" else "")
         d["mp_us_per_io_zhpf"] = _sig(e.value / D.ZHPF_OVER_CCW)
         notes[f"channel.{c}.mp_us_per_io_zhpf"] = f"derived: command mode / {D.ZHPF_OVER_CCW} (assumed catalogue ratio)"
         est[f"channel_generation.{g}.mp_us_per_io_ccw"] = e

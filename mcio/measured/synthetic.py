@@ -253,3 +253,22 @@ def tables_paths(cfg: dict, lcu: str) -> list[str]:
 
 
 __all__ = ["KNOWN", "ZHPF_RATIO", "truth_config", "day_curve", "generate"]
+
+
+def main(argv=None) -> None:
+    """``python -m mcio.measured.synthetic OUT.csv [N_INTERVALS] [INTERVAL_S] [SEED]``: write a
+    synthetic day as mcio's tidy table (mcio.measured.tidy), readable by ``mcio base``."""
+    import sys
+    from .tidy import write
+    a = list(sys.argv[1:] if argv is None else argv)
+    if not a:
+        raise SystemExit(main.__doc__)
+    n = int(a[1]) if len(a) > 1 else 8
+    s = float(a[2]) if len(a) > 2 else 10.0
+    seed = int(a[3]) if len(a) > 3 else 1
+    write(generate(day_curve(n), interval_s=s, seed=seed), a[0])
+    print(f"wrote {a[0]}: {n} intervals of {s:g} s, seed {seed}")
+
+
+if __name__ == "__main__":
+    main()
