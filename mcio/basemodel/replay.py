@@ -28,8 +28,9 @@ METRICS = {
     "dev_util_pct": ("device_busy", "dev_util_pct", 100.0, "device busy %"),
     "channel_busy_pct": ("channel_busy", "channel_busy_pct", 100.0, "channel busy %"),
 }
-#: figures compared as a difference in points (busy), the rest as a ratio
+#: figures compared as a difference (busy in points, IOSQ in ms: often 0), the rest as a ratio
 POINTS = ("dev_util_pct", "channel_busy_pct")
+DIFFERENCE = POINTS + ("iosq_ms",)
 
 
 def interval_rates(obs, workload_lcu: dict) -> pd.DataFrame:
@@ -89,7 +90,7 @@ def replay(model, obs, intervals, workload_lcu: dict, ios: int = 50_000, replica
         for k, (_v, col, _s, _l) in METRICS.items():
             mv = float(meas.get(col, np.nan))
             r[f"model_{k}"], r[f"model_{k}_ci95"], r[f"measured_{k}"] = f[k], f[k + "_ci95"], mv
-            if k in POINTS:
+            if k in DIFFERENCE:
                 r[f"error_{k}"] = f[k] - mv
             else:
                 r[f"error_{k}"] = f[k] / mv - 1.0 if np.isfinite(mv) and mv > 0 else float("nan")
@@ -101,27 +102,29 @@ def replay(model, obs, intervals, workload_lcu: dict, ios: int = 50_000, replica
 
 def format_table(df: pd.DataFrame, title: str = "model vs measured") -> str:
     """Per interval, a block: metric, model +/- CI, measured, error; then the mean |error|."""
-    out = [f"{title} (model: mean +/- 95 % CI over replications; error: model / measured - 1, busy in points)"]
+    out = [f"{title} (model: mean +/- 95 % CI over replications; error: model / measured - 1; busy in points, IOSQ in ms)"]
     for t, r in df.iterrows():
         out.append(f"interval {t:%Y-%m-%d %H:%M:%S}" + (f"  [{r['status']}]" if r["status"] else ""))
         out.append(f"  {'':<16}{'model':>12}{'+/- CI':>10}{'measured':>12}{'error':>10}")
         for k, (_v, _c, _s, label) in METRICS.items():
             mv, ci, me, er = r[f"model_{k}"], r[f"model_{k}_ci95"], r[f"measured_{k}"], r[f"error_{k}"]
             fmt = ".1f" if k in ("ssch_per_s",) else ".2f" if k in POINTS else ".4g"
-            err = "-" if not np.isfinite(er) else (f"{er:+.2f} pt" if k in POINTS else f"{100 * er:+.1f} %")
+            err = ("-" if not np.isfinite(er) else f"{er:+.2f} pt" if k in POINTS else f"{er:+.3f} ms"
+                   if k in DIFFERENCE else f"{100 * er:+.1f} %")
             out.append(f"  {label:<16}{format(mv, fmt):>12}{format(ci, '.2g') if np.isfinite(ci) else '-':>10}"
                        f"{format(me, fmt) if np.isfinite(me) else '-':>12}{err:>10}")
     out.append("mean |error| over the intervals: " + ", ".join(
-        f"{METRICS[k][3]} {np.nanmean(np.abs(df[f'error_{k}'])) * (1 if k in POINTS else 100):.2f}"
-        + (" pt" if k in POINTS else " %") for k in METRICS if np.isfinite(df[f"error_{k}"]).any()))
+        f"{METRICS[k][3]} {np.nanmean(np.abs(df[f'error_{k}'])) * (1 if k in DIFFERENCE else 100):.3g}"
+        + (" pt" if k in POINTS else " ms" if k in DIFFERENCE else " %") for k in METRICS if np.isfinite(df[f"error_{k}"]).any()))
     return "\n".join(out)
 
 
 def to_dataset(df: pd.DataFrame, attrs: dict | None = None):
-    """The per-interval table as an xarray Dataset (dimension ``interval``)."""
+    """The per-interval table as an xarray Dataset (dimension ``interval``, labelled by its start,
+    ISO 8601 text: the store writes no datetime type)."""
     import xarray as xr
     ds = xr.Dataset({c: ("interval", df[c].to_numpy()) for c in df.columns if c != "status"},
-                    coords={"interval": df.index.to_numpy().astype("datetime64[ns]")})
+                    coords={"interval": np.array([f"{t:%Y-%m-%dT%H:%M:%S}" for t in df.index], dtype=str)})
     ds["status"] = ("interval", df["status"].astype(str).to_numpy())
     for k, (_v, _c, _s, label) in METRICS.items():
         for pre in ("model_", "measured_"):
