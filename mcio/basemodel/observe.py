@@ -46,9 +46,79 @@ class Observed:
         return list(self.totals.index)
 
 
-def _wmean(x: pd.Series, w: pd.Series) -> float:
-    ok = x.notna() & w.notna() & (w > 0)
-    return float((x[ok] * w[ok]).sum() / w[ok].sum()) if ok.any() and w[ok].sum() > 0 else float("nan")
+_COMP = ("resp_ms", "iosq_ms", "cmr_ms", "pend_ms", "disc_ms", "conn_ms")
+
+
+def _weighted(dev: pd.DataFrame, keys: list) -> pd.DataFrame:
+    """Per group of ``keys``: the rate (sum) and the rate-weighted mean of each component, over
+    the rows that state it (vectorised: a month of RMF has millions of device rows)."""
+    r = dev["ssch_per_s"].fillna(0.0)
+    parts = {"ssch_per_s": r}
+    for c in _COMP:
+        ok = dev[c].notna() & (r > 0)
+        parts[c + "_rx"] = (dev[c] * r).where(ok, 0.0)
+        parts[c + "_w"] = r.where(ok, 0.0)
+    g = pd.DataFrame(parts).join(dev[keys]).groupby(keys, sort=True).sum()
+    out = pd.DataFrame({"ssch_per_s": g["ssch_per_s"]})
+    for c in _COMP:
+        out[c] = (g[c + "_rx"] / g[c + "_w"]).where(g[c + "_w"] > 0)
+    return out
+
+
+def _per_lcu(dev: pd.DataFrame, cache: pd.DataFrame) -> pd.DataFrame:
+    """One row per (interval, lcu): see the module docstring."""
+    out = _weighted(dev, ["interval", "lcu"])
+    grp = dev.groupby(["interval", "lcu"], sort=True)
+    out["interval_s"] = grp["interval_s"].first()
+    out["devices"] = grp["devnum"].nunique()
+
+    def hot(r):
+        top = np.sort(r.fillna(0.0).to_numpy())[::-1]
+        n_hot = max(1, int(round(0.1 * len(top))))
+        return float(top[:n_hot].sum() / top.sum()) if top.sum() > 0 else float("nan")
+    out["hot10_share"] = grp["ssch_per_s"].apply(hot)
+    util = grp["dev_util_pct"]
+    out["dev_util_sum_pct"] = util.sum(min_count=1)
+    c = cache[cache["devnum"] == ""] if len(cache) else cache
+    if len(c):
+        c = c.drop_duplicates(["interval", "ssid"]).set_index(["interval", "ssid"])
+        c.index = c.index.set_names(["interval", "lcu"])
+        io = c["io_per_s"].where(c["io_per_s"].notna(), c["read_per_s"] + c["write_per_s"])
+        c = pd.DataFrame({"read_share": c["read_per_s"] / io.where(io > 0),
+                          "read_hit_ratio": c["read_hit_ratio"], "write_hit_ratio": c["write_hit_ratio"]})
+        out = out.join(c, how="left")
+    else:
+        out["read_share"] = out["read_hit_ratio"] = out["write_hit_ratio"] = np.nan
+    # no cache report for an LCU: the device report's read share, if stated
+    if dev["read_share"].notna().any():
+        d = dev.assign(_rs=dev["read_share"] * dev["ssch_per_s"], _w=dev["ssch_per_s"].where(dev["read_share"].notna(), 0))
+        g = d.groupby(["interval", "lcu"])[["_rs", "_w"]].sum()
+        out["read_share"] = out["read_share"].fillna((g["_rs"] / g["_w"]).where(g["_w"] > 0))
+    return out.sort_index()
+
+
+_CH_COLS = ["busy", "ops_per_s", "zhpf_ops_per_s", "read_mb_s", "write_mb_s", "bus", "chpid_type", "generation"]
+
+
+def _per_channel(ch: pd.DataFrame, path: pd.DataFrame) -> pd.DataFrame:
+    """One row per (interval, chpid): see the module docstring."""
+    if not len(ch):
+        return pd.DataFrame(columns=_CH_COLS, index=pd.MultiIndex.from_tuples([], names=["interval", "chpid"]))
+    c = ch.drop_duplicates(["interval", "chpid"]).set_index(["interval", "chpid"]).sort_index()
+    stated = c["ficon_ops_per_s"].notna() | c["zhpf_ops_per_s"].notna()
+    ops = c["ficon_ops_per_s"].fillna(0.0) + c["zhpf_ops_per_s"].fillna(0.0)
+    if len(path):
+        taken = path.groupby(["interval", "chpid"])["taken_per_s"].sum(min_count=1).reindex(c.index)
+    else:
+        taken = pd.Series(np.nan, index=c.index)
+    out = pd.DataFrame({
+        "busy": c["util_total_pct"].fillna(c["util_part_pct"]) / 100.0,
+        "ops_per_s": ops.where(stated, taken),
+        "zhpf_ops_per_s": c["zhpf_ops_per_s"],
+        "read_mb_s": c["read_mb_s_total"].fillna(c["read_mb_s_part"]),
+        "write_mb_s": c["write_mb_s_total"].fillna(c["write_mb_s_part"]),
+        "bus": c["bus_pct"] / 100.0, "chpid_type": c["chpid_type"], "generation": c["generation"]})
+    return out
 
 
 def observe(m: Measured) -> Observed:
@@ -60,74 +130,26 @@ def observe(m: Measured) -> Observed:
                         "rates and response times")
     dev["lcu"] = dev["lcu"].where(dev["lcu"] != "", NO_LCU)
     dev = dev[dev["ssch_per_s"].fillna(0) >= 0]
-    cache = m["cache"]
-    rows = []
-    for (t, lcu), g in dev.groupby(["interval", "lcu"], sort=True):
-        r = g["ssch_per_s"].fillna(0.0)
-        d = {"interval": t, "lcu": lcu, "interval_s": float(g["interval_s"].iloc[0]), "ssch_per_s": float(r.sum()),
-             "devices": int(g["devnum"].nunique())}
-        for c in ("resp_ms", "iosq_ms", "cmr_ms", "pend_ms", "disc_ms", "conn_ms"):
-            d[c] = _wmean(g[c], r)
-        top = np.sort(r.to_numpy())[::-1]
-        n_hot = max(1, int(round(0.1 * len(top))))
-        d["hot10_share"] = float(top[:n_hot].sum() / top.sum()) if top.sum() > 0 else float("nan")
-        d["dev_util_sum_pct"] = float(g["dev_util_pct"].sum()) if g["dev_util_pct"].notna().any() else float("nan")
-        c = cache[(cache["interval"] == t) & (cache["ssid"] == lcu) & (cache["devnum"] == "")] if len(cache) else cache
-        if len(c):
-            c = c.iloc[0]
-            io = c["io_per_s"] if np.isfinite(c["io_per_s"]) else c["read_per_s"] + c["write_per_s"]
-            d["read_share"] = float(c["read_per_s"] / io) if io and np.isfinite(c["read_per_s"]) else float("nan")
-            d["read_hit_ratio"] = float(c["read_hit_ratio"])
-            d["write_hit_ratio"] = float(c["write_hit_ratio"])
-        else:
-            rs = g["read_share"]
-            d["read_share"] = _wmean(rs, r)
-            d["read_hit_ratio"] = d["write_hit_ratio"] = float("nan")
-        rows.append(d)
-    lcu = pd.DataFrame(rows).set_index(["interval", "lcu"]).sort_index()
+    lcu = _per_lcu(dev, m["cache"])
 
-    ch = m["channel"]
     path = m["lcu_path"]
     paths: dict = {}
     for (lc, chp) in path[["lcu", "chpid"]].drop_duplicates().itertuples(index=False):
         paths.setdefault(lc, [])
         if chp not in paths[lc]:
             paths[lc].append(chp)
-    crow = []
-    for (t, chp), g in ch.groupby(["interval", "chpid"], sort=True):
-        g = g.iloc[0]
-        busy = g["util_total_pct"] if np.isfinite(g["util_total_pct"]) else g["util_part_pct"]
-        ops = np.nansum([g["ficon_ops_per_s"], g["zhpf_ops_per_s"]])
-        if not (np.isfinite(g["ficon_ops_per_s"]) or np.isfinite(g["zhpf_ops_per_s"])):
-            taken = path[(path["interval"] == t) & (path["chpid"] == chp)]["taken_per_s"]
-            ops = float(taken.sum()) if len(taken) else float("nan")
-        rd = g["read_mb_s_total"] if np.isfinite(g["read_mb_s_total"]) else g["read_mb_s_part"]
-        wr = g["write_mb_s_total"] if np.isfinite(g["write_mb_s_total"]) else g["write_mb_s_part"]
-        crow.append({"interval": t, "chpid": chp, "busy": busy / 100.0, "ops_per_s": ops,
-                     "zhpf_ops_per_s": g["zhpf_ops_per_s"], "read_mb_s": rd, "write_mb_s": wr,
-                     "bus": g["bus_pct"] / 100.0, "chpid_type": g["chpid_type"], "generation": g["generation"]})
-    channel = (pd.DataFrame(crow).set_index(["interval", "chpid"]).sort_index() if crow else
-               pd.DataFrame(columns=["busy", "ops_per_s", "zhpf_ops_per_s", "read_mb_s", "write_mb_s", "bus",
-                                     "chpid_type", "generation"],
-                            index=pd.MultiIndex.from_tuples([], names=["interval", "chpid"])))
+    channel = _per_channel(m["channel"], path)
     devices = {lc: sorted(g["devnum"].unique()) for lc, g in dev.groupby("lcu")}
     n_dev = sum(len(v) for v in devices.values())
-    tot = []
-    for t, g in dev.groupby("interval", sort=True):
-        r = g["ssch_per_s"].fillna(0.0)
-        d = {"interval": t, "interval_s": float(g["interval_s"].iloc[0]), "ssch_per_s": float(r.sum())}
-        for c in ("resp_ms", "iosq_ms", "cmr_ms", "pend_ms", "disc_ms", "conn_ms"):
-            d[c] = _wmean(g[c], r)
-        d["dev_util_pct"] = (float(g["dev_util_pct"].sum()) / n_dev if g["dev_util_pct"].notna().any()
-                             else float("nan"))
-        if len(channel) and t in channel.index.get_level_values(0):
-            cc = channel.loc[t]
-            d["channel_busy_pct"] = 100.0 * float(cc["busy"].mean())
-            d["mb_s"] = float(np.nansum(cc["read_mb_s"]) + np.nansum(cc["write_mb_s"]))
-        else:
-            d["channel_busy_pct"] = d["mb_s"] = float("nan")
-        tot.append(d)
-    totals = pd.DataFrame(tot).set_index("interval").sort_index()
+    totals = _weighted(dev, ["interval"])
+    totals["interval_s"] = dev.groupby("interval")["interval_s"].first()
+    totals["dev_util_pct"] = dev.groupby("interval")["dev_util_pct"].sum(min_count=1) / n_dev
+    if len(channel):
+        cg = channel.groupby(level=0)
+        totals["channel_busy_pct"] = 100.0 * cg["busy"].mean()
+        totals["mb_s"] = cg["read_mb_s"].sum(min_count=1).fillna(0.0) + cg["write_mb_s"].sum(min_count=1)
+    else:
+        totals["channel_busy_pct"] = totals["mb_s"] = np.nan
     return Observed(lcu, channel, totals, paths, devices, list(m.sources))
 
 
