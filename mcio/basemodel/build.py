@@ -71,7 +71,7 @@ def _fmt(e: D.Estimate, unit: str, intervals) -> str:
     se = e.stderr
     s = f"{e.kind}: {e.how}"
     if np.isfinite(se):
-        s += f"; +/- {se:.3g}{unit} (standard error over the intervals)"
+        s += f"; +/- {se:.3g}{unit} ({e.stderr_source})"
     if e.kind != "assumed":
         s += f"; {_iv(intervals)}"
     return s

@@ -69,22 +69,47 @@ class Estimate:
     kind: str                      # measured / derived / fitted / assumed
     how: str
     per_interval: list = field(default_factory=list)
+    #: one interval only: the relative standard error its sample size gives (the I/Os, or misses,
+    #: it counted, service times assumed exponential); NaN if not known
+    sampling_rel: float = float("nan")
+
+    def _n(self) -> int:
+        return int(np.isfinite(np.asarray(self.per_interval, float)).sum()) if self.per_interval else 0
 
     @property
     def stderr(self) -> float:
+        """Over several intervals their spread / sqrt(n); one interval: its sampling error."""
         x = np.asarray([v for v in self.per_interval if np.isfinite(v)], float)
-        return float(np.std(x, ddof=1) / np.sqrt(len(x))) if len(x) > 1 else float("nan")
+        if len(x) > 1:
+            return float(np.std(x, ddof=1) / np.sqrt(len(x)))
+        return float(abs(self.value) * self.sampling_rel) if len(x) == 1 else float("nan")
+
+    @property
+    def stderr_source(self) -> str:
+        if self._n() > 1:
+            return "standard error over the intervals"
+        return "sampling standard error of the one interval (exponential service assumed)"
 
     def ci95(self) -> float:
         from scipy.stats import t
-        x = [v for v in self.per_interval if np.isfinite(v)]
-        return float(t.ppf(0.975, len(x) - 1) * self.stderr) if len(x) > 1 else float("nan")
+        n = self._n()
+        q = t.ppf(0.975, n - 1) if n > 1 else 1.959964
+        return float(q * self.stderr) if n >= 1 else float("nan")
 
 
-def _combine(vals, kind, how) -> Estimate:
+def _combine(vals, kind, how, rel=None) -> Estimate:
+    """The mean of the per-interval values; ``rel``: their relative sampling errors (one interval)."""
     v = np.asarray(vals, float)
     ok = v[np.isfinite(v)]
-    return Estimate(float(ok.mean()) if len(ok) else float("nan"), kind, how, [float(x) for x in v])
+    r = float("nan")
+    if rel is not None and len(ok) == 1:
+        r = float(np.asarray(rel, float)[np.isfinite(v)][0])
+    return Estimate(float(ok.mean()) if len(ok) else float("nan"), kind, how, [float(x) for x in v], r)
+
+
+def _rel(n) -> float:
+    """1 / sqrt(n), NaN for no count."""
+    return float(1.0 / np.sqrt(n)) if np.isfinite(n) and n > 0 else float("nan")
 
 
 def service_from_response(resp_ms: float, rate_per_s: float, servers: int) -> float:
@@ -112,10 +137,11 @@ def mp_work(obs, intervals, gen_of: dict) -> dict:
         return out
     gens = sorted(set(gen_of.values()))
     for g in gens:
-        vals = []
+        vals, rel = [], []
         for t in intervals:
             if t not in ch.index.get_level_values(0):
                 vals.append(float("nan"))
+                rel.append(float("nan"))
                 continue
             c = ch.loc[t]
             c = c[[gen_of.get(k) == g for k in c.index]]
@@ -123,8 +149,9 @@ def mp_work(obs, intervals, gen_of: dict) -> dict:
             zh = c["zhpf_ops_per_s"].sum() if c["zhpf_ops_per_s"].notna().any() else 0.0
             z = zh / ops if ops > 0 else 0.0
             vals.append(busy / ops * 1e6 / ((1 - z) + z / ZHPF_OVER_CCW) if ops > 0 and np.isfinite(busy) else float("nan"))
+            rel.append(_rel(ops * float(obs.totals.loc[t, "interval_s"])))
         out[g] = _combine(vals, "fitted", "channel MP busy / operations (UTILIZATION TOTAL, FICON + zHPF OPS RATE), "
-                                         f"command mode with z/HPF at 1/{ZHPF_OVER_CCW}")
+                                         f"command mode with z/HPF at 1/{ZHPF_OVER_CCW}", rel)
     return out
 
 
@@ -154,6 +181,7 @@ def lcu_figures(obs, intervals, mp_start_us: dict, ha_servers: int = HA_SERVERS,
         rows = [L.loc[(t, lc)] if (t, lc) in L.index else None for t in intervals]
         f = {}
         rate = [r["ssch_per_s"] if r is not None else 0.0 for r in rows]
+        n_io = [r["ssch_per_s"] * r["interval_s"] if r is not None else np.nan for r in rows]
         f["rate_iops"] = _combine(rate, "measured", "sum of the LCU's devices' DEVICE ACTIVITY RATE")
         rs = [r["read_share"] if r is not None else np.nan for r in rows]
         if np.isfinite(rs).any():
@@ -166,7 +194,8 @@ def lcu_figures(obs, intervals, mp_start_us: dict, ha_servers: int = HA_SERVERS,
         cmr = [r["cmr_ms"] if r is not None else np.nan for r in rows]
         if np.isfinite(cmr).any():
             ha = [service_from_response(c, x, ha_servers) * 1000.0 for c, x in zip(cmr, rate)]
-            f["ha_service_us"] = _combine(ha, "fitted", f"AVG CMR DLY less the host adapter's M/M/{ha_servers} wait")
+            f["ha_service_us"] = _combine(ha, "fitted", f"AVG CMR DLY less the host adapter's M/M/{ha_servers} wait",
+                                          [_rel(n) for n in n_io])
         else:
             pend = [r["pend_ms"] if r is not None else np.nan for r in rows]
             ha = [max(p * 1000.0 - mp_start_us.get(lc, 0.0), 1.0) for p in pend]
@@ -178,12 +207,14 @@ def lcu_figures(obs, intervals, mp_start_us: dict, ha_servers: int = HA_SERVERS,
             f["miss_ratio"] = _combine([1 - x for x in rh], "measured", "1 - READ HIT RATIO (cache report)")
             wm = [1 - x if np.isfinite(x) else 0.0 for x in wh]
             f["write_miss_ratio"] = _combine(wm, "measured", "1 - WRITE HIT RATIO (cache report)")
-            be = []
-            for d, x, w, h, m2 in zip(disc, rate, ws, rh, wm):
+            be, rel = [], []
+            for d, x, w, h, m2, n in zip(disc, rate, ws, rh, wm, n_io):
                 miss = (1 - w) * (1 - h) + w * m2
                 be.append(service_from_response(d / miss, x * miss, be_servers) if miss > 0 else np.nan)
+                # the misses' service times, and the miss count's binomial error
+                rel.append(np.sqrt(_rel(n * miss) ** 2 + (1 - miss) / (n * miss)) if miss > 0 and n > 0 else np.nan)
             f["backend_service_ms"] = _combine(be, "fitted", "AVG DISC TIME / misses per I/O, less the back end's "
-                                                             f"M/M/{be_servers} wait")
+                                                             f"M/M/{be_servers} wait", rel)
         else:
             top = float(np.nanmax(disc)) if np.isfinite(disc).any() else 0.0
             s = max(top, 0.01)
