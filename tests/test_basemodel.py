@@ -133,3 +133,16 @@ def test_cli_esamon_and_bad_input(tmp_path):
     assert r.exit_code == 2 and "is no measured-data format" in r.output
     r = CliRunner().invoke(main, ["base", str(SEED), "--intervals", "busiest"])
     assert r.exit_code == 2 and "peak-iops" in r.output
+
+
+def test_one_interval_has_its_sampling_error(base):
+    """Built from the peak interval alone, each fitted figure carries the sampling error of the
+    I/Os (misses) that interval counted: the known values within 4 of them."""
+    obs, _b = base
+    b = build(obs, select_intervals(obs, "peak-iops"))
+    assert len(b.intervals) == 1
+    for name, true in _known().items():
+        e = b.estimates[name]
+        assert np.isfinite(e.stderr) and e.stderr / true < 0.05, (name, e.stderr)
+        assert abs(e.value - true) <= 4 * e.stderr, (name, e.value, e.stderr, true)
+        assert "sampling" in e.stderr_source
