@@ -224,7 +224,7 @@ def generate(load_scales=None, interval_s: float = 10.0, seed: int = 1, start="2
             nr = rng.binomial(int(n), rs)
             hits = rng.binomial(nr, 1 - rmiss)
             nw = int(n) - nr
-            cache_rows.append({**key, "ssid": lcu, "cu": cu, "io_per_s": r, "read_per_s": nr / T_s,
+            cache_rows.append({**key, "ssid": lcu, "cu": cu, "devnum": "", "volser": "", "io_per_s": r, "read_per_s": nr / T_s,
                                "write_per_s": nw / T_s, "read_hit_ratio": hits / max(nr, 1),
                                "write_hit_ratio": 1.0 - wmiss, "hit_ratio": (hits + nw * (1 - wmiss)) / max(n, 1),
                                "staging_per_s": (nr - hits) / T_s})

@@ -13,7 +13,7 @@ from pathlib import Path
 import pandas as pd
 
 from ..errors import McioError
-from .table import LEVELS, Measured, bad_file as _table_bad_file, columns, frame
+from .table import COLUMNS, KEYS, LEVELS, Measured, bad_file as _table_bad_file, columns, frame
 
 MAGIC = "# mcio measured table v1"
 
@@ -66,7 +66,13 @@ def read(path) -> Measured:
     for lv in LEVELS:
         sub = df[df["level"] == lv]
         if len(sub):
-            rows = sub[[c for c in columns(lv) if c in sub.columns]].replace("", None).to_dict("records")
+            cols = [c for c in columns(lv) if c in sub.columns]
+            text = {c for c in cols if {**KEYS, **COLUMNS[lv]}[c][0] == "str"}
+            part = sub[cols].copy()
+            for c in cols:
+                if c not in text:       # an empty cell of a number or time column: not stated
+                    part[c] = part[c].replace("", None)
+            rows = part.to_dict("records")
             try:
                 frames[lv] = frame(lv, rows)
             except (ValueError, TypeError) as e:
