@@ -146,3 +146,25 @@ def test_one_interval_has_its_sampling_error(base):
         assert np.isfinite(e.stderr) and e.stderr / true < 0.05, (name, e.stderr)
         assert abs(e.value - true) <= 4 * e.stderr, (name, e.value, e.stderr, true)
         assert "sampling" in e.stderr_source
+
+
+def test_channels_no_lcu_uses_and_missing_paths(day):
+    """A channel of the report that no path group uses (an FCP or CTC channel) stays out of the
+    base (a topology refuses it); without a path report, the first 8 FICON channels are assumed."""
+    import pandas as pd
+    from mcio.measured.table import Measured
+    ch = day["channel"]
+    extra = ch[ch["chpid"] == "40"].assign(chpid="60", chpid_type="FCP")
+    m = Measured({**day.frames, "channel": pd.concat([ch, extra], ignore_index=True)})
+    obs = observe(m)
+    b = build(obs, select_intervals(obs, "peak-iops"))
+    names = [c["name"] for c in b.config["topology"]["channel"]]
+    assert "60" not in names and len(names) == 16
+    b.model()
+    m = Measured({k: v for k, v in day.frames.items() if k != "lcu_path"})
+    obs = observe(m)
+    b = build(obs, select_intervals(obs, "peak-iops"))
+    assert "paths" in b.unknowns
+    assert all(lc["channels"] == ["40", "41", "42", "43", "44", "45", "46", "47"]
+               for cu in b.config["topology"]["control_unit"] for lc in cu["lcu"])
+    b.model()

@@ -91,20 +91,34 @@ def build(obs: Observed, intervals, *, ha_servers: int = D.HA_SERVERS, be_server
     lcus = sorted(set(obs.lcu.index.get_level_values(1)))
     # ---- channels and path groups
     paths = {lc: list(obs.paths.get(lc, [])) for lc in lcus}
-    ch_names = list(dict.fromkeys(list(obs.channel.index.get_level_values(1)) + [c for p in paths.values() for c in p]))
-    assumed_paths = not ch_names
-    if assumed_paths:
+    # the channels of the path groups; without any path group: the FICON channels of the channel
+    # report (at most 8: one path group), else assumed ones. A channel of the report that no LCU
+    # uses (CTC, FCP, OSA, another box's) is left out: a topology refuses an unused channel.
+    in_paths = list(dict.fromkeys(c for p in paths.values() for c in p))
+    ficon = []
+    if len(obs.channel):
+        typ = obs.channel.groupby(level=1)["chpid_type"].first()
+        ficon = [c for c, t in typ.items() if isinstance(t, str) and t.upper().startswith("FC") and t.upper() != "FCP"]
+    assumed_paths = False
+    if in_paths:
+        ch_names = in_paths
+    elif ficon:
+        ch_names = ficon[:8]
+        unknowns["paths"] = (f"no I/O queuing (path) data: every LCU's path group assumed to be the channel report's "
+                             f"first {len(ch_names)} FICON channels")
+    else:
+        assumed_paths = True
         ch_names = [f"CH{k}" for k in range(ASSUMED_CHANNELS)]
-        for lc in lcus:
-            paths[lc] = list(ch_names)
         unknowns["channels"] = (f"no channel or path data: {ASSUMED_CHANNELS} channels assumed, the path group of "
                                 "every LCU; their link rate derived from connect time at an assumed size")
     for lc in lcus:
         if not paths[lc]:
-            paths[lc] = [c for c in ch_names]
-            unknowns[f"paths of {lc}"] = f"LCU {lc} has no path group in the data: all channels assumed"
+            paths[lc] = list(ch_names[:8])
+            if in_paths:
+                unknowns[f"paths of {lc}"] = f"LCU {lc} has no path group in the data: {', '.join(paths[lc])} assumed"
         if len(paths[lc]) > 8:
             raise McioError("INPUT", f"LCU {lc}", f"has {len(paths[lc])} paths; a path group holds at most 8")
+    ch_names = list(dict.fromkeys(c for p in paths.values() for c in p))
     gen_text = {}
     if len(obs.channel):
         for chp, g in obs.channel.groupby(level=1):
@@ -176,7 +190,7 @@ def build(obs: Observed, intervals, *, ha_servers: int = D.HA_SERVERS, be_server
         notes[f"cu.{name}.backend_service_ms"] = _fmt(be, " ms", intervals)
         notes[f"lcu.{lc}.devices"] = "measured: devices in the device report" + ("" if lc != NO_LCU else " (no LCU stated: one LCU)")
         notes[f"lcu.{lc}.channels"] = ("measured: the I/O queuing report's paths" if obs.paths.get(lc) else
-                                       "assumed: no path group in the data")
+                                       "assumed: no path group in the data (see unknowns)")
         est[f"lcu.{lc}.ha_service_us"] = ha
         est[f"lcu.{lc}.backend_service_ms"] = be
         wname = f"W{lc}"
