@@ -53,6 +53,16 @@ def test_known_parameters_recovered_within_their_cis(base):
         assert abs(e.value - true) <= half, (name, e.value, half, true)
 
 
+def test_sizes_derived_from_the_path_groups_data_rate(base):
+    """KB per I/O: each path group's MB/s split over its two LCUs by connect time less the MP's end
+    work; the same-size LCUs of one group within 2 %, the mixed group's (4 KB with 4-56 KB) within
+    5 % (connect is not quite linear in size when transfers share the links)."""
+    _obs, b = base
+    for lc, true in synthetic.lcu_kb().items():
+        tol = 0.02 if lc in ("0011", "0021") else 0.05
+        assert b.estimates[f"lcu.{lc}.kb"].value == pytest.approx(true, rel=tol), lc
+
+
 def test_base_is_runnable_and_commented(base, tmp_path):
     obs, b = base
     text = b.to_toml()

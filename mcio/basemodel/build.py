@@ -143,7 +143,8 @@ def build(obs: Observed, intervals, *, ha_servers: int = D.HA_SERVERS, be_server
         w = [mp_ccw[gen_of[c]].value * ((1 - z) + z / D.ZHPF_OVER_CCW) for c in paths[lc]]
         mp_start[lc] = D.MP_START_FRACTION * float(np.mean(w))
     lf = D.lcu_figures(obs, intervals, mp_start, ha_servers, be_servers)
-    kb = D.sizes(obs, intervals, lf, paths)
+    end_ms = {lc: mp_start[lc] / D.MP_START_FRACTION * (1 - D.MP_START_FRACTION) / 1000.0 for lc in lcus}
+    kb = D.sizes(obs, intervals, lf, paths, end_ms)
     # ---- channels
     chans = []
     no_mb = not (len(obs.channel) and obs.channel["read_mb_s"].notna().any())

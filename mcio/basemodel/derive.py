@@ -26,7 +26,8 @@ The calibrations (the model's own physics, docs/design.md section 2.2):
   identified: the service is fixed at the largest mean disconnect of the chosen intervals
   (assumed; then every I/O that disconnects takes it) and the miss ratio derived from it.
 - **Transfer size per LCU**: the path group's MB/s (channel report, reads + writes) / its rate,
-  split over the LCUs sharing the group in proportion to their connect times. Without MB/s: the
+  split over the LCUs sharing the group in proportion to their connect times less the MP's end
+  work ((1 - mp_start_fraction) x work per I/O, which the model counts in connect). Without MB/s: the
   size is assumed (:data:`ASSUMED_KB`) and the channels' link rate derived from the connect time.
 """
 from __future__ import annotations
@@ -232,8 +233,11 @@ def lcu_figures(obs, intervals, mp_start_us: dict, ha_servers: int = HA_SERVERS,
     return out
 
 
-def sizes(obs, intervals, lcu_f: dict, paths: dict) -> dict:
-    """lcu -> Estimate of KB per I/O: the path group's MB/s / rate, split by connect time."""
+def sizes(obs, intervals, lcu_f: dict, paths: dict, conn_fixed_ms: dict | None = None) -> dict:
+    """lcu -> Estimate of KB per I/O: the path group's MB/s / rate, split over the group's LCUs by
+    the part of their connect time that moves data: connect less ``conn_fixed_ms[lcu]`` (the MP's
+    end work, in connect in the model)."""
+    conn_fixed_ms = conn_fixed_ms or {}
     ch = obs.channel
     out = {}
     groups: dict = {}
@@ -251,8 +255,8 @@ def sizes(obs, intervals, lcu_f: dict, paths: dict) -> dict:
             c = c[c.index.isin(key)]
             mb = float(np.nansum(c["read_mb_s"]) + np.nansum(c["write_mb_s"]))
             L = obs.lcu
-            w = {lc: (L.loc[(t, lc), "ssch_per_s"], L.loc[(t, lc), "conn_ms"]) if (t, lc) in L.index else (0.0, np.nan)
-                 for lc in lcs}
+            w = {lc: (L.loc[(t, lc), "ssch_per_s"], max(L.loc[(t, lc), "conn_ms"] - conn_fixed_ms.get(lc, 0.0), 0.0))
+                 if (t, lc) in L.index else (0.0, np.nan) for lc in lcs}
             denom = sum(r * cn for r, cn in w.values() if np.isfinite(cn))
             for lc in lcs:
                 r, cn = w[lc]
@@ -260,7 +264,7 @@ def sizes(obs, intervals, lcu_f: dict, paths: dict) -> dict:
         for lc in lcs:
             if np.isfinite(per[lc]).any():
                 out[lc] = _combine(per[lc], "derived", "path group's READ + WRITE MB/s / its I/O rate, split over its LCUs "
-                                                       "by connect time")
+                                                       "by connect time less the MP's end work")
             else:
                 out[lc] = Estimate(ASSUMED_KB, "assumed", "no data rate in the data", [])
     return out

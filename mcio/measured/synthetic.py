@@ -109,13 +109,10 @@ def day_curve(n: int = 8) -> np.ndarray:
     return np.round(0.65 - 0.35 * np.cos(2 * np.pi * (h - 2.0) / 24.0), 4)
 
 
-def _lcu_mix(cfg: dict, devs_per_lcu: dict) -> dict:
-    """LCU -> (read share, read miss ratio, write miss ratio) of the I/Os reaching it, from the
-    workloads' rates, spreads (hotset over all devices in file order) and classes."""
+def _lcu_classes(cfg: dict, devs_per_lcu: dict):
+    """Yield (lcu, SSCH/s of the class on it, class) over the workloads' classes, from their rates,
+    spreads (hotset over their devices in file order) and shares."""
     lcus = list(devs_per_lcu)
-    reads = {l: 0.0 for l in lcus}
-    misses = {l: 0.0 for l in lcus}
-    total = {l: 0.0 for l in lcus}
     for w in cfg["topology"]["workload"]:
         used = w.get("lcus", lcus)
         ndev = np.concatenate([[l] * devs_per_lcu[l] for l in used])
@@ -129,12 +126,29 @@ def _lcu_mix(cfg: dict, devs_per_lcu: dict) -> dict:
         for l in used:
             f = float(weight[ndev == l].sum()) * w["rate_iops"]
             for c in w["io"]:
-                x = f * c.get("share", 1.0) / shares
-                ws = c.get("write_share", 0.0)
-                total[l] += x
-                reads[l] += x * (1 - ws)
-                misses[l] += x * (1 - ws) * c.get("miss_ratio", 0.0)
-    return {l: (reads[l] / total[l], misses[l] / reads[l], 0.0) for l in lcus}
+                yield l, f * c.get("share", 1.0) / shares, c
+
+
+def _lcu_mix(cfg: dict, devs_per_lcu: dict) -> dict:
+    """LCU -> (read share, read miss ratio, write miss ratio) of the I/Os reaching it."""
+    tot, reads, misses = ({l: 0.0 for l in devs_per_lcu} for _ in range(3))
+    for l, x, c in _lcu_classes(cfg, devs_per_lcu):
+        ws = c.get("write_share", 0.0)
+        tot[l] += x
+        reads[l] += x * (1 - ws)
+        misses[l] += x * (1 - ws) * c.get("miss_ratio", 0.0)
+    return {l: (reads[l] / tot[l], misses[l] / reads[l], 0.0) for l in devs_per_lcu}
+
+
+def lcu_kb(cfg: dict | None = None) -> dict:
+    """LCU -> the mean KB per I/O reaching it (what a base model derives as its size)."""
+    cfg = cfg or truth_config()
+    devs = {l["name"]: l["devices"] for cu in cfg["topology"]["control_unit"] for l in cu["lcu"]}
+    tot, kb = {l: 0.0 for l in devs}, {l: 0.0 for l in devs}
+    for l, x, c in _lcu_classes(cfg, devs):
+        tot[l] += x
+        kb[l] += x * c.get("kb", 4.0)
+    return {l: kb[l] / tot[l] for l in devs}
 
 
 def generate(load_scales=None, interval_s: float = 10.0, seed: int = 1, start="2026-12-01 00:00",
@@ -252,7 +266,7 @@ def tables_paths(cfg: dict, lcu: str) -> list[str]:
     raise KeyError(lcu)
 
 
-__all__ = ["KNOWN", "ZHPF_RATIO", "truth_config", "day_curve", "generate"]
+__all__ = ["KNOWN", "ZHPF_RATIO", "truth_config", "day_curve", "generate", "lcu_kb"]
 
 
 def main(argv=None) -> None:
