@@ -32,7 +32,7 @@ def calibrate(scenario, measured, params: Sequence[str] | None = None, *, start:
               base: dict | None = None, bounds: dict | None = None, ios: int = 100_000,
               replications: int = 4, seed: int = 1, noise_seeds: int = 0, max_nfev: int = 80,
               diff_step: float = 0.05, xtol: float = 1e-2,
-              progress: Callable[[str], None] | None = None) -> CalibrationResult:
+              progress: Callable[[str], None] | None = None, fix_excess: bool = False) -> CalibrationResult:
     """Fit ``params`` of ``scenario`` (a Scenario or a registered name) to ``measured`` (path or rows).
 
     ``params``: scenario parameters or dotted model fields (default: the scenario's
@@ -41,6 +41,14 @@ def calibrate(scenario, measured, params: Sequence[str] | None = None, *, start:
     about what the simulation noise lets the loss resolve). ``max_nfev`` bounds the loss
     evaluations (each simulates every row), Jacobian columns included. See the module docstring
     for the loss, the determinism and the uncertainty.
+
+    ``scenario`` may also be any model (a :class:`~mcio.model.Model` or a spec path such as a base
+    model from ``mcio base``), fitted by dotted model fields (:class:`.params.ModelScenario`).
+
+    Fewer measured rows than parameters: an error, unless ``fix_excess``: then the parameters the
+    rows identify least (pivoted QR of the scaled residuals' Jacobian at the start) are held at
+    their start values, as many as exceed the rows, and the result says which
+    (``CalibrationResult.unidentified``).
     """
     from scipy.optimize import least_squares
 
@@ -54,15 +62,24 @@ def calibrate(scenario, measured, params: Sequence[str] | None = None, *, start:
     params = list(params)
     if len(set(params)) != len(params):
         raise McioError("--params", ",".join(params), "names a parameter twice")
-    if params and len(rows) < len(params):
+    if params and len(rows) < len(params) and not fix_excess:
         raise McioError("--params", ",".join(params),
                         f"fitting {len(params)} parameter(s) needs at least {len(params)} measured rows; "
-                        f"the table has {len(rows)}")
+                        f"the table has {len(rows)} (--fix-excess holds the least identified ones fixed)")
     for k, v in (("ios", ios), ("replications", replications), ("seed", seed), ("noise_seeds", noise_seeds),
                  ("max_nfev", max_nfev)):
         if isinstance(v, bool) or not isinstance(v, (int, np.integer)) or v < (2 if k == "replications" else 0):
             raise McioError(k, v, "must be a non-negative integer (replications >= 2)")
     x0 = start_values(scn, params, start, base)
+    unidentified: list = []
+    if params and len(rows) < len(params):
+        keep = identifiable(scn, rows, params, x0, base, len(rows), ios, replications, seed, diff_step)
+        unidentified = [k for k in params if k not in keep]
+        base = {**(base or {}), **{k: x0[k] for k in unidentified}}
+        params = [k for k in params if k in keep]
+        x0 = {k: x0[k] for k in params}
+        (progress or (lambda s: None))(f"  {len(rows)} rows for {len(params) + len(unidentified)} parameters: "
+                                       f"held at their start values: {', '.join(unidentified)}")
     bnd = search_bounds(scn, params, x0, bounds)
     budget = {"ios": int(ios), "replications": int(replications), "seed": int(seed)}
     say = progress or (lambda s: None)
@@ -136,6 +153,32 @@ def calibrate(scenario, measured, params: Sequence[str] | None = None, *, start:
         cov_sim = A @ np.diag(var_r) @ A.T
         stderr_sim = {k: float(fitted[k] * math.sqrt(max(cov_sim[j, j], 0.0))) for j, k in enumerate(params)}
     sims = sims_seen.get(tuple(np.round(v, 12))) or sims_at(v)
+    # the covariance of the fitted values (linearised: the log-scale covariance times the values)
+    xs = np.array([fitted[k] for k in params])
+    cov_x = (cov_v * np.outer(xs, xs)).tolist()
     return CalibrationResult(fitted, dict(x0), stderr_fit, stderr_sim, float(res.cost), chi2_red,
                              n_eval[0], str(res.message), rows, sims, budget, bnd, corr,
-                             dict(base or {}), scn.name)
+                             dict(base or {}), scn.name, covariance=cov_x, unidentified=unidentified,
+                             model=_model_dict(scn, fitted, base))
+
+
+def _model_dict(scn, fitted: dict, base) -> dict | None:
+    """A calibrated model's dict at the fitted values (None for a scenario: its params say it)."""
+    from .params import ModelScenario, build_model
+    return build_model(scn, fitted, base).to_dict() if isinstance(scn, ModelScenario) else None
+
+
+def identifiable(scn, rows, params, x0: dict, base, n: int, ios, replications, seed, diff_step) -> list:
+    """The ``n`` parameters of ``params`` the rows identify best: pivoted QR of the scaled
+    residuals' Jacobian at ``x0`` (forward differences of ``diff_step`` in log scale), the
+    first ``n`` pivots; costs ``len(params) + 1`` evaluations."""
+    from scipy.linalg import qr
+    f0 = residuals(rows, evaluate(scn, rows, dict(x0), base, ios, replications, seed))
+    J = np.empty((f0.size, len(params)))
+    for j, k in enumerate(params):
+        xj = dict(x0)
+        xj[k] = x0[k] * math.exp(diff_step)
+        J[:, j] = (residuals(rows, evaluate(scn, rows, xj, base, ios, replications, seed)) - f0) / diff_step
+    _q, _r, piv = qr(J, mode="economic", pivoting=True)
+    chosen = {params[i] for i in piv[:n]}
+    return [k for k in params if k in chosen]

@@ -11,10 +11,45 @@ from ..model import Model
 from ..scenarios.base import Scenario
 
 
-def resolve_scenario(scenario) -> Scenario:
-    """A :class:`~mcio.scenarios.base.Scenario` instance, or the name of a registered one."""
-    if isinstance(scenario, Scenario):
+class ModelScenario:
+    """Any model (a spec file's, a base model's from ``mcio base``) in the place of a scenario: its
+    fitted parameters are dotted model fields (``topology.control_unit.0.ha_service_us``,
+    ``channels.mp_us_per_io_ccw``, ...), started at the model's own values."""
+
+    calibration_params: tuple = ()
+    calibration_start: dict = {}
+
+    def __init__(self, model: Model, name: str = "model"):
+        self._model = model
+        self.name = name
+
+    def defaults(self) -> dict:
+        return {}
+
+    def param(self, name: str):
+        raise McioError("--params", name, "a model (not a scenario) is fitted by dotted model fields, e.g. "
+                                          "topology.control_unit.0.ha_service_us or channels.mp_us_per_io_ccw")
+
+    def model(self, variant=None, **params) -> Model:
+        for k in params:
+            self.param(k)
+        return self._model
+
+
+def resolve_scenario(scenario):
+    """A :class:`~mcio.scenarios.base.Scenario` instance, the name of a registered one, a
+    :class:`~mcio.model.Model` or the path of a model / base spec (``*.toml``: a
+    :class:`ModelScenario`)."""
+    if isinstance(scenario, (Scenario, ModelScenario)):
         return scenario
+    if isinstance(scenario, Model):
+        return ModelScenario(scenario)
+    if isinstance(scenario, str) and scenario.endswith(".toml"):
+        from pathlib import Path
+        if not Path(scenario).exists():
+            raise McioError("--scenario", scenario, "no such spec file")
+        from ..batch import load_spec
+        return ModelScenario(load_spec(Path(scenario)).point_model(0), Path(scenario).stem)
     from ..scenarios import SCENARIO_OBJECTS
     if not isinstance(scenario, str) or scenario not in SCENARIO_OBJECTS:
         raise McioError("--scenario", scenario, "unknown scenario (calibration needs one on the Scenario "
@@ -22,7 +57,7 @@ def resolve_scenario(scenario) -> Scenario:
     return SCENARIO_OBJECTS[scenario]
 
 
-def build_model(scn: Scenario, values: dict, base: dict | None = None) -> Model:
+def build_model(scn, values: dict, base: dict | None = None) -> Model:
     """The scenario's model with ``values`` (its parameters or dotted model fields) set over ``base``.
 
     A dotted field that holds a distribution keeps its shape: the value sets its mean.

@@ -30,6 +30,13 @@ class CalibrationResult:
     correlation: list = field(default_factory=list)
     fixed: dict = field(default_factory=dict)
     scenario: str = ""
+    #: linearised covariance of the fitted values (rows and columns in the order of ``params``)
+    covariance: list = field(default_factory=list)
+    #: parameters held at their start values because the rows were fewer than the parameters
+    unidentified: list = field(default_factory=list)
+    #: a model calibrated in place of a scenario (:class:`.params.ModelScenario`): its dict at the
+    #: fitted values, written by :meth:`to_toml` as the runnable spec instead of scenario params
+    model: dict | None = None
 
     def to_toml(self, command: str, measured: str) -> str:
         """The result file (:mod:`mcio.scenarios.fitted`): a runnable sweep spec whose
@@ -38,12 +45,45 @@ class CalibrationResult:
         from ..scenarios.fitted import format_fitted
         if not self.params:
             raise McioError("--output", measured, "nothing was fitted (--params none): no result file to write")
-        return format_fitted(scenario=self.scenario, values=self.params, fixed=self.fixed,
+        if self.model is not None:
+            return self._model_toml(command, measured)
+        text = format_fitted(scenario=self.scenario, values=self.params, fixed=self.fixed,
                              stderr_fit=self.stderr_fit, stderr_sim=self.stderr_sim, start=self.start,
                              bounds=self.bounds, loss=self.loss, chi2_reduced=self.chi2_reduced,
                              evaluations=self.nfev, message=self.message, budget=self.budget,
                              command=command, measured=measured, table=self.to_text(),
                              correlation=self.correlation or None)
+        return text + self.covariance_lines()
+
+    def _model_toml(self, command: str, measured: str) -> str:
+        """A calibrated model: its spec at the fitted values (runnable as it is), after the
+        calibration's comments and machine-readable lines."""
+        import tomli_w
+        from ..scenarios.fitted import format_fitted
+        head = format_fitted(scenario=self.scenario, values=self.params, fixed=self.fixed,
+                             stderr_fit=self.stderr_fit, stderr_sim=self.stderr_sim, start=self.start,
+                             bounds=self.bounds, loss=self.loss, chi2_reduced=self.chi2_reduced,
+                             evaluations=self.nfev, message=self.message, budget=self.budget,
+                             command=command, measured=measured, table=self.to_text(),
+                             correlation=self.correlation or None)
+        comments = [ln for ln in head.splitlines() if ln.startswith("#")]
+        comments[0] = f"# mcio calibration result: the model {self.scenario} at its fitted values (a runnable spec)"
+        return "\n".join(comments) + "\n" + self.covariance_lines() + "\n" + tomli_w.dumps(self.model)
+
+    def covariance_lines(self) -> str:
+        """The covariance of the fitted values (and the parameters held for want of rows) as
+        machine-readable comment lines, a ``[calibration.covariance]`` table that
+        :func:`mcio.scenarios.fitted.read_fitted` returns with the rest."""
+        if not self.covariance and not self.unidentified:
+            return ""
+        from ..scenarios.fitted import rounded
+        names = ", ".join(f'"{k}"' for k in self.params)
+        rows = ", ".join("[" + ", ".join(repr(rounded(float(x), 5)) for x in r) + "]" for r in self.covariance)
+        out = ["#", "# covariance of the fitted values (linearised, rows and columns as [scenario_params])",
+               "#: [calibration.covariance]", f"#: names = [{names}]", f"#: matrix = [{rows}]"]
+        if self.unidentified:
+            out.append("#: unidentified = [" + ", ".join(f'"{k}"' for k in self.unidentified) + "]")
+        return "\n".join(out) + "\n"
 
     def row_table(self) -> list[dict]:
         """Per-row measured vs simulated values and errors."""
@@ -87,6 +127,10 @@ class CalibrationResult:
                     lines.append(f"  {k:<{w - 2}}" + "".join(f"{c:>8.2f}" for c in row))
         else:
             lines.append(f"evaluation only (no parameters fitted): loss = {self.loss:.4g}")
+        if self.unidentified:
+            lines.append("held at their start values (fewer measured rows than parameters; the rows identify "
+                         "these least): " + ", ".join(f"{k} = {self.fixed.get(k, float('nan')):.5g}"
+                                                      for k in self.unidentified))
         b = self.budget
         lines += ["", f"per row ({b['replications']} replications x {b['ios']} I/Os, seed {b['seed']}; "
                       "sim / measured, error):"]

@@ -25,8 +25,19 @@ SIM_VAR = {"iops": "throughput_iops", "channel_busy": "channel_busy", "response_
 
 
 def row_model(m: Model, row: Row, think_ms: float | None = None) -> Model:
-    """The model with the row's load: open at its IOPS, or closed with its population."""
+    """The model with the row's load: open at its IOPS, or closed with its population. A
+    configuration (``[topology]``) takes an open row's IOPS as its ``load_scale`` (every workload
+    scaled so that their total is the row's IOPS); a closed row needs a single-path model."""
     d = m.to_dict()
+    if "topology" in d:
+        if not row.is_open:
+            raise McioError("measured row population", row.population,
+                            "a configuration ([topology]) is calibrated on open rows (IOPS only)")
+        total = sum(float(w.get("rate_iops") or 0.0) for w in d["topology"].get("workload", []))
+        if total <= 0:
+            raise McioError("measured row", row.iops, "the configuration has no open workload to scale")
+        d["topology"]["load_scale"] = row.iops / total
+        return Model.from_dict(d, where="calibration row")
     w = dict(d["workload"])
     if row.is_open:
         w.update(type="open", rate_iops=row.iops)

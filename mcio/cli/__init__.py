@@ -10,10 +10,12 @@ from . import commands  # noqa: F401  (registers its commands on main)
 from . import whatif  # noqa: F401  (compare, schema)
 from . import planner  # noqa: F401  (table, report, headroom)
 from .calibrate import calibrate_cmd
+from .base import base_cmd
 from .commands import builtin_example, report
 from .isfc import isfc_group
 
 main.add_command(calibrate_cmd)
+main.add_command(base_cmd)
 main.add_command(isfc_group)
 
 

@@ -1,0 +1,111 @@
+"""``mcio base``: a calibrated base model from measured data (RMF, SMF, z/VM monitors, mcio's own
+tidy table), and the replay of the measured intervals on it or on a changed model (docs/base.md).
+
+    mcio base INPUT... [--intervals peak-iops|peak-mbs|all|FROM-TO] -o base.toml
+    mcio base INPUT... --replay base.toml [--set topology.load_scale=1.4] [--store replay.nc]
+"""
+from __future__ import annotations
+
+import shlex
+
+import click
+
+from .app import set_threads
+
+
+def _estimates_text(b) -> str:
+    import numpy as np
+    lines = ["calibrated figures (value +/- 95 % CI over the intervals; kind):"]
+    for k, e in b.estimates.items():
+        if e.kind in ("fitted", "derived") or k == "channels.zhpf_share":
+            ci = e.ci95()
+            lines.append(f"  {k:<44}{e.value:>12.5g}{(' +/- ' + format(ci, '.3g')) if np.isfinite(ci) else '':<14}  {e.kind}")
+    lines.append("unknowns (not identified by the data; the value taken):")
+    lines += [f"  - {k}: {v}" for k, v in b.unknowns.items()]
+    return "\n".join(lines)
+
+
+@click.command("base")
+@click.argument("inputs", nargs=-1, required=True, metavar="INPUT...")
+@click.option("--intervals", "how", default=None,
+              help="peak-iops (default to build), peak-mbs, all (default to replay) or FROM-TO (HH:MM-HH:MM or "
+                   "YYYY-MM-DDTHH:MM-YYYY-MM-DDTHH:MM).")
+@click.option("-o", "--output", default=None, help="Write the base model: a runnable, commented spec (TOML).")
+@click.option("--replay", "replay_spec", default=None,
+              help="Instead of building: run the measured intervals on this spec (a base model, possibly changed).")
+@click.option("--set", "sets", multiple=True, help="With --replay: change a model field name=value (repeatable).")
+@click.option("--store", default=None, help="Write the per-interval model vs measured table (netCDF-4/HDF5).")
+@click.option("--no-compare", is_flag=True, help="Build only: do not simulate the chosen intervals.")
+@click.option("--ha-servers", type=int, default=None, help="Host-adapter servers per LCU (assumed; default 16).")
+@click.option("--backend-servers", type=int, default=None, help="Back-end servers per LCU (assumed; default 16).")
+@click.option("--ios", type=int, default=50_000, show_default=True, help="I/Os per replication per interval.")
+@click.option("--replications", type=int, default=4, show_default=True)
+@click.option("--seed", type=int, default=1, show_default=True)
+@click.option("--threads", type=int, default=None, help="Numba threads (the result does not depend on it).")
+def base_cmd(inputs, how, output, replay_spec, sets, store, no_compare, ha_servers, backend_servers, ios,
+             replications, seed, threads):
+    """Build a calibrated base model from measured INPUT files (or, with --replay, run their
+    intervals on a spec) and print model vs measured per interval in RMF's columns."""
+    from ..errors import McioError
+    from ..store import check_writable
+    for o, what in ((output, "--output"), (store, "--store")):
+        if o:
+            check_writable(o, what)
+    set_threads(threads)
+    from ..basemodel import build, observe, select_intervals
+    from ..basemodel import derive as D
+    from ..basemodel.replay import format_table, replay, to_dataset
+    from ..measured.read import read
+    measured = read(list(inputs))
+    obs = observe(measured)
+    click.echo(f"mcio base: {len(obs.intervals)} intervals, {sum(len(v) for v in obs.devices.values())} devices, "
+               f"{len(obs.lcu.index.get_level_values(1).unique())} LCU(s), "
+               f"{len(obs.channel.index.get_level_values(1).unique()) if len(obs.channel) else 0} channels from "
+               + "; ".join(measured.sources))
+    if replay_spec:
+        if output:
+            raise McioError("--output", output, "is for building; with --replay use --store for the results")
+        from ..batch import load_spec
+        from ..calibrate.params import parse_set
+        from ..basemodel.spec import read_estimates
+        model = load_spec(replay_spec).point_model(0)
+        for k, v in parse_set(sets).items():
+            model = model.replace(k, v)
+        wl = read_estimates(replay_spec).get("workload_lcu") or {
+            w["name"]: w["lcus"][0] for w in model.to_dict().get("topology", {}).get("workload", [])
+            if len(w.get("lcus", [])) == 1}
+        if not wl:
+            raise McioError("--replay", replay_spec, "names no workload of one LCU (a base model's W<lcu>): "
+                            "nothing to set from the measured rates")
+        intervals = select_intervals(obs, how or "all")
+        df = replay(model, obs, intervals, wl, ios=ios, replications=replications, seed=seed,
+                    progress=lambda s: click.echo(s, err=True))
+        title = f"replay of {replay_spec}" + (f" with {', '.join(sets)}" if sets else "")
+        click.echo(format_table(df, title))
+    else:
+        if sets:
+            raise McioError("--set", ", ".join(sets), "changes a model at --replay; build first, then replay")
+        intervals = select_intervals(obs, how or "peak-iops")
+        cmd = " ".join(shlex.quote(p) for p in ["mcio", "base", *inputs, "--intervals", how or "peak-iops"]
+                       + (["-o", output] if output else []))
+        b = build(obs, intervals, ha_servers=ha_servers or D.HA_SERVERS,
+                  be_servers=backend_servers or D.BACKEND_SERVERS, command=cmd)
+        b.model()      # a runnable configuration, or McioError naming the field
+        click.echo(_estimates_text(b))
+        if output:
+            from ..store import write_bytes
+            write_bytes(b.to_toml().encode("utf-8"), output)
+            click.echo(f"wrote {output} (mcio run {output} simulates the base; mcio base INPUT --replay {output} "
+                       "replays the measured intervals on it)")
+        if no_compare:
+            return
+        df = replay(b.model(), obs, intervals, b.workload_lcu, ios=ios, replications=replications, seed=seed)
+        title = "base model vs measured"
+        click.echo(format_table(df, title))
+    if store:
+        from ..store import write_netcdf
+        write_netcdf(to_dataset(df, {"inputs": "; ".join(measured.sources)}), store)
+        click.echo(f"mcio: wrote {store}", err=True)
+
+
+__all__ = ["base_cmd"]
