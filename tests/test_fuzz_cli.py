@@ -19,6 +19,7 @@ invocations); the default (CI) tries :data:`CI_EDGES` per parameter, rotating ov
 from __future__ import annotations
 
 import collections
+from pathlib import Path
 import os
 import sys
 import threading
@@ -75,6 +76,7 @@ BASE = {
                  "--replications", "2"],
     "isfc generations": [],
     "hardware": [],
+    "base": ["{esamon}", "--ios", "300", "--replications", "2", "-o", "{out}.toml"],
 }
 #: commands whose exit code 1 means a result (a figure out of tolerance), not a failure
 EXIT_1_IS_A_RESULT = {"reproduce"}
@@ -181,7 +183,8 @@ def files(tmp_path_factory):
     (d / "uncertain.toml").write_text(UNCERTAIN)
     (d / "measured.csv").write_text(MEASURED)
     sweep(str(d / "spec.toml"), out=str(d / "results.h5"))
-    return {"dir": d, "spec": d / "spec.toml", "uncertain": d / "uncertain.toml", "measured": d / "measured.csv",
+    esamon = Path(__file__).parent / "data" / "measured" / "esamon_seed002.txt"
+    return {"dir": d, "esamon": esamon, "spec": d / "spec.toml", "uncertain": d / "uncertain.toml", "measured": d / "measured.csv",
             "results": d / "results.h5"}
 
 
