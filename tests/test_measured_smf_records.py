@@ -137,3 +137,65 @@ def test_74_5_cache_hfp_counters(tmp_path, rng):
         np.testing.assert_allclose(c[k].to_numpy()[1:], e[1:], rtol=1e-12, err_msg=k)   # exact below 2**24
         assert c[k].iloc[0] == pytest.approx(e[0], rel=2.0 ** -20), k                 # HFP precision
     assert c[["ssid", "cu"]].eq("").all().all() and c["staging_per_s"].isna().all()
+
+
+def test_78_3_hyperpav_wait_and_max(tmp_path, rng):
+    """HPAV WAIT = sum(R783HNAI) / sum(R783HTIO), HPAV MAX = max(R783HAIU) over the LCU's HyperPAV
+    data sections (SMF78HPS at 60); NaN for an LCU without HyperPAV devices (R783DST bit 6)."""
+    one = {"R783CPID": [0x50], "R783CPST": [0xC0], "R783CUN": [1], "R783CU1": [0x9000], "R783PT": [1000]}
+    nai, tio = np.array([12.0, 3.0]), np.array([40_000.0, 2.5e7])       # 2.5e7 > 2**24: HFP rounds
+    lcus = [{"R783ID2": 0x40, "R783QSM": 10, "R783QCT": 5, "R783DST": 0x02, "paths": one,
+             "hpav": {"R783HNAI": nai, "R783HTIO": tio, "R783HAIU": [7, 9], "R783HCU": [0x9000, 0x9001]}},
+            {"R783ID2": 0x41, "R783QSM": 10, "R783QCT": 5, "R783DST": 0x00, "paths": one,
+             "hpav": {"R783HNAI": [1.0], "R783HTIO": [2.0], "R783HAIU": [4]}},     # bit 6 off: NaN
+            {"R783ID2": 0x42, "R783QSM": 10, "R783QCT": 5, "R783DST": 0x02, "paths": one}]  # no sections
+    rec = w.record_78_3("PRD1", START, T, SAM, lcus)
+    assert int.from_bytes(rec[24:26], "big") == 5                             # product + 4 triplets
+    assert int.from_bytes(rec[66:68], "big") == 3                             # SMF78HPN: 2 + 1 sections
+    L = _read(tmp_path, [rec])["lcu"]
+    assert L["hpav_wait"].iloc[0] == pytest.approx(nai.sum() / tio.sum(), rel=2.0 ** -20)
+    assert L["hpav_max"].iloc[0] == 9
+    assert L[["hpav_wait", "hpav_max"]].iloc[1:].isna().all().all()
+
+
+def test_74_5_triplets_in_mapping_order():
+    """SMF745CO/DO/XO/SO at 36/44/52/60 (IBM SMF Explorer mapping SMF74S5 field order): the triplet at
+    44 locates the device sections, the one at 60 the status section."""
+    rec = w.records_74_5("PRD1", START, T, SAM, {"R745DEVN": [0x3000, 0x3001], "R745DRCR": [1.0, 2.0]})[0]
+    trip = lambda at: (int.from_bytes(rec[at:at + 4], "big"), int.from_bytes(rec[at + 4:at + 6], "big"),  # noqa: E731
+                       int.from_bytes(rec[at + 6:at + 8], "big"))
+    off, ln, n = trip(44)
+    assert (ln, n) == (w.CACHE_DEV.itemsize, 2)
+    assert int.from_bytes(rec[off + 12:off + 14], "big") == 0x3000         # R745DEVN at 12
+    assert trip(52)[2] == 0 and trip(60)[1:] == (48, 1)
+
+
+def test_layouts_match_the_documented_offsets():
+    """The offsets the decoders use, pinned to the field table of docs/measured_smf.md (IBM's z/OS SMF
+    manual pages cited there): a change to a layout must be a change to the table."""
+    from mcio.measured import smf73, smf74, smf78
+    doc = {
+        smf74.DEV_DATA: {"SMF74NUM": 0, "SMF74LCU": 2, "SMF74CNF": 5, "SMF74SER": 6, "SMF74TYP": 12, "SMF74NUX": 16,
+                         "SMF74SSC": 20, "SMF74MEC": 24, "SMF74CNN": 28, "SMF74PEN": 32, "SMF74ATV": 36,
+                         "SMF74DIS": 40, "SMF74QUE": 44, "SMF74UTL": 48, "SMF74RSV": 52, "SMF74ALC": 60, "SMF74MTP": 64},
+        smf74.DEV_CONTROL: {"SMF74NXT": 0, "SMF74TOT": 2, "SMF74GEN": 4, "SMF74SUB": 6, "SMF74DCF": 8,
+                            "SMF74DMS": 9, "SMF74ENF": 10},
+        smf74.CACHE_DEV: {"R745DVOL": 0, "R745DFL4": 6, "R745DEVN": 12, "R745DFLG": 16, "R745DRCR": 20,
+                          "R745DCRH": 24, "R745DWRC": 28, "R745DWCH": 32, "R745DRSR": 36, "R745DRSH": 40,
+                          "R745DWSR": 44, "R745DWSH": 48, "R745DRNR": 52, "R745DNRH": 56},
+        smf73.CHAN_DATA: {"SMF73PID": 0, "SMF73FG2": 1, "SMF73FG3": 2, "SMF73FG4": 3, "SMF73BSY": 4, "SMF73PBY": 8,
+                          "SMF73PTI": 12, "SMF73CPD": 16, "SMF73ACR": 17, "SMF73CMG": 22},
+        smf78.CONFIG_DATA: {"R783CPID": 0, "R783CPST": 1, "R783CUN": 2, "R783CU1": 4, "R783CU2": 6, "R783CU3": 8,
+                            "R783CU4": 10, "R783CUB": 12, "R783PT": 16, "R783DPB": 24, "R783CBT": 28,
+                            "R783CMR": 32, "R783SBS": 36, "R783CPXF": 44, "R783CPAT": 45},
+        smf78.QUEUE_DATA: {"R783ID2": 0, "R783DST": 2, "R783QSM": 4, "R783QCT": 8, "R783DCTM": 44, "R783DDTM": 48,
+                           "R783CSST": 52, "R783HCNT": 56, "R783HIX": 58},
+        smf78.HYPERPAV_DATA: {"R783HLCU": 0, "R783HCU": 2, "R783HNAI": 8, "R783HTIO": 12, "R783HAIU": 16,
+                              "R783HCAD": 20, "R783HIOQ": 24},
+    }
+    for dt_, fields in doc.items():
+        assert {k: dt_.fields[k][1] for k in dt_.names} == fields
+    assert (smf74.DCS_AT, smf74.DDS_AT) == (36, 44)
+    assert (smf74.CO_AT, smf74.DO_AT, smf74.XO_AT, smf74.SO_AT) == (36, 44, 52, 60)
+    assert (smf73.HIS_AT, smf73.HPS_AT) == (36, 44)
+    assert (smf78.DCS_AT, smf78.ASS_AT, smf78.QDS_AT, smf78.HPS_AT) == (36, 44, 52, 60)

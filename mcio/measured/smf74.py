@@ -40,7 +40,8 @@ DEV_DATA = np.dtype({
 CNF_QUEUE_BAD = 0x80     # IOS queue length is incorrect
 CNF_TIMES_BAD = 0x20     # data in SMF74SSC through SMF74DIS is incorrect
 
-#: last byte of the UCB unit type SMF74TYP -> DASD model (3390: X'3010200F', 3380: X'3010200E')
+#: last byte of the UCB unit type SMF74TYP -> DASD model (3390: X'3010200F', 3380: X'3010200E'; byte 3
+#: X'20' = direct access class; sources in docs/measured_smf.md)
 DASD_TYPES = {0x0F: "3390", 0x0E: "3380"}
 _TYPE_OF_BYTE = np.array([DASD_TYPES.get(i, "") for i in range(256)], dtype=object)
 
@@ -120,10 +121,11 @@ def device_columns(dd: np.ndarray, h: Header, p: Product):
 
 
 # ---- subtype 5: cache subsystem activity
-#: header extension triplets of 74.5. IBM names SMF745CO (control), SMF745SO (status), SMF745DO
-#: (device data) and SMF745XO (device extension); the positions below are this reader's
-#: assumption (CO first, as IBM SMF Explorer lists it; SO and DO next) -- see docs/measured_smf.md.
-CO_AT, SO_AT, DO_AT = 36, 44, 52
+#: header extension triplets of 74.5, in the order of IBM's mapping (IBM SMF Explorer, z/OS 2.5
+#: mapping SMF74S5, record fields: SMF745CO, SMF745DO, SMF745XO, SMF745SO, then SMF7451O ...), each
+#: 8 bytes from offset 36 as in every RMF header extension: control 36, device data 44, device data
+#: extension 52, status 60 (docs/measured_smf.md, field table).
+CO_AT, DO_AT, XO_AT, SO_AT = 36, 44, 52, 60
 
 #: Cache device data section (one per device), offsets 0..59; counters are HFP short floats
 CACHE_DEV = np.dtype({

@@ -16,7 +16,7 @@ import numpy as np
 from .smf_record import MAX_RECORD_LEN, RDW_LEN
 from .smf73 import CHAN_DATA
 from .smf74 import CACHE_DEV, DEV_DATA
-from .smf78 import CONFIG_CONTROL, CONFIG_DATA, QUEUE_DATA
+from .smf78 import CONFIG_CONTROL, CONFIG_DATA, HYPERPAV_DATA, QUEUE_DATA
 
 SSI_RMF = "RMF"
 HDR_FLAGS = 0x40          # SMFxxFLG bit 1: subtypes used
@@ -184,13 +184,16 @@ def record_73(system: str, start: _dt.datetime, interval_s: float, samples: int,
     ctl[0:4] = int(samples).to_bytes(4, "big")           # SMF73SMP
     ctl[90] = 2                                          # SMF73CMI: CPMF extended mode
     prod = product_section(start, interval_s, samples, system_name=system)
+    # SMF73HIS (36), SMF73HPS (44), SMF73HES (52: extended channel path data, none written)
     return rmf_record(73, 1, system, start + _dt.timedelta(seconds=interval_s), prod,
-                      [(bytes(ctl), 92, 1), (arr.tobytes(), CHAN_DATA.itemsize, 256)])
+                      [(bytes(ctl), 92, 1), (arr.tobytes(), CHAN_DATA.itemsize, 256), (b"", 0, 0)])
 
 
 def record_78_3(system: str, start: _dt.datetime, interval_s: float, samples: int, lcus: list[dict]) -> bytes:
     """One 78.3 record: each LCU is {"R783ID2": id, "R783QSM", "R783QCT", "R783DST", ...,
-    "paths": {R783 configuration-data field: array over its channel paths}}."""
+    "paths": {R783 configuration-data field: array over its channel paths}, and optionally "hpav":
+    {R783H... HyperPAV data field: array over its LSS sections} (R783HNAI, R783HTIO given as numbers,
+    written as HFP short floats; R783HLCU defaults to the LCU id)}."""
     n = len(lcus)
     ctl = np.zeros(n, dtype=CONFIG_CONTROL)
     path_blocks, rel = [], n * CONFIG_CONTROL.itemsize
@@ -201,12 +204,31 @@ def record_78_3(system: str, start: _dt.datetime, interval_s: float, samples: in
         ctl[i] = (l["R783ID2"], 1, rel - i * CONFIG_CONTROL.itemsize, CONFIG_DATA.itemsize, m)
         path_blocks.append(block)
         rel += len(block)
-    qd = _fill(QUEUE_DATA, n, {k: [l.get(k, 0) for l in lcus] for k in QUEUE_DATA.names})
+    hp_blocks, n_hp = [], 0
+    hcnt, hix = np.zeros(n, dtype=np.int64), np.zeros(n, dtype=np.int64)
+    for i, l in enumerate(lcus):
+        hv = dict(l.get("hpav", {}))
+        m = len(next(iter(hv.values()))) if hv else 0
+        if not m:
+            continue
+        hv.setdefault("R783HLCU", np.full(m, l["R783ID2"]))
+        for k in ("R783HNAI", "R783HTIO"):
+            if k in hv:
+                hv[k] = hfp32_encode(hv[k])
+        hp_blocks.append(_fill(HYPERPAV_DATA, m, hv).tobytes())
+        hcnt[i], hix[i] = m, n_hp + 1          # R783HIX: index of the LCU's first section (from 1)
+        n_hp += m
+    qcols = {k: [l.get(k, 0) for l in lcus] for k in QUEUE_DATA.names}
+    qcols["R783HCNT"], qcols["R783HIX"] = hcnt, hix
+    qd = _fill(QUEUE_DATA, n, qcols)
     ctl_bytes = ctl.tobytes() + b"".join(path_blocks)
     prod = product_section(start, interval_s, samples, system_name=system)
     # the configuration control sections and their path sections form one block located by SMF78DCS
+    # (36); SMF78ASS (44) the I/O queuing data sections; SMF78QDS (52) the IOQ global section (none
+    # written); SMF78HPS (60) the HyperPAV data sections
     return rmf_record(78, 3, system, start + _dt.timedelta(seconds=interval_s), prod,
-                      [(ctl_bytes, CONFIG_CONTROL.itemsize, n), (qd.tobytes(), QUEUE_DATA.itemsize, n)])
+                      [(ctl_bytes, CONFIG_CONTROL.itemsize, n), (qd.tobytes(), QUEUE_DATA.itemsize, n),
+                       (b"", 0, 0), (b"".join(hp_blocks), HYPERPAV_DATA.itemsize, n_hp)])
 
 
 def records_74_5(system: str, start: _dt.datetime, interval_s: float, samples: int, devices: dict) -> list[bytes]:
@@ -224,9 +246,11 @@ def records_74_5(system: str, start: _dt.datetime, interval_s: float, samples: i
     per = (MAX_RECORD_LEN - 64 - len(prod) - 64 - 64) // CACHE_DEV.itemsize
     out = []
     for s in _chunks(n, per):
+        # SMF745CO (36) control, SMF745DO (44) devices, SMF745XO (52) device extensions (none
+        # written), SMF745SO (60) status; control and status sections zero-filled
         out.append(rmf_record(74, 5, system, start + _dt.timedelta(seconds=interval_s), prod,
-                              [(bytes(16), 16, 1), (bytes(48), 48, 1),
-                               (arr[s].tobytes(), CACHE_DEV.itemsize, s.stop - s.start)]))
+                              [(bytes(16), 16, 1), (arr[s].tobytes(), CACHE_DEV.itemsize, s.stop - s.start),
+                               (b"", 0, 0), (bytes(48), 48, 1)]))
     return out
 
 
