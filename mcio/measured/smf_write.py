@@ -317,7 +317,11 @@ def synthetic_intervals(start: _dt.datetime, n_intervals: int, n_devices: int, i
         q = []
         for lc in lcus:
             taken = ssc[lcu == lc].sum() // n_chpids
-            q.append({"R783ID2": int(lc), "R783QSM": 0, "R783QCT": 0, "paths": {
+            hp_io = float(ssc[lcu == lc].sum())
+            q.append({"R783ID2": int(lc), "R783QSM": 0, "R783QCT": 0, "R783DST": 0x02,
+                      "hpav": {"R783HCU": [0x8000 + int(lc)], "R783HTIO": [hp_io],
+                               "R783HNAI": [float(rng.binomial(int(hp_io), 0.001))],
+                               "R783HAIU": [int(rng.integers(1, 32))]}, "paths": {
                 "R783CPID": chp, "R783CPST": np.full(n_chpids, 0xC0), "R783CUN": np.ones(n_chpids),
                 "R783CU1": np.full(n_chpids, 0x8000 + int(lc)), "R783PT": np.full(n_chpids, taken),
                 "R783CUB": rng.poisson(3, n_chpids), "R783DPB": rng.poisson(1, n_chpids),
