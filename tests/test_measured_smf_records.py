@@ -199,3 +199,73 @@ def test_layouts_match_the_documented_offsets():
     assert (smf74.CO_AT, smf74.DO_AT, smf74.XO_AT, smf74.SO_AT) == (36, 44, 52, 60)
     assert (smf73.HIS_AT, smf73.HPS_AT) == (36, 44)
     assert (smf78.DCS_AT, smf78.ASS_AT, smf78.QDS_AT, smf78.HPS_AT) == (36, 44, 52, 60)
+
+
+# Offsets the public sources do not print (docs/measured_smf.md, "not decoded") wait in
+# smf74.DEV_DATA_PENDING, smf73.CPMF2_PENDING and smf73.EXT_PENDING. The tests below set
+# *hypothetical* offsets (not IBM's) to check the formulas that decode them once they are known, and
+# that with the offsets unset the columns stay NaN.
+HYPO_CPMF2 = {k: (24 + 4 * i, "hfp") for i, k in enumerate(("SMF73MBC", "SMF73MCU", "SMF73US", "SMF73TBC",
+                                                             "SMF73TUC", "SMF73PUC", "SMF73TWU", "SMF73PWU",
+                                                             "SMF73TRU", "SMF73PRU"))}
+HYPO_EXT = {"SMF73ECP": (0, "u1"), **{k: (4 + 4 * i, "hfp") for i, k in enumerate(
+    ("SMF73EOC", "SMF73EOD", "SMF73EOS", "SMF73ETC", "SMF73ETD", "SMF73ETS"))}}
+
+
+def test_74_1_cmr_and_db_once_their_offsets_are_set(tmp_path, rng, monkeypatch):
+    from mcio.measured import smf74
+    n = 40
+    mec = rng.integers(1, 10**5, n)
+    dev = {"SMF74NUM": np.arange(n), "SMF74SSC": mec, "SMF74MEC": mec, "SMF74TYP": np.full(n, 0x3010200F),
+           "SMF74CNF": np.where(np.arange(n) == 3, 0x20, 0)}
+    assert _read(tmp_path, w.records_74_1("PRD1", START, T, SAM, dev))["device"][["cmr_ms", "db_ms"]].isna().all().all()
+    monkeypatch.setitem(smf74.DEV_DATA_PENDING, "SMF74CMR", (100, "u4"))      # hypothetical offsets
+    monkeypatch.setitem(smf74.DEV_DATA_PENDING, "SMF74DVB", (80, "u4"))
+    cmr, dvb = rng.integers(0, 10**6, n), rng.integers(0, 10**6, n)
+    d = _read(tmp_path, w.records_74_1("PRD1", START, T, SAM, {**dev, "SMF74CMR": cmr, "SMF74DVB": dvb}))["device"]
+    ok = np.arange(n) != 3                                                    # SSC..DIS incorrect: NaN
+    np.testing.assert_allclose(d["cmr_ms"][ok], (cmr * 0.128 / mec)[ok], rtol=1e-12)
+    np.testing.assert_allclose(d["db_ms"][ok], (dvb * 0.128 / mec)[ok], rtol=1e-12)
+    assert d[["cmr_ms", "db_ms"]].iloc[3].isna().all()
+    d = _read(tmp_path, w.records_74_1("PRD1", START, T, SAM, {**dev, "SMF74DVB": dvb}))["device"]
+    assert d["cmr_ms"].isna().all() and d["db_ms"].notna()[ok].all()        # SMF74ENF bit 2 off: no CMR
+
+
+def test_73_cpmf_and_extended_once_their_offsets_are_set(tmp_path, rng, monkeypatch):
+    from mcio.measured import smf73
+    pid = np.array([0x40, 0x41, 0x42])
+    pti = np.array([878_904, 878_904, 878_904])
+    secs = pti * 1024e-6
+    paths = {"SMF73PID": pid, "SMF73FG3": [0x02] * 3, "SMF73PTI": pti, "SMF73CMG": [2, 2, 1],
+             "SMF73PBY": [1000, 2000, 300_000], "SMF73ACR": ["FC", "FC", "CNC_S"]}
+    c = _read(tmp_path, [w.record_73("PRD1", START, T, SAM, paths)])["channel"]
+    assert c[["util_total_pct", "bus_pct", "read_mb_s_total", "ficon_ops_per_s"]].isna().all().all()
+    for k, v in HYPO_CPMF2.items():
+        monkeypatch.setitem(smf73.CPMF2_PENDING, k, v)
+    for k, v in HYPO_EXT.items():
+        monkeypatch.setitem(smf73.EXT_PENDING, k, v)
+    g = {"SMF73MBC": [8e5] * 3, "SMF73MCU": [4e5] * 3, "SMF73US": [32.0] * 3,
+         "SMF73TBC": rng.uniform(1e7, 1e8, 3).round(), "SMF73TUC": rng.uniform(1e7, 1e8, 3).round(),
+         "SMF73PUC": rng.uniform(1e6, 1e7, 3).round(), "SMF73TWU": rng.uniform(1e6, 1e7, 3).round(),
+         "SMF73PWU": rng.uniform(1e5, 1e6, 3).round(), "SMF73TRU": rng.uniform(1e6, 1e7, 3).round(),
+         "SMF73PRU": rng.uniform(1e5, 1e6, 3).round()}
+    ext = {"SMF73ECP": [0x41, 0x40], "SMF73EOC": [5e5, 9e5], "SMF73EOD": [10.0, 0.0], "SMF73EOS": [1.5e6, 2.7e6],
+           "SMF73ETC": [2e5, 0.0], "SMF73ETD": [1.0, 0.0], "SMF73ETS": [4e5, 0.0]}
+    c = _read(tmp_path, [w.record_73("PRD1", START, T, SAM, {**paths, **g}, extended=ext)])["channel"]
+    a = {k: np.asarray(v, dtype=float) for k, v in g.items()}
+    rel = 2.0 ** -20                                                          # HFP above 2**24
+    np.testing.assert_allclose(c["util_total_pct"][:2], (a["SMF73TUC"] * 100 / (a["SMF73MCU"] * secs))[:2], rtol=rel)
+    np.testing.assert_allclose(c["util_part_pct"][:2], (a["SMF73PUC"] * 100 / (a["SMF73MCU"] * secs))[:2], rtol=rel)
+    np.testing.assert_allclose(c["bus_pct"][:2], (a["SMF73TBC"] * 100 / (a["SMF73MBC"] * secs))[:2], rtol=rel)
+    np.testing.assert_allclose(c["read_mb_s_total"][:2], (a["SMF73TRU"] * 32 / secs / 1e6)[:2], rtol=rel)
+    np.testing.assert_allclose(c["write_mb_s_part"][:2], (a["SMF73PWU"] * 32 / secs / 1e6)[:2], rtol=rel)
+    assert c["util_part_pct"].iloc[2] == pytest.approx(300_000 / 878_904 * 100, rel=1e-12)   # group 1: PBY/PTI
+    assert c[["util_total_pct", "bus_pct", "read_mb_s_total"]].iloc[2].isna().all()
+    # extended sections in another order than the paths: joined on SMF73ECP
+    assert c["ficon_ops_per_s"].iloc[0] == pytest.approx(9e5 / secs[0], rel=1e-12)
+    assert c["ficon_active"].iloc[0] == pytest.approx(2.7e6 / 9e5, rel=1e-12)
+    assert c["zhpf_ops_per_s"].iloc[1] == pytest.approx(2e5 / secs[1], rel=1e-12)
+    assert c["zhpf_active"].iloc[1] == pytest.approx(2.0, rel=1e-12)
+    assert c["ficon_defer_per_s"].iloc[1] == pytest.approx(10 / secs[1], rel=1e-12)
+    assert np.isnan(c["zhpf_active"].iloc[0])                                 # no zHPF operations
+    assert c[["ficon_ops_per_s", "zhpf_ops_per_s"]].iloc[2].isna().all()      # no extended section

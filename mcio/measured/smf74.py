@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .smf_record import Header, Product, RecordError, hfp32, sections, triplet
+from .smf_record import Header, Product, RecordError, hfp32, sections, triplet, with_pending
 
 #: 128-microsecond units -> ms
 T128_MS = 0.128
@@ -35,6 +35,13 @@ DEV_DATA = np.dtype({
     "formats": [">u2", ">u2", "u1", "S6", ">u4", ">u4", ">u4", ">u4", ">u4", ">u4", ">u4", ">u4",
                 ">u4", ">u4", ">u4", ">u4", ">u4"],
     "offsets": [0, 2, 5, 6, 12, 16, 20, 24, 28, 32, 36, 40, 44, 48, 52, 60, 64], "itemsize": 68})
+
+#: Device Data Section fields whose offsets the sources at hand do not print (beyond byte 64):
+#: name -> None (not decoded: cmr_ms, db_ms stay NaN) or (offset, "u4") once read in IBM's ERBSMF74
+#: mapping; docs/measured_smf.md gives the formulas. Both are 4-byte counts of 128-us units.
+DEV_DATA_PENDING: dict = {"SMF74CMR": None, "SMF74DVB": None}
+#: SMF74ENF bit 2 (X'20'): initial command response time SMF74CMR valid
+ENF_CMR_VALID = 0x20
 
 #: SMF74CNF bits (bit 0 = X'80')
 CNF_QUEUE_BAD = 0x80     # IOS queue length is incorrect
@@ -79,18 +86,20 @@ def _div(a, b):
 def decode_74_1(rec: bytes, h: Header, p: Product):
     """Device activity -> ``device`` rows (DASD only; other device classes counted as skipped)."""
     ctl = sections(rec, triplet(rec, DCS_AT, "SMF74 device control"), DEV_CONTROL, "SMF74 device control")
-    dd = sections(rec, triplet(rec, DDS_AT, "SMF74 device data"), DEV_DATA, "SMF74 device data")
+    dds = triplet(rec, DDS_AT, "SMF74 device data")
+    dd = sections(rec, dds, with_pending(DEV_DATA, DEV_DATA_PENDING, dds[1]), "SMF74 device data")
     if len(ctl) != 1:
         raise RecordError("one Device Control Data Section per 74.1 record (SMF74DCN = 1)", len(ctl))
     cls = int(ctl["SMF74SUB"][0])
     if cls != DASD_CLASS:
         return {}, {f"74.1 device class X'{cls:04X}'": 1}
-    return {"device": device_columns(dd, h, p)}, {}
+    return {"device": device_columns(dd, h, p, cmr_valid=bool(ctl["SMF74ENF"][0] & ENF_CMR_VALID))}, {}
 
 
-def device_columns(dd: np.ndarray, h: Header, p: Product):
+def device_columns(dd: np.ndarray, h: Header, p: Product, cmr_valid: bool = False):
     """The tidy ``device`` columns (and row count) of a structured array of Device Data Sections
-    (RMF's DASD report formulas; see docs/measured_smf.md)."""
+    (RMF's DASD report formulas; see docs/measured_smf.md). cmr_ms and db_ms only where ``dd``
+    carries SMF74CMR / SMF74DVB (:data:`DEV_DATA_PENDING`), cmr_ms only if SMF74ENF says valid."""
     n = len(dd)
     f = lambda k: dd[k].astype(np.float64)  # noqa: E731
     cnf = dd["SMF74CNF"]
@@ -113,9 +122,17 @@ def device_columns(dd: np.ndarray, h: Header, p: Product):
         "dev_conn_pct": f("SMF74CNN") * T128_MS / 1000.0 / p.interval_s * 100.0,
         "dev_util_pct": (busy_s / p.interval_s + reserved) * 100.0,
     }
+    names = dd.dtype.names
+    if "SMF74CMR" in names and cmr_valid:
+        cols["cmr_ms"] = _div(f("SMF74CMR") * T128_MS, mec)
+    if "SMF74DVB" in names:
+        cols["db_ms"] = _div(f("SMF74DVB") * T128_MS, mec)
     bad = (cnf & CNF_TIMES_BAD) != 0
     if bad.any():
-        for k in ("ssch_per_s", "resp_ms", "iosq_ms", "pend_ms", "disc_ms", "conn_ms", "dev_conn_pct", "dev_util_pct"):
+        for k in ("ssch_per_s", "resp_ms", "iosq_ms", "pend_ms", "disc_ms", "conn_ms", "dev_conn_pct",
+                  "dev_util_pct", "cmr_ms", "db_ms"):
+            if k not in cols:
+                continue
             cols[k] = np.where(bad, np.nan, cols[k])
     return (cols, n)
 

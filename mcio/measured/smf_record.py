@@ -215,6 +215,28 @@ def sections(rec: bytes, trip: tuple[int, int, int], dtype: np.dtype, what: str)
     return np.frombuffer(rec, dtype=dt, count=n, offset=off)
 
 
+def with_pending(dtype: np.dtype, pending: dict, section_len: int | None = None) -> np.dtype:
+    """``dtype`` plus the fields of ``pending`` (name -> None, not decoded, or (offset, format) with
+    format "u1", "u2", "u4" or "hfp", a 4-byte IBM short float read as its word) whose offset is set
+    and, if ``section_len`` is given, that lie inside a section of that length. The itemsize grows to
+    hold them (a writer's layout) or stays ``section_len``."""
+    names, formats, offsets = list(dtype.names), [dtype.fields[k][0] for k in dtype.names], \
+        [dtype.fields[k][1] for k in dtype.names]
+    size = {"u1": 1, "u2": 2, "u4": 4, "hfp": 4}
+    end = dtype.itemsize
+    for k, spec in pending.items():
+        if spec is None:
+            continue
+        off, fmt = spec
+        if section_len is not None and off + size[fmt] > section_len:
+            continue
+        names.append(k)
+        formats.append({"u1": "u1", "u2": ">u2", "u4": ">u4", "hfp": ">u4"}[fmt])
+        offsets.append(off)
+        end = max(end, off + size[fmt])
+    return np.dtype({"names": names, "formats": formats, "offsets": offsets, "itemsize": end})
+
+
 # ---------------------------------------------------------------- framing
 
 def iter_records(path) -> Iterator[tuple[int, int, bytes]]:

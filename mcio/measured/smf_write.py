@@ -13,8 +13,10 @@ from typing import Iterable
 
 import numpy as np
 
-from .smf_record import MAX_RECORD_LEN, RDW_LEN
+from .smf_record import MAX_RECORD_LEN, RDW_LEN, with_pending
+from . import smf73
 from .smf73 import CHAN_DATA
+from . import smf74
 from .smf74 import CACHE_DEV, DEV_DATA
 from .smf78 import CONFIG_CONTROL, CONFIG_DATA, HYPERPAV_DATA, QUEUE_DATA
 
@@ -151,42 +153,58 @@ def _chunks(n: int, per: int) -> Iterable[slice]:
 def records_74_1(system: str, start: _dt.datetime, interval_s: float, samples: int, devices: dict,
                  dev_class: int = 0x0020) -> list[bytes]:
     """74.1 records of one interval: ``devices`` maps SMF74 field names of the Device Data Section to
-    equal-length arrays (SMF74SER as str); split into as many records as the 32 KB limit needs."""
+    equal-length arrays (SMF74SER as str); split into as many records as the 32 KB limit needs. The
+    section carries the fields of ``smf74.DEV_DATA_PENDING`` whose offsets are set; SMF74ENF says
+    SMF74CMR valid when ``devices`` gives it."""
     dev = dict(devices)
     if "SMF74SER" in dev:
         dev["SMF74SER"] = [ebcdic(s, 6) for s in dev["SMF74SER"]]
     n = len(next(iter(dev.values()))) if dev else 0
-    arr = _fill(DEV_DATA, n, dev)
+    layout = with_pending(DEV_DATA, smf74.DEV_DATA_PENDING)
+    arr = _fill(layout, n, dev)
     prod = product_section(start, interval_s, samples, system_name=system)
-    per = (MAX_RECORD_LEN - 64 - len(prod) - 28 - 32) // DEV_DATA.itemsize
+    per = (MAX_RECORD_LEN - 64 - len(prod) - 28 - 32) // layout.itemsize
     out = []
     for s in _chunks(n, per):
         ctl = bytearray(28)
         ctl[6:8] = dev_class.to_bytes(2, "big")          # SMF74SUB
-        ctl[10] = 0x80                                    # SMF74ENF: extended CMB
+        ctl[10] = 0x80 | (smf74.ENF_CMR_VALID if "SMF74CMR" in dev else 0)   # SMF74ENF: extended CMB, CMR valid
         out.append(rmf_record(74, 1, system, start + _dt.timedelta(seconds=interval_s), prod,
-                              [(bytes(ctl), 28, 1), (arr[s].tobytes(), DEV_DATA.itemsize, s.stop - s.start)]))
+                              [(bytes(ctl), 28, 1), (arr[s].tobytes(), layout.itemsize, s.stop - s.start)]))
     return out
 
 
-def record_73(system: str, start: _dt.datetime, interval_s: float, samples: int, paths: dict) -> bytes:
+def record_73(system: str, start: _dt.datetime, interval_s: float, samples: int, paths: dict,
+              extended: dict | None = None) -> bytes:
     """One 73 record: ``paths`` maps SMF73 field names to arrays over the defined CHPIDs (SMF73ACR
-    as str); the other CHPIDs get RMF's dummy sections (only SMF73PID set)."""
+    as str; the CPMF words of ``smf73.CPMF2_PENDING`` whose offsets are set, as numbers, written as
+    HFP); the other CHPIDs get RMF's dummy sections (only SMF73PID set). ``extended`` maps the fields
+    of ``smf73.EXT_PENDING`` (all offsets set) to arrays, one Extended Channel Path Data Section each."""
     p = dict(paths)
     pid = np.asarray(p.pop("SMF73PID"), dtype=np.int64)
     if "SMF73ACR" in p:
         p["SMF73ACR"] = [ebcdic(s, 5) for s in p["SMF73ACR"]]
-    arr = np.zeros(256, dtype=CHAN_DATA)
+    for k in smf73.CPMF2_PENDING:
+        if k in p:
+            p[k] = hfp32_encode(p[k])
+    layout = with_pending(CHAN_DATA, smf73.CPMF2_PENDING)
+    arr = np.zeros(256, dtype=layout)
     arr["SMF73PID"] = np.arange(256)
     for k, v in p.items():
         arr[k][pid] = v
     ctl = bytearray(92)
     ctl[0:4] = int(samples).to_bytes(4, "big")           # SMF73SMP
     ctl[90] = 2                                          # SMF73CMI: CPMF extended mode
+    ext = (b"", 0, 0)
+    if extended:
+        elay = with_pending(smf73._EMPTY, smf73.EXT_PENDING)
+        ev = {k: (hfp32_encode(v) if smf73.EXT_PENDING[k][1] == "hfp" else v) for k, v in extended.items()}
+        m = len(next(iter(ev.values())))
+        ext = (_fill(elay, m, ev).tobytes(), elay.itemsize, m)
     prod = product_section(start, interval_s, samples, system_name=system)
-    # SMF73HIS (36), SMF73HPS (44), SMF73HES (52: extended channel path data, none written)
+    # SMF73HIS (36), SMF73HPS (44), SMF73HES (52: extended channel path data)
     return rmf_record(73, 1, system, start + _dt.timedelta(seconds=interval_s), prod,
-                      [(bytes(ctl), 92, 1), (arr.tobytes(), CHAN_DATA.itemsize, 256), (b"", 0, 0)])
+                      [(bytes(ctl), 92, 1), (arr.tobytes(), layout.itemsize, 256), ext])
 
 
 def record_78_3(system: str, start: _dt.datetime, interval_s: float, samples: int, lcus: list[dict]) -> bytes:
