@@ -269,3 +269,15 @@ def test_73_cpmf_and_extended_once_their_offsets_are_set(tmp_path, rng, monkeypa
     assert c["ficon_defer_per_s"].iloc[1] == pytest.approx(10 / secs[1], rel=1e-12)
     assert np.isnan(c["zhpf_active"].iloc[0])                                 # no zHPF operations
     assert c[["ficon_ops_per_s", "zhpf_ops_per_s"]].iloc[2].isna().all()      # no extended section
+
+
+def test_74_5_ssid_once_its_offset_is_set(tmp_path, monkeypatch):
+    from mcio.measured import smf74
+    v = {"R745DEVN": [0x3000, 0x3001], "R745DRCR": [1.0, 2.0], "R745DSID": [0x00A1, 0xFFFE]}
+    monkeypatch.setitem(smf74.CACHE_DEV_PENDING, "R745DSID", (64, "u2"))      # hypothetical offset
+    c = _read(tmp_path, w.records_74_5("PRD1", START, T, SAM, v))["cache"]
+    assert c["ssid"].tolist() == ["00A1", "FFFE"]
+    monkeypatch.setitem(smf74.CACHE_DEV_PENDING, "R745DSID", (200, "u2"))     # beyond the section read
+    rec = w.records_74_5("PRD1", START, T, SAM, {"R745DEVN": [1], "R745DSID": [5]})[0]
+    monkeypatch.setitem(smf74.CACHE_DEV_PENDING, "R745DSID", (300, "u2"))     # reader: past the section
+    assert _read(tmp_path, [rec])["cache"]["ssid"].tolist() == [""]

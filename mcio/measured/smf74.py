@@ -151,13 +151,19 @@ CACHE_DEV = np.dtype({
     "formats": ["S6", "u1", ">u2", "u1"] + [">u4"] * 10,
     "offsets": [0, 6, 12, 16, 20, 24, 28, 32, 36, 40, 44, 48, 52, 56], "itemsize": 60})
 
+#: Cache device data section fields whose offsets the sources at hand do not print (beyond byte
+#: 60): name -> None (not decoded: ssid stays '') or (offset, "u2") from IBM's ERBSMF74 mapping.
+CACHE_DEV_PENDING: dict = {"R745DSID": None}
+
+
 def decode_74_5(rec: bytes, h: Header, p: Product):
     """Cache subsystem activity -> ``cache`` rows, one per device (subsystem totals are the sum of
-    a subsystem's devices; the SSID and CU-ID of the control section are not decoded)."""
-    dv = sections(rec, triplet(rec, DO_AT, "SMF74.5 cache device data"), CACHE_DEV, "SMF74.5 cache device data")
+    a subsystem's devices; the CU-ID of the control section is not decoded, the SSID only once
+    R745DSID's offset is set in :data:`CACHE_DEV_PENDING`)."""
+    do = triplet(rec, DO_AT, "SMF74.5 cache device data")
+    dv = sections(rec, do, with_pending(CACHE_DEV, CACHE_DEV_PENDING, do[1]), "SMF74.5 cache device data")
     n = len(dv)
-    c = {k: hfp32(dv[k]) for k in CACHE_DEV.names if k.startswith("R745D") and k not in
-         ("R745DVOL", "R745DFL4", "R745DEVN", "R745DFLG")}
+    c = {k: hfp32(dv[k]) for k in CACHE_DEV.names if k not in ("R745DVOL", "R745DFL4", "R745DEVN", "R745DFLG")}
     read_req = c["R745DRCR"] + c["R745DRSR"] + c["R745DRNR"]
     read_hit = c["R745DCRH"] + c["R745DRSH"] + c["R745DNRH"]
     write_req = c["R745DWRC"] + c["R745DWSR"]
@@ -171,4 +177,6 @@ def decode_74_5(rec: bytes, h: Header, p: Product):
         "hit_ratio": _div(read_hit + write_hit, read_req + write_req),
         "seq_read_per_s": c["R745DRSR"] / t,
     }
+    if "R745DSID" in dv.dtype.names:
+        cols["ssid"] = hex4(dv["R745DSID"])
     return {"cache": (cols, n)}, {}

@@ -259,15 +259,16 @@ def records_74_5(system: str, start: _dt.datetime, interval_s: float, samples: i
         if k in dev and CACHE_DEV.fields[k][0] == np.dtype(">u4"):
             dev[k] = hfp32_encode(dev[k])
     n = len(next(iter(dev.values()))) if dev else 0
-    arr = _fill(CACHE_DEV, n, dev)
+    layout = with_pending(CACHE_DEV, smf74.CACHE_DEV_PENDING)
+    arr = _fill(layout, n, dev)
     prod = product_section(start, interval_s, samples, system_name=system)
-    per = (MAX_RECORD_LEN - 64 - len(prod) - 64 - 64) // CACHE_DEV.itemsize
+    per = (MAX_RECORD_LEN - 64 - len(prod) - 64 - 64) // layout.itemsize
     out = []
     for s in _chunks(n, per):
         # SMF745CO (36) control, SMF745DO (44) devices, SMF745XO (52) device extensions (none
         # written), SMF745SO (60) status; control and status sections zero-filled
         out.append(rmf_record(74, 5, system, start + _dt.timedelta(seconds=interval_s), prod,
-                              [(bytes(16), 16, 1), (arr[s].tobytes(), CACHE_DEV.itemsize, s.stop - s.start),
+                              [(bytes(16), 16, 1), (arr[s].tobytes(), layout.itemsize, s.stop - s.start),
                                (b"", 0, 0), (bytes(48), 48, 1)]))
     return out
 
