@@ -137,3 +137,147 @@ def test_74_5_cache_hfp_counters(tmp_path, rng):
         np.testing.assert_allclose(c[k].to_numpy()[1:], e[1:], rtol=1e-12, err_msg=k)   # exact below 2**24
         assert c[k].iloc[0] == pytest.approx(e[0], rel=2.0 ** -20), k                 # HFP precision
     assert c[["ssid", "cu"]].eq("").all().all() and c["staging_per_s"].isna().all()
+
+
+def test_78_3_hyperpav_wait_and_max(tmp_path, rng):
+    """HPAV WAIT = sum(R783HNAI) / sum(R783HTIO), HPAV MAX = max(R783HAIU) over the LCU's HyperPAV
+    data sections (SMF78HPS at 60); NaN for an LCU without HyperPAV devices (R783DST bit 6)."""
+    one = {"R783CPID": [0x50], "R783CPST": [0xC0], "R783CUN": [1], "R783CU1": [0x9000], "R783PT": [1000]}
+    nai, tio = np.array([12.0, 3.0]), np.array([40_000.0, 2.5e7])       # 2.5e7 > 2**24: HFP rounds
+    lcus = [{"R783ID2": 0x40, "R783QSM": 10, "R783QCT": 5, "R783DST": 0x02, "paths": one,
+             "hpav": {"R783HNAI": nai, "R783HTIO": tio, "R783HAIU": [7, 9], "R783HCU": [0x9000, 0x9001]}},
+            {"R783ID2": 0x41, "R783QSM": 10, "R783QCT": 5, "R783DST": 0x00, "paths": one,
+             "hpav": {"R783HNAI": [1.0], "R783HTIO": [2.0], "R783HAIU": [4]}},     # bit 6 off: NaN
+            {"R783ID2": 0x42, "R783QSM": 10, "R783QCT": 5, "R783DST": 0x02, "paths": one}]  # no sections
+    rec = w.record_78_3("PRD1", START, T, SAM, lcus)
+    assert int.from_bytes(rec[24:26], "big") == 5                             # product + 4 triplets
+    assert int.from_bytes(rec[66:68], "big") == 3                             # SMF78HPN: 2 + 1 sections
+    L = _read(tmp_path, [rec])["lcu"]
+    assert L["hpav_wait"].iloc[0] == pytest.approx(nai.sum() / tio.sum(), rel=2.0 ** -20)
+    assert L["hpav_max"].iloc[0] == 9
+    assert L[["hpav_wait", "hpav_max"]].iloc[1:].isna().all().all()
+
+
+def test_74_5_triplets_in_mapping_order():
+    """SMF745CO/DO/XO/SO at 36/44/52/60 (IBM SMF Explorer mapping SMF74S5 field order): the triplet at
+    44 locates the device sections, the one at 60 the status section."""
+    rec = w.records_74_5("PRD1", START, T, SAM, {"R745DEVN": [0x3000, 0x3001], "R745DRCR": [1.0, 2.0]})[0]
+    trip = lambda at: (int.from_bytes(rec[at:at + 4], "big"), int.from_bytes(rec[at + 4:at + 6], "big"),  # noqa: E731
+                       int.from_bytes(rec[at + 6:at + 8], "big"))
+    off, ln, n = trip(44)
+    assert (ln, n) == (w.CACHE_DEV.itemsize, 2)
+    assert int.from_bytes(rec[off + 12:off + 14], "big") == 0x3000         # R745DEVN at 12
+    assert trip(52)[2] == 0 and trip(60)[1:] == (48, 1)
+
+
+def test_layouts_match_the_documented_offsets():
+    """The offsets the decoders use, pinned to the field table of docs/measured_smf.md (IBM's z/OS SMF
+    manual pages cited there): a change to a layout must be a change to the table."""
+    from mcio.measured import smf73, smf74, smf78
+    doc = {
+        smf74.DEV_DATA: {"SMF74NUM": 0, "SMF74LCU": 2, "SMF74CNF": 5, "SMF74SER": 6, "SMF74TYP": 12, "SMF74NUX": 16,
+                         "SMF74SSC": 20, "SMF74MEC": 24, "SMF74CNN": 28, "SMF74PEN": 32, "SMF74ATV": 36,
+                         "SMF74DIS": 40, "SMF74QUE": 44, "SMF74UTL": 48, "SMF74RSV": 52, "SMF74ALC": 60, "SMF74MTP": 64},
+        smf74.DEV_CONTROL: {"SMF74NXT": 0, "SMF74TOT": 2, "SMF74GEN": 4, "SMF74SUB": 6, "SMF74DCF": 8,
+                            "SMF74DMS": 9, "SMF74ENF": 10},
+        smf74.CACHE_DEV: {"R745DVOL": 0, "R745DFL4": 6, "R745DEVN": 12, "R745DFLG": 16, "R745DRCR": 20,
+                          "R745DCRH": 24, "R745DWRC": 28, "R745DWCH": 32, "R745DRSR": 36, "R745DRSH": 40,
+                          "R745DWSR": 44, "R745DWSH": 48, "R745DRNR": 52, "R745DNRH": 56},
+        smf73.CHAN_DATA: {"SMF73PID": 0, "SMF73FG2": 1, "SMF73FG3": 2, "SMF73FG4": 3, "SMF73BSY": 4, "SMF73PBY": 8,
+                          "SMF73PTI": 12, "SMF73CPD": 16, "SMF73ACR": 17, "SMF73CMG": 22},
+        smf78.CONFIG_DATA: {"R783CPID": 0, "R783CPST": 1, "R783CUN": 2, "R783CU1": 4, "R783CU2": 6, "R783CU3": 8,
+                            "R783CU4": 10, "R783CUB": 12, "R783PT": 16, "R783DPB": 24, "R783CBT": 28,
+                            "R783CMR": 32, "R783SBS": 36, "R783CPXF": 44, "R783CPAT": 45},
+        smf78.QUEUE_DATA: {"R783ID2": 0, "R783DST": 2, "R783QSM": 4, "R783QCT": 8, "R783DCTM": 44, "R783DDTM": 48,
+                           "R783CSST": 52, "R783HCNT": 56, "R783HIX": 58},
+        smf78.HYPERPAV_DATA: {"R783HLCU": 0, "R783HCU": 2, "R783HNAI": 8, "R783HTIO": 12, "R783HAIU": 16,
+                              "R783HCAD": 20, "R783HIOQ": 24},
+    }
+    for dt_, fields in doc.items():
+        assert {k: dt_.fields[k][1] for k in dt_.names} == fields
+    assert (smf74.DCS_AT, smf74.DDS_AT) == (36, 44)
+    assert (smf74.CO_AT, smf74.DO_AT, smf74.XO_AT, smf74.SO_AT) == (36, 44, 52, 60)
+    assert (smf73.HIS_AT, smf73.HPS_AT) == (36, 44)
+    assert (smf78.DCS_AT, smf78.ASS_AT, smf78.QDS_AT, smf78.HPS_AT) == (36, 44, 52, 60)
+
+
+# Offsets the public sources do not print (docs/measured_smf.md, "not decoded") wait in
+# smf74.DEV_DATA_PENDING, smf73.CPMF2_PENDING and smf73.EXT_PENDING. The tests below set
+# *hypothetical* offsets (not IBM's) to check the formulas that decode them once they are known, and
+# that with the offsets unset the columns stay NaN.
+HYPO_CPMF2 = {k: (24 + 4 * i, "hfp") for i, k in enumerate(("SMF73MBC", "SMF73MCU", "SMF73US", "SMF73TBC",
+                                                             "SMF73TUC", "SMF73PUC", "SMF73TWU", "SMF73PWU",
+                                                             "SMF73TRU", "SMF73PRU"))}
+HYPO_EXT = {"SMF73ECP": (0, "u1"), **{k: (4 + 4 * i, "hfp") for i, k in enumerate(
+    ("SMF73EOC", "SMF73EOD", "SMF73EOS", "SMF73ETC", "SMF73ETD", "SMF73ETS"))}}
+
+
+def test_74_1_cmr_and_db_once_their_offsets_are_set(tmp_path, rng, monkeypatch):
+    from mcio.measured import smf74
+    n = 40
+    mec = rng.integers(1, 10**5, n)
+    dev = {"SMF74NUM": np.arange(n), "SMF74SSC": mec, "SMF74MEC": mec, "SMF74TYP": np.full(n, 0x3010200F),
+           "SMF74CNF": np.where(np.arange(n) == 3, 0x20, 0)}
+    assert _read(tmp_path, w.records_74_1("PRD1", START, T, SAM, dev))["device"][["cmr_ms", "db_ms"]].isna().all().all()
+    monkeypatch.setitem(smf74.DEV_DATA_PENDING, "SMF74CMR", (100, "u4"))      # hypothetical offsets
+    monkeypatch.setitem(smf74.DEV_DATA_PENDING, "SMF74DVB", (80, "u4"))
+    cmr, dvb = rng.integers(0, 10**6, n), rng.integers(0, 10**6, n)
+    d = _read(tmp_path, w.records_74_1("PRD1", START, T, SAM, {**dev, "SMF74CMR": cmr, "SMF74DVB": dvb}))["device"]
+    ok = np.arange(n) != 3                                                    # SSC..DIS incorrect: NaN
+    np.testing.assert_allclose(d["cmr_ms"][ok], (cmr * 0.128 / mec)[ok], rtol=1e-12)
+    np.testing.assert_allclose(d["db_ms"][ok], (dvb * 0.128 / mec)[ok], rtol=1e-12)
+    assert d[["cmr_ms", "db_ms"]].iloc[3].isna().all()
+    d = _read(tmp_path, w.records_74_1("PRD1", START, T, SAM, {**dev, "SMF74DVB": dvb}))["device"]
+    assert d["cmr_ms"].isna().all() and d["db_ms"].notna()[ok].all()        # SMF74ENF bit 2 off: no CMR
+
+
+def test_73_cpmf_and_extended_once_their_offsets_are_set(tmp_path, rng, monkeypatch):
+    from mcio.measured import smf73
+    pid = np.array([0x40, 0x41, 0x42])
+    pti = np.array([878_904, 878_904, 878_904])
+    secs = pti * 1024e-6
+    paths = {"SMF73PID": pid, "SMF73FG3": [0x02] * 3, "SMF73PTI": pti, "SMF73CMG": [2, 2, 1],
+             "SMF73PBY": [1000, 2000, 300_000], "SMF73ACR": ["FC", "FC", "CNC_S"]}
+    c = _read(tmp_path, [w.record_73("PRD1", START, T, SAM, paths)])["channel"]
+    assert c[["util_total_pct", "bus_pct", "read_mb_s_total", "ficon_ops_per_s"]].isna().all().all()
+    for k, v in HYPO_CPMF2.items():
+        monkeypatch.setitem(smf73.CPMF2_PENDING, k, v)
+    for k, v in HYPO_EXT.items():
+        monkeypatch.setitem(smf73.EXT_PENDING, k, v)
+    g = {"SMF73MBC": [8e5] * 3, "SMF73MCU": [4e5] * 3, "SMF73US": [32.0] * 3,
+         "SMF73TBC": rng.uniform(1e7, 1e8, 3).round(), "SMF73TUC": rng.uniform(1e7, 1e8, 3).round(),
+         "SMF73PUC": rng.uniform(1e6, 1e7, 3).round(), "SMF73TWU": rng.uniform(1e6, 1e7, 3).round(),
+         "SMF73PWU": rng.uniform(1e5, 1e6, 3).round(), "SMF73TRU": rng.uniform(1e6, 1e7, 3).round(),
+         "SMF73PRU": rng.uniform(1e5, 1e6, 3).round()}
+    ext = {"SMF73ECP": [0x41, 0x40], "SMF73EOC": [5e5, 9e5], "SMF73EOD": [10.0, 0.0], "SMF73EOS": [1.5e6, 2.7e6],
+           "SMF73ETC": [2e5, 0.0], "SMF73ETD": [1.0, 0.0], "SMF73ETS": [4e5, 0.0]}
+    c = _read(tmp_path, [w.record_73("PRD1", START, T, SAM, {**paths, **g}, extended=ext)])["channel"]
+    a = {k: np.asarray(v, dtype=float) for k, v in g.items()}
+    rel = 2.0 ** -20                                                          # HFP above 2**24
+    np.testing.assert_allclose(c["util_total_pct"][:2], (a["SMF73TUC"] * 100 / (a["SMF73MCU"] * secs))[:2], rtol=rel)
+    np.testing.assert_allclose(c["util_part_pct"][:2], (a["SMF73PUC"] * 100 / (a["SMF73MCU"] * secs))[:2], rtol=rel)
+    np.testing.assert_allclose(c["bus_pct"][:2], (a["SMF73TBC"] * 100 / (a["SMF73MBC"] * secs))[:2], rtol=rel)
+    np.testing.assert_allclose(c["read_mb_s_total"][:2], (a["SMF73TRU"] * 32 / secs / 1e6)[:2], rtol=rel)
+    np.testing.assert_allclose(c["write_mb_s_part"][:2], (a["SMF73PWU"] * 32 / secs / 1e6)[:2], rtol=rel)
+    assert c["util_part_pct"].iloc[2] == pytest.approx(300_000 / 878_904 * 100, rel=1e-12)   # group 1: PBY/PTI
+    assert c[["util_total_pct", "bus_pct", "read_mb_s_total"]].iloc[2].isna().all()
+    # extended sections in another order than the paths: joined on SMF73ECP
+    assert c["ficon_ops_per_s"].iloc[0] == pytest.approx(9e5 / secs[0], rel=1e-12)
+    assert c["ficon_active"].iloc[0] == pytest.approx(2.7e6 / 9e5, rel=1e-12)
+    assert c["zhpf_ops_per_s"].iloc[1] == pytest.approx(2e5 / secs[1], rel=1e-12)
+    assert c["zhpf_active"].iloc[1] == pytest.approx(2.0, rel=1e-12)
+    assert c["ficon_defer_per_s"].iloc[1] == pytest.approx(10 / secs[1], rel=1e-12)
+    assert np.isnan(c["zhpf_active"].iloc[0])                                 # no zHPF operations
+    assert c[["ficon_ops_per_s", "zhpf_ops_per_s"]].iloc[2].isna().all()      # no extended section
+
+
+def test_74_5_ssid_once_its_offset_is_set(tmp_path, monkeypatch):
+    from mcio.measured import smf74
+    v = {"R745DEVN": [0x3000, 0x3001], "R745DRCR": [1.0, 2.0], "R745DSID": [0x00A1, 0xFFFE]}
+    monkeypatch.setitem(smf74.CACHE_DEV_PENDING, "R745DSID", (64, "u2"))      # hypothetical offset
+    c = _read(tmp_path, w.records_74_5("PRD1", START, T, SAM, v))["cache"]
+    assert c["ssid"].tolist() == ["00A1", "FFFE"]
+    monkeypatch.setitem(smf74.CACHE_DEV_PENDING, "R745DSID", (200, "u2"))     # beyond the section read
+    rec = w.records_74_5("PRD1", START, T, SAM, {"R745DEVN": [1], "R745DSID": [5]})[0]
+    monkeypatch.setitem(smf74.CACHE_DEV_PENDING, "R745DSID", (300, "u2"))     # reader: past the section
+    assert _read(tmp_path, [rec])["cache"]["ssid"].tolist() == [""]

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .smf_record import Header, Product, RecordError, hfp32, sections, triplet
+from .smf_record import Header, Product, RecordError, hfp32, sections, triplet, with_pending
 
 #: 128-microsecond units -> ms
 T128_MS = 0.128
@@ -36,11 +36,19 @@ DEV_DATA = np.dtype({
                 ">u4", ">u4", ">u4", ">u4", ">u4"],
     "offsets": [0, 2, 5, 6, 12, 16, 20, 24, 28, 32, 36, 40, 44, 48, 52, 60, 64], "itemsize": 68})
 
+#: Device Data Section fields whose offsets the sources at hand do not print (beyond byte 64):
+#: name -> None (not decoded: cmr_ms, db_ms stay NaN) or (offset, "u4") once read in IBM's ERBSMF74
+#: mapping; docs/measured_smf.md gives the formulas. Both are 4-byte counts of 128-us units.
+DEV_DATA_PENDING: dict = {"SMF74CMR": None, "SMF74DVB": None}
+#: SMF74ENF bit 2 (X'20'): initial command response time SMF74CMR valid
+ENF_CMR_VALID = 0x20
+
 #: SMF74CNF bits (bit 0 = X'80')
 CNF_QUEUE_BAD = 0x80     # IOS queue length is incorrect
 CNF_TIMES_BAD = 0x20     # data in SMF74SSC through SMF74DIS is incorrect
 
-#: last byte of the UCB unit type SMF74TYP -> DASD model (3390: X'3010200F', 3380: X'3010200E')
+#: last byte of the UCB unit type SMF74TYP -> DASD model (3390: X'3010200F', 3380: X'3010200E'; byte 3
+#: X'20' = direct access class; sources in docs/measured_smf.md)
 DASD_TYPES = {0x0F: "3390", 0x0E: "3380"}
 _TYPE_OF_BYTE = np.array([DASD_TYPES.get(i, "") for i in range(256)], dtype=object)
 
@@ -78,18 +86,20 @@ def _div(a, b):
 def decode_74_1(rec: bytes, h: Header, p: Product):
     """Device activity -> ``device`` rows (DASD only; other device classes counted as skipped)."""
     ctl = sections(rec, triplet(rec, DCS_AT, "SMF74 device control"), DEV_CONTROL, "SMF74 device control")
-    dd = sections(rec, triplet(rec, DDS_AT, "SMF74 device data"), DEV_DATA, "SMF74 device data")
+    dds = triplet(rec, DDS_AT, "SMF74 device data")
+    dd = sections(rec, dds, with_pending(DEV_DATA, DEV_DATA_PENDING, dds[1]), "SMF74 device data")
     if len(ctl) != 1:
         raise RecordError("one Device Control Data Section per 74.1 record (SMF74DCN = 1)", len(ctl))
     cls = int(ctl["SMF74SUB"][0])
     if cls != DASD_CLASS:
         return {}, {f"74.1 device class X'{cls:04X}'": 1}
-    return {"device": device_columns(dd, h, p)}, {}
+    return {"device": device_columns(dd, h, p, cmr_valid=bool(ctl["SMF74ENF"][0] & ENF_CMR_VALID))}, {}
 
 
-def device_columns(dd: np.ndarray, h: Header, p: Product):
+def device_columns(dd: np.ndarray, h: Header, p: Product, cmr_valid: bool = False):
     """The tidy ``device`` columns (and row count) of a structured array of Device Data Sections
-    (RMF's DASD report formulas; see docs/measured_smf.md)."""
+    (RMF's DASD report formulas; see docs/measured_smf.md). cmr_ms and db_ms only where ``dd``
+    carries SMF74CMR / SMF74DVB (:data:`DEV_DATA_PENDING`), cmr_ms only if SMF74ENF says valid."""
     n = len(dd)
     f = lambda k: dd[k].astype(np.float64)  # noqa: E731
     cnf = dd["SMF74CNF"]
@@ -112,18 +122,27 @@ def device_columns(dd: np.ndarray, h: Header, p: Product):
         "dev_conn_pct": f("SMF74CNN") * T128_MS / 1000.0 / p.interval_s * 100.0,
         "dev_util_pct": (busy_s / p.interval_s + reserved) * 100.0,
     }
+    names = dd.dtype.names
+    if "SMF74CMR" in names and cmr_valid:
+        cols["cmr_ms"] = _div(f("SMF74CMR") * T128_MS, mec)
+    if "SMF74DVB" in names:
+        cols["db_ms"] = _div(f("SMF74DVB") * T128_MS, mec)
     bad = (cnf & CNF_TIMES_BAD) != 0
     if bad.any():
-        for k in ("ssch_per_s", "resp_ms", "iosq_ms", "pend_ms", "disc_ms", "conn_ms", "dev_conn_pct", "dev_util_pct"):
+        for k in ("ssch_per_s", "resp_ms", "iosq_ms", "pend_ms", "disc_ms", "conn_ms", "dev_conn_pct",
+                  "dev_util_pct", "cmr_ms", "db_ms"):
+            if k not in cols:
+                continue
             cols[k] = np.where(bad, np.nan, cols[k])
     return (cols, n)
 
 
 # ---- subtype 5: cache subsystem activity
-#: header extension triplets of 74.5. IBM names SMF745CO (control), SMF745SO (status), SMF745DO
-#: (device data) and SMF745XO (device extension); the positions below are this reader's
-#: assumption (CO first, as IBM SMF Explorer lists it; SO and DO next) -- see docs/measured_smf.md.
-CO_AT, SO_AT, DO_AT = 36, 44, 52
+#: header extension triplets of 74.5, in the order of IBM's mapping (IBM SMF Explorer, z/OS 2.5
+#: mapping SMF74S5, record fields: SMF745CO, SMF745DO, SMF745XO, SMF745SO, then SMF7451O ...), each
+#: 8 bytes from offset 36 as in every RMF header extension: control 36, device data 44, device data
+#: extension 52, status 60 (docs/measured_smf.md, field table).
+CO_AT, DO_AT, XO_AT, SO_AT = 36, 44, 52, 60
 
 #: Cache device data section (one per device), offsets 0..59; counters are HFP short floats
 CACHE_DEV = np.dtype({
@@ -132,13 +151,19 @@ CACHE_DEV = np.dtype({
     "formats": ["S6", "u1", ">u2", "u1"] + [">u4"] * 10,
     "offsets": [0, 6, 12, 16, 20, 24, 28, 32, 36, 40, 44, 48, 52, 56], "itemsize": 60})
 
+#: Cache device data section fields whose offsets the sources at hand do not print (beyond byte
+#: 60): name -> None (not decoded: ssid stays '') or (offset, "u2") from IBM's ERBSMF74 mapping.
+CACHE_DEV_PENDING: dict = {"R745DSID": None}
+
+
 def decode_74_5(rec: bytes, h: Header, p: Product):
     """Cache subsystem activity -> ``cache`` rows, one per device (subsystem totals are the sum of
-    a subsystem's devices; the SSID and CU-ID of the control section are not decoded)."""
-    dv = sections(rec, triplet(rec, DO_AT, "SMF74.5 cache device data"), CACHE_DEV, "SMF74.5 cache device data")
+    a subsystem's devices; the CU-ID of the control section is not decoded, the SSID only once
+    R745DSID's offset is set in :data:`CACHE_DEV_PENDING`)."""
+    do = triplet(rec, DO_AT, "SMF74.5 cache device data")
+    dv = sections(rec, do, with_pending(CACHE_DEV, CACHE_DEV_PENDING, do[1]), "SMF74.5 cache device data")
     n = len(dv)
-    c = {k: hfp32(dv[k]) for k in CACHE_DEV.names if k.startswith("R745D") and k not in
-         ("R745DVOL", "R745DFL4", "R745DEVN", "R745DFLG")}
+    c = {k: hfp32(dv[k]) for k in CACHE_DEV.names if k not in ("R745DVOL", "R745DFL4", "R745DEVN", "R745DFLG")}
     read_req = c["R745DRCR"] + c["R745DRSR"] + c["R745DRNR"]
     read_hit = c["R745DCRH"] + c["R745DRSH"] + c["R745DNRH"]
     write_req = c["R745DWRC"] + c["R745DWSR"]
@@ -152,4 +177,6 @@ def decode_74_5(rec: bytes, h: Header, p: Product):
         "hit_ratio": _div(read_hit + write_hit, read_req + write_req),
         "seq_read_per_s": c["R745DRSR"] / t,
     }
+    if "R745DSID" in dv.dtype.names:
+        cols["ssid"] = hex4(dv["R745DSID"])
     return {"cache": (cols, n)}, {}

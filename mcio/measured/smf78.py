@@ -2,20 +2,24 @@
 
 Section layouts are IBM's (z/OS MVS System Management Facilities, record type 78: "I/O Queuing Data
 Section", one per LCU; "I/O Queuing Configuration Data Section", one per channel path of an LCU,
-located by triplet R783CPDS of the LCU's "I/O Queuing Configuration Control Section"). Two positions
-are this reader's reading of IBM's documentation, not printed offsets (docs/measured_smf.md, "Doubts"):
-the header triplets (SMF78DCS at 36 for the configuration control sections, the I/O queuing data
-section triplet at 44) and the control section's fields, taken as those of its record 79.14 twin
-(R79EID1, R79ENTR, R79ECPDS/L/N at 0, 2, 4/8/10).
+located by triplet R783CPDS of the LCU's "I/O Queuing Configuration Control Section"; "HyperPAV Data
+Section", one per LSS with HyperPAV devices). The header triplets follow IBM's mapping order (IBM SMF
+Explorer, mapping SMF78S3: SMF78DCS, SMF78ASS, SMF78QDS, SMF78HPS at 36, 44, 52, 60). The control
+section's fields are taken as those of its documented record 79.14 twin (R79EID1, R79ENTR,
+R79ECPDS/L/N at 0, 2, 4/8/10): docs/measured_smf.md, "Doubts".
 """
 from __future__ import annotations
 
 import numpy as np
 
-from .smf_record import Header, Product, RecordError, sections, triplet
+from .smf_record import Header, Product, RecordError, hfp32, sections, triplet
 from .smf74 import T128_MS, hex4
 
-DCS_AT, ASS_AT = 36, 44
+#: header extension: configuration (control) sections, I/O queuing data sections, IOQ global
+#: section (not decoded), HyperPAV/SuperPAV data sections
+DCS_AT, ASS_AT, QDS_AT, HPS_AT = 36, 44, 52, 60
+#: triplets a record needs for its HyperPAV triplet to exist (product + the four above)
+HPS_TRIPLETS = 5
 
 #: I/O Queuing Configuration Control Section (one per LCU)
 CONFIG_CONTROL = np.dtype({
@@ -37,9 +41,23 @@ QUEUE_DATA = np.dtype({
     "formats": [">u2", "u1", ">u4", ">u4", ">u4", ">u4", ">u4", ">u2", ">u2"],
     "offsets": [0, 2, 4, 8, 44, 48, 52, 56, 58], "itemsize": 60})
 
+#: HyperPAV Data Section (one per LSS), offsets 0..27; R783HNAI and R783HTIO are HFP short floats
+HYPERPAV_DATA = np.dtype({
+    "names": ["R783HLCU", "R783HCU", "R783HNAI", "R783HTIO", "R783HAIU", "R783HCAD", "R783HIOQ"],
+    "formats": [">u2", ">u2", ">u4", ">u4", ">u4", ">u4", ">u4"],
+    "offsets": [0, 2, 8, 12, 16, 20, 24], "itemsize": 28})
+
 CPST_INSTALLED = 0x80    # R783CPST bit 0
 CPST_DATA_BAD = 0x04     # R783CPST bit 5: measured channel path data incorrect
 DST_NO_HW = 0x80         # R783DST bit 0: no hardware measurements available
+DST_HYPERPAV = 0x02      # R783DST bit 6: LCU has HyperPAV devices
+
+#: lcu columns this reader could fill that table.COLUMNS lacks (the lead adds them at merge; not in
+#: the frames meanwhile): name -> (dtype, unit, RMF heading, meaning, formula)
+EXTRA_COLUMNS = {
+    "css_dly_ms": ("float64", "ms", "AVG CSS DLY", "mean channel subsystem delay",
+                   "R783CSST x 0.128 / sum of the LCU's R783PT"),
+}
 
 _HEX2 = np.array([f"{i:02X}" for i in range(256)], dtype=object)
 
@@ -106,7 +124,31 @@ def decode_78_3(rec: bytes, h: Header, p: Product):
         if len(mine) and lcu not in no_hw and not (mine["R783CPST"] & CPST_DATA_BAD).any():
             ssch[i] = mine["R783PT"].astype(np.float64).sum() / t
     qct, qsm = qd["R783QCT"].astype(np.float64), qd["R783QSM"].astype(np.float64)
+    wait, amax = _hyperpav(rec, h, qd)
     lcus = ({**keys, "lcu": hex4(qd["R783ID2"]), "cu": cu, "ssch_per_s": ssch,
-                                      "cont_per_s": qct / t, "delay_q_length": np.where(
-                                          qct > 0, (qsm - qct) / np.where(qct > 0, qct, 1.0), np.nan)}, nq)
+             "cont_per_s": qct / t, "delay_q_length": np.where(qct > 0, (qsm - qct) / np.where(qct > 0, qct, 1.0), np.nan),
+             "hpav_wait": wait, "hpav_max": amax}, nq)
     return {"lcu": lcus, "lcu_path": paths}, {}
+
+
+def _hyperpav(rec: bytes, h: Header, qd: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(HPAV WAIT, HPAV MAX) per I/O queuing data section: over the HyperPAV data sections whose
+    R783HLCU is the LCU, sum(R783HNAI) / sum(R783HTIO) and max(R783HAIU); NaN for an LCU without
+    HyperPAV devices (R783DST bit 6 off) or without HyperPAV sections in this record."""
+    nq = len(qd)
+    wait, amax = np.full(nq, np.nan), np.full(nq, np.nan)
+    if h.n_triplets < HPS_TRIPLETS:
+        return wait, amax
+    hp = sections(rec, triplet(rec, HPS_AT, "SMF78.3 HyperPAV data"), HYPERPAV_DATA, "SMF78.3 HyperPAV data")
+    if not len(hp):
+        return wait, amax
+    nai, tio = hfp32(hp["R783HNAI"]), hfp32(hp["R783HTIO"])
+    hl = hp["R783HLCU"].astype(np.int64)
+    for i, q in enumerate(qd):
+        mine = hl == int(q["R783ID2"])
+        if not (q["R783DST"] & DST_HYPERPAV) or not mine.any():
+            continue
+        total = tio[mine].sum()
+        wait[i] = nai[mine].sum() / total if total > 0 else np.nan
+        amax[i] = float(hp["R783HAIU"][mine].max())
+    return wait, amax

@@ -16,6 +16,7 @@ record number and its byte offset, and what was expected (:func:`bad_record`).
 from __future__ import annotations
 
 import datetime as _dt
+import functools
 from dataclasses import dataclass
 from typing import Iterator
 
@@ -213,6 +214,34 @@ def sections(rec: bytes, trip: tuple[int, int, int], dtype: np.dtype, what: str)
     dt = np.dtype({"names": dtype.names, "formats": [dtype.fields[k][0] for k in dtype.names],
                    "offsets": [dtype.fields[k][1] for k in dtype.names], "itemsize": ln})
     return np.frombuffer(rec, dtype=dt, count=n, offset=off)
+
+
+def with_pending(dtype: np.dtype, pending: dict, section_len: int | None = None) -> np.dtype:
+    """See :func:`_with_pending`; cached on the layout (called once per record)."""
+    return _with_pending(dtype, tuple(pending.items()), section_len)
+
+
+@functools.lru_cache(maxsize=256)
+def _with_pending(dtype: np.dtype, pending: tuple, section_len: int | None) -> np.dtype:
+    """``dtype`` plus the fields of ``pending`` (name -> None, not decoded, or (offset, format) with
+    format "u1", "u2", "u4" or "hfp", a 4-byte IBM short float read as its word) whose offset is set
+    and, if ``section_len`` is given, that lie inside a section of that length. The itemsize grows to
+    hold them (the writer's layout); :func:`sections` reads with the record's stated section length."""
+    names, formats, offsets = list(dtype.names), [dtype.fields[k][0] for k in dtype.names], \
+        [dtype.fields[k][1] for k in dtype.names]
+    size = {"u1": 1, "u2": 2, "u4": 4, "hfp": 4}
+    end = dtype.itemsize
+    for k, spec in pending:
+        if spec is None:
+            continue
+        off, fmt = spec
+        if section_len is not None and off + size[fmt] > section_len:
+            continue
+        names.append(k)
+        formats.append({"u1": "u1", "u2": ">u2", "u4": ">u4", "hfp": ">u4"}[fmt])
+        offsets.append(off)
+        end = max(end, off + size[fmt])
+    return np.dtype({"names": names, "formats": formats, "offsets": offsets, "itemsize": end})
 
 
 # ---------------------------------------------------------------- framing

@@ -13,10 +13,12 @@ from typing import Iterable
 
 import numpy as np
 
-from .smf_record import MAX_RECORD_LEN, RDW_LEN
+from .smf_record import MAX_RECORD_LEN, RDW_LEN, with_pending
+from . import smf73
 from .smf73 import CHAN_DATA
+from . import smf74
 from .smf74 import CACHE_DEV, DEV_DATA
-from .smf78 import CONFIG_CONTROL, CONFIG_DATA, QUEUE_DATA
+from .smf78 import CONFIG_CONTROL, CONFIG_DATA, HYPERPAV_DATA, QUEUE_DATA
 
 SSI_RMF = "RMF"
 HDR_FLAGS = 0x40          # SMFxxFLG bit 1: subtypes used
@@ -151,46 +153,65 @@ def _chunks(n: int, per: int) -> Iterable[slice]:
 def records_74_1(system: str, start: _dt.datetime, interval_s: float, samples: int, devices: dict,
                  dev_class: int = 0x0020) -> list[bytes]:
     """74.1 records of one interval: ``devices`` maps SMF74 field names of the Device Data Section to
-    equal-length arrays (SMF74SER as str); split into as many records as the 32 KB limit needs."""
+    equal-length arrays (SMF74SER as str); split into as many records as the 32 KB limit needs. The
+    section carries the fields of ``smf74.DEV_DATA_PENDING`` whose offsets are set; SMF74ENF says
+    SMF74CMR valid when ``devices`` gives it."""
     dev = dict(devices)
     if "SMF74SER" in dev:
         dev["SMF74SER"] = [ebcdic(s, 6) for s in dev["SMF74SER"]]
     n = len(next(iter(dev.values()))) if dev else 0
-    arr = _fill(DEV_DATA, n, dev)
+    layout = with_pending(DEV_DATA, smf74.DEV_DATA_PENDING)
+    arr = _fill(layout, n, dev)
     prod = product_section(start, interval_s, samples, system_name=system)
-    per = (MAX_RECORD_LEN - 64 - len(prod) - 28 - 32) // DEV_DATA.itemsize
+    per = (MAX_RECORD_LEN - 64 - len(prod) - 28 - 32) // layout.itemsize
     out = []
     for s in _chunks(n, per):
         ctl = bytearray(28)
         ctl[6:8] = dev_class.to_bytes(2, "big")          # SMF74SUB
-        ctl[10] = 0x80                                    # SMF74ENF: extended CMB
+        ctl[10] = 0x80 | (smf74.ENF_CMR_VALID if "SMF74CMR" in dev else 0)   # SMF74ENF: extended CMB, CMR valid
         out.append(rmf_record(74, 1, system, start + _dt.timedelta(seconds=interval_s), prod,
-                              [(bytes(ctl), 28, 1), (arr[s].tobytes(), DEV_DATA.itemsize, s.stop - s.start)]))
+                              [(bytes(ctl), 28, 1), (arr[s].tobytes(), layout.itemsize, s.stop - s.start)]))
     return out
 
 
-def record_73(system: str, start: _dt.datetime, interval_s: float, samples: int, paths: dict) -> bytes:
+def record_73(system: str, start: _dt.datetime, interval_s: float, samples: int, paths: dict,
+              extended: dict | None = None) -> bytes:
     """One 73 record: ``paths`` maps SMF73 field names to arrays over the defined CHPIDs (SMF73ACR
-    as str); the other CHPIDs get RMF's dummy sections (only SMF73PID set)."""
+    as str; the CPMF words of ``smf73.CPMF2_PENDING`` whose offsets are set, as numbers, written as
+    HFP); the other CHPIDs get RMF's dummy sections (only SMF73PID set). ``extended`` maps the fields
+    of ``smf73.EXT_PENDING`` (all offsets set) to arrays, one Extended Channel Path Data Section each."""
     p = dict(paths)
     pid = np.asarray(p.pop("SMF73PID"), dtype=np.int64)
     if "SMF73ACR" in p:
         p["SMF73ACR"] = [ebcdic(s, 5) for s in p["SMF73ACR"]]
-    arr = np.zeros(256, dtype=CHAN_DATA)
+    for k in smf73.CPMF2_PENDING:
+        if k in p:
+            p[k] = hfp32_encode(p[k])
+    layout = with_pending(CHAN_DATA, smf73.CPMF2_PENDING)
+    arr = np.zeros(256, dtype=layout)
     arr["SMF73PID"] = np.arange(256)
     for k, v in p.items():
         arr[k][pid] = v
     ctl = bytearray(92)
     ctl[0:4] = int(samples).to_bytes(4, "big")           # SMF73SMP
     ctl[90] = 2                                          # SMF73CMI: CPMF extended mode
+    ext = (b"", 0, 0)
+    if extended:
+        elay = with_pending(smf73._EMPTY, smf73.EXT_PENDING)
+        ev = {k: (hfp32_encode(v) if smf73.EXT_PENDING[k][1] == "hfp" else v) for k, v in extended.items()}
+        m = len(next(iter(ev.values())))
+        ext = (_fill(elay, m, ev).tobytes(), elay.itemsize, m)
     prod = product_section(start, interval_s, samples, system_name=system)
+    # SMF73HIS (36), SMF73HPS (44), SMF73HES (52: extended channel path data)
     return rmf_record(73, 1, system, start + _dt.timedelta(seconds=interval_s), prod,
-                      [(bytes(ctl), 92, 1), (arr.tobytes(), CHAN_DATA.itemsize, 256)])
+                      [(bytes(ctl), 92, 1), (arr.tobytes(), layout.itemsize, 256), ext])
 
 
 def record_78_3(system: str, start: _dt.datetime, interval_s: float, samples: int, lcus: list[dict]) -> bytes:
     """One 78.3 record: each LCU is {"R783ID2": id, "R783QSM", "R783QCT", "R783DST", ...,
-    "paths": {R783 configuration-data field: array over its channel paths}}."""
+    "paths": {R783 configuration-data field: array over its channel paths}, and optionally "hpav":
+    {R783H... HyperPAV data field: array over its LSS sections} (R783HNAI, R783HTIO given as numbers,
+    written as HFP short floats; R783HLCU defaults to the LCU id)}."""
     n = len(lcus)
     ctl = np.zeros(n, dtype=CONFIG_CONTROL)
     path_blocks, rel = [], n * CONFIG_CONTROL.itemsize
@@ -201,12 +222,31 @@ def record_78_3(system: str, start: _dt.datetime, interval_s: float, samples: in
         ctl[i] = (l["R783ID2"], 1, rel - i * CONFIG_CONTROL.itemsize, CONFIG_DATA.itemsize, m)
         path_blocks.append(block)
         rel += len(block)
-    qd = _fill(QUEUE_DATA, n, {k: [l.get(k, 0) for l in lcus] for k in QUEUE_DATA.names})
+    hp_blocks, n_hp = [], 0
+    hcnt, hix = np.zeros(n, dtype=np.int64), np.zeros(n, dtype=np.int64)
+    for i, l in enumerate(lcus):
+        hv = dict(l.get("hpav", {}))
+        m = len(next(iter(hv.values()))) if hv else 0
+        if not m:
+            continue
+        hv.setdefault("R783HLCU", np.full(m, l["R783ID2"]))
+        for k in ("R783HNAI", "R783HTIO"):
+            if k in hv:
+                hv[k] = hfp32_encode(hv[k])
+        hp_blocks.append(_fill(HYPERPAV_DATA, m, hv).tobytes())
+        hcnt[i], hix[i] = m, n_hp + 1          # R783HIX: index of the LCU's first section (from 1)
+        n_hp += m
+    qcols = {k: [l.get(k, 0) for l in lcus] for k in QUEUE_DATA.names}
+    qcols["R783HCNT"], qcols["R783HIX"] = hcnt, hix
+    qd = _fill(QUEUE_DATA, n, qcols)
     ctl_bytes = ctl.tobytes() + b"".join(path_blocks)
     prod = product_section(start, interval_s, samples, system_name=system)
     # the configuration control sections and their path sections form one block located by SMF78DCS
+    # (36); SMF78ASS (44) the I/O queuing data sections; SMF78QDS (52) the IOQ global section (none
+    # written); SMF78HPS (60) the HyperPAV data sections
     return rmf_record(78, 3, system, start + _dt.timedelta(seconds=interval_s), prod,
-                      [(ctl_bytes, CONFIG_CONTROL.itemsize, n), (qd.tobytes(), QUEUE_DATA.itemsize, n)])
+                      [(ctl_bytes, CONFIG_CONTROL.itemsize, n), (qd.tobytes(), QUEUE_DATA.itemsize, n),
+                       (b"", 0, 0), (b"".join(hp_blocks), HYPERPAV_DATA.itemsize, n_hp)])
 
 
 def records_74_5(system: str, start: _dt.datetime, interval_s: float, samples: int, devices: dict) -> list[bytes]:
@@ -219,14 +259,17 @@ def records_74_5(system: str, start: _dt.datetime, interval_s: float, samples: i
         if k in dev and CACHE_DEV.fields[k][0] == np.dtype(">u4"):
             dev[k] = hfp32_encode(dev[k])
     n = len(next(iter(dev.values()))) if dev else 0
-    arr = _fill(CACHE_DEV, n, dev)
+    layout = with_pending(CACHE_DEV, smf74.CACHE_DEV_PENDING)
+    arr = _fill(layout, n, dev)
     prod = product_section(start, interval_s, samples, system_name=system)
-    per = (MAX_RECORD_LEN - 64 - len(prod) - 64 - 64) // CACHE_DEV.itemsize
+    per = (MAX_RECORD_LEN - 64 - len(prod) - 64 - 64) // layout.itemsize
     out = []
     for s in _chunks(n, per):
+        # SMF745CO (36) control, SMF745DO (44) devices, SMF745XO (52) device extensions (none
+        # written), SMF745SO (60) status; control and status sections zero-filled
         out.append(rmf_record(74, 5, system, start + _dt.timedelta(seconds=interval_s), prod,
-                              [(bytes(16), 16, 1), (bytes(48), 48, 1),
-                               (arr[s].tobytes(), CACHE_DEV.itemsize, s.stop - s.start)]))
+                              [(bytes(16), 16, 1), (arr[s].tobytes(), layout.itemsize, s.stop - s.start),
+                               (b"", 0, 0), (bytes(48), 48, 1)]))
     return out
 
 
@@ -293,7 +336,11 @@ def synthetic_intervals(start: _dt.datetime, n_intervals: int, n_devices: int, i
         q = []
         for lc in lcus:
             taken = ssc[lcu == lc].sum() // n_chpids
-            q.append({"R783ID2": int(lc), "R783QSM": 0, "R783QCT": 0, "paths": {
+            hp_io = float(ssc[lcu == lc].sum())
+            q.append({"R783ID2": int(lc), "R783QSM": 0, "R783QCT": 0, "R783DST": 0x02,
+                      "hpav": {"R783HCU": [0x8000 + int(lc)], "R783HTIO": [hp_io],
+                               "R783HNAI": [float(rng.binomial(int(hp_io), 0.001))],
+                               "R783HAIU": [int(rng.integers(1, 32))]}, "paths": {
                 "R783CPID": chp, "R783CPST": np.full(n_chpids, 0xC0), "R783CUN": np.ones(n_chpids),
                 "R783CU1": np.full(n_chpids, 0x8000 + int(lc)), "R783PT": np.full(n_chpids, taken),
                 "R783CUB": rng.poisson(3, n_chpids), "R783DPB": rng.poisson(1, n_chpids),
