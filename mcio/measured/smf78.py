@@ -52,8 +52,7 @@ CPST_DATA_BAD = 0x04     # R783CPST bit 5: measured channel path data incorrect
 DST_NO_HW = 0x80         # R783DST bit 0: no hardware measurements available
 DST_HYPERPAV = 0x02      # R783DST bit 6: LCU has HyperPAV devices
 
-#: lcu columns this reader could fill that table.COLUMNS lacks (the lead adds them at merge; not in
-#: the frames meanwhile): name -> (dtype, unit, RMF heading, meaning, formula)
+#: formulas of lcu columns beyond the plain fields: name -> (dtype, unit, RMF heading, meaning, formula)
 EXTRA_COLUMNS = {
     "css_dly_ms": ("float64", "ms", "AVG CSS DLY", "mean channel subsystem delay",
                    "R783CSST x 0.128 / sum of the LCU's R783PT"),
@@ -114,6 +113,7 @@ def decode_78_3(rec: bytes, h: Header, p: Product):
     nq = len(qd)
     cu = np.empty(nq, dtype=object)
     ssch = np.full(nq, np.nan)
+    pt_sum = np.full(nq, np.nan)
     for i, q in enumerate(qd):
         lcu = int(q["R783ID2"])
         mine = cp[lcu_of_path == lcu]
@@ -122,12 +122,15 @@ def decode_78_3(rec: bytes, h: Header, p: Product):
             units.update(int(c[k]) for k in ("R783CU1", "R783CU2", "R783CU3", "R783CU4")[:min(int(c["R783CUN"]), 4)])
         cu[i] = " ".join(f"{u:04X}" for u in sorted(units))
         if len(mine) and lcu not in no_hw and not (mine["R783CPST"] & CPST_DATA_BAD).any():
-            ssch[i] = mine["R783PT"].astype(np.float64).sum() / t
+            pt_sum[i] = mine["R783PT"].astype(np.float64).sum()
+            ssch[i] = pt_sum[i] / t
     qct, qsm = qd["R783QCT"].astype(np.float64), qd["R783QSM"].astype(np.float64)
     wait, amax = _hyperpav(rec, h, qd)
     lcus = ({**keys, "lcu": hex4(qd["R783ID2"]), "cu": cu, "ssch_per_s": ssch,
              "cont_per_s": qct / t, "delay_q_length": np.where(qct > 0, (qsm - qct) / np.where(qct > 0, qct, 1.0), np.nan),
-             "hpav_wait": wait, "hpav_max": amax}, nq)
+             "hpav_wait": wait, "hpav_max": amax,
+             "css_dly_ms": np.where(pt_sum > 0, qd["R783CSST"].astype(np.float64) * T128_MS
+                                    / np.where(pt_sum > 0, pt_sum, 1.0), np.nan)}, nq)
     return {"lcu": lcus, "lcu_path": paths}, {}
 
 
