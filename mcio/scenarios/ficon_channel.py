@@ -358,6 +358,12 @@ class FiconChannel(Scenario):
         head = (ds.channel_busy.mean("channel") - np.maximum(ds.cu_ha_busy, ds.backend_busy)).values
         out["mp_over_storage_busy"] = (float(head.mean()), float(ci95_halfwidth(head)))
         out["sap_busy"] = (float("nan"), 0.0)          # no SAP in the model (see the figure's note)
+        # open exchanges as the z9 era estimated them (IBM, 'FICON Express2 Channel Performance
+        # Version 1.0', p. 28: LCU activity rate x (CMR + CONN + DISC) / channels in the path group):
+        # the exchanges open at the control unit, without the channel-side pend the model's
+        # exchange count also holds (docs/validation.md, "Seed figures still missed")
+        cu = (ds.throughput_iops * (ds.cmr_ms + ds.connect_ms + ds.disconnect_ms)).values / 1000.0
+        out["open_exchanges_cu"] = (float(cu.mean()), float(ci95_halfwidth(cu)) if cu.size > 1 else 0.0)
         return out
 
     def stream(self, variant: str) -> int:
