@@ -53,7 +53,8 @@ def test_draws_have_the_saved_means_standard_deviations_and_correlation():
 
 def test_a_file_without_a_correlation_gives_independent_draws(tmp_path):
     values, se, _ = _saved()
-    text = "\n".join(ln for ln in FITTED.read_text().splitlines() if not ln.startswith("#: correlation"))
+    text = "\n".join(ln for ln in FITTED.read_text().splitlines()
+                      if not ln.startswith(("#: correlation", "#: [calibration.covariance]", "#: names", "#: matrix")))
     p = tmp_path / "fitted_nocorr.toml"
     p.write_text(text + "\n")
     inputs, opts = parse_uncertain({"from_calibration": str(p)})
@@ -64,6 +65,17 @@ def test_a_file_without_a_correlation_gives_independent_draws(tmp_path):
     for j, k in enumerate(list(se)[:4]):
         assert abs(x[:, j].mean() - values[k]) < 4 * se[k] / math.sqrt(N)
         assert x[:, j].std(ddof=1) == pytest.approx(se[k], rel=0.05)
+
+
+def test_the_saved_covariance_gives_the_saved_correlation(tmp_path):
+    """A file with only the covariance table (as mcio calibrate writes it beside the values) gives
+    the correlation the file also states (to its printed rounding)."""
+    with_corr = parse_uncertain({"from_calibration": str(FITTED)})[1]["correlation"]
+    text = "\n".join(ln for ln in FITTED.read_text().splitlines() if not ln.startswith("#: correlation"))
+    p = tmp_path / "fitted_cov.toml"
+    p.write_text(text + "\n")
+    from_cov = parse_uncertain({"from_calibration": str(p)})[1]["correlation"]
+    assert from_cov is not None and np.abs(from_cov - with_corr).max() < 0.01
 
 
 SPEC = {"title": "ficon-channel with its calibration's uncertainty", "scenario": "ficon-channel",

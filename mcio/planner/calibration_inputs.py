@@ -61,12 +61,19 @@ def _correlation(cal: dict, names, sds, where, path):
     for key in ("correlation", "covariance"):
         if key not in cal:
             continue
-        m = np.asarray(cal[key], float)
-        n = len(cal.get("stderr_fit", {}))
-        if m.shape != (n, n) or not np.allclose(m, m.T) or not np.isfinite(m).all():
+        saved = cal[key]
+        # a bare matrix is in stderr_fit's order; a table {names, matrix} names its own order
+        order = list(saved.get("names", ())) if isinstance(saved, dict) else list(cal.get("stderr_fit", {}))
+        try:
+            m = np.asarray(saved.get("matrix") if isinstance(saved, dict) else saved, float)
+        except (TypeError, ValueError):
+            m = np.full((0, 0), np.nan)
+        n = len(order)
+        if (m.shape != (n, n) or not np.allclose(m, m.T) or not np.isfinite(m).all()
+                or not set(names) <= set(order)):
             raise McioError(f"{where}: calibration.{key}", path, f"must be a symmetric {n} x {n} matrix "
-                            "in the order of stderr_fit")
-        idx = [list(cal["stderr_fit"]).index(k) for k in names]
+                            "in the order of stderr_fit (or of its own names) covering every fitted parameter")
+        idx = [order.index(k) for k in names]
         m = m[np.ix_(idx, idx)]
         if key == "covariance":
             d = np.sqrt(np.diag(m))
