@@ -9,7 +9,11 @@ warm the measured one). ``ratio`` = estimate / measured; the aim is within 1.5x 
 estimate is an upper bound (every evaluation the budget allows); the case here only evaluates,
 where the bound is exact.
 
-    python benchmarks/estimate_accuracy.py [--scale 1] [--repeat 1] [--only 0,3]
+    python benchmarks/estimate_accuracy.py [--scale 1] [--repeat 1] [--only 0,3] [--cpu]
+
+``--cpu``: one Numba thread and every clock (the pilot's too) reading the process's CPU time: the
+figures of an idle machine, whatever else runs (on a machine shared with other work, the wall
+times of a pilot and of the run it estimates, seconds apart, see different loads).
 
 ``--scale`` multiplies every case's I/Os. Times depend on what else the machine runs.
 Results: benchmarks/README.md ("batch: figures behind the estimates").
@@ -130,11 +134,13 @@ CASES = [
 ]
 
 
-def child(i: int, scale: int, mode: str) -> dict:
+def child(i: int, scale: int, mode: str, cpu: bool = False) -> dict:
     """Case ``i`` in this (fresh) process, as a command runs it: its inputs built, then ``mode``
     "work": the estimate without a pilot, then the work, timed from the estimate's start (the
     kernels' loading from Numba's cache included, as in every CLI command); "pilot": only the
     estimate with a pilot forced (its own process: the pilot would warm the measured one)."""
+    if cpu:   # every clock (the pilot's too) reads this process's CPU time: what an idle machine's one thread takes
+        time.perf_counter = time.process_time
     what, work = CASES[i][1](scale)
     t0 = time.perf_counter()
     if mode == "pilot":
@@ -146,15 +152,18 @@ def child(i: int, scale: int, mode: str) -> dict:
     return {"measured": time.perf_counter() - t0, "fixed": est.seconds, "startup": est.startup_s}
 
 
-def fresh(i: int, scale: int, mode: str) -> dict:
+def fresh(i: int, scale: int, mode: str, cpu: bool = False) -> dict:
     import json
     import os
     import subprocess
     import sys
     root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
     env = dict(os.environ, PYTHONPATH=os.pathsep.join([root, os.environ.get("PYTHONPATH", "")]))
+    if cpu:
+        env["NUMBA_NUM_THREADS"] = "1"
     r = subprocess.run([sys.executable, os.path.abspath(__file__), "--child", str(i), "--scale", str(scale),
-                        "--mode", mode], env=env, capture_output=True, text=True, check=True)
+                        "--mode", mode] + (["--cpu"] if cpu else []), env=env, capture_output=True, text=True,
+                       check=True)
     return json.loads(r.stdout.strip().splitlines()[-1])
 
 
@@ -165,12 +174,15 @@ def main() -> None:
     ap.add_argument("--only", default="", help="comma-separated case numbers (default: all)")
     ap.add_argument("--child", type=int, default=None, help=argparse.SUPPRESS)
     ap.add_argument("--mode", default="work", help=argparse.SUPPRESS)
+    ap.add_argument("--cpu", action="store_true",
+                    help="one Numba thread, every time (the pilot's too) as process CPU time: the figures of an "
+                         "idle machine, whatever else it runs")
     a = ap.parse_args()
     if a.child is not None:
         import json
         import warnings
         warnings.simplefilter("ignore")
-        print(json.dumps(child(a.child, a.scale, a.mode)))
+        print(json.dumps(child(a.child, a.scale, a.mode, a.cpu)))
         return
     only = {int(x) for x in a.only.split(",") if x.strip()}
     print(f"{'#':>2} {'command':<46}{'measured s':>11}{'start-up':>9}{'fixed':>7}{'ratio':>7}{'pilot':>7}{'ratio':>7}"
@@ -179,8 +191,10 @@ def main() -> None:
     for i, (label, _) in enumerate(CASES):
         if only and i not in only:
             continue
-        runs = [fresh(i, a.scale, "work") for _ in range(a.repeat)]
-        pilots = [fresh(i, a.scale, "pilot") for _ in range(a.repeat)]
+        runs, pilots = [], []
+        for _ in range(a.repeat):          # (alternated: a pilot and the run it estimates see the same load)
+            runs.append(fresh(i, a.scale, "work", a.cpu))
+            pilots.append(fresh(i, a.scale, "pilot", a.cpu))
         m = statistics.median(r["measured"] for r in runs)
         f = statistics.median(r["fixed"] for r in runs)
         st = statistics.median(r["startup"] for r in runs)

@@ -153,7 +153,7 @@ def test_a_fresh_process_estimates_its_start_up_once_and_a_warm_one_does_not():
     got = json.loads(r.stdout.strip().splitlines()[-1])
     first = E.FIRST_RESULT_S if got["dask_installed"] else 0.0
     assert not got["loaded_before"] and got["loaded_after"]
-    assert got["fresh"] == pytest.approx(E.KERNELS_LOAD_S + first)
+    assert got["fresh"] == pytest.approx(E.NUMBA_START_S + E.KERNELS_LOAD_S + first)
     assert got["est"] == pytest.approx(got["work"] + got["fresh"])
     assert got["after"] == 0.0
 

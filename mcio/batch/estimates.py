@@ -29,11 +29,13 @@ SIMULATE_OVERHEAD_S = 15e-3
 REPLICATION_OVERHEAD_S = 0.075e-3   # per replication of a point: its streams, outputs, MSER
 WARN_AFTER_S = 300.0        # "a few minutes": a run estimated longer than this is announced
 #: A process's one-time costs before its first result, paid by the first command that simulates in
-#: it (a CLI command: every time): loading an engine's compiled kernels from Numba's cache, and
-#: the libraries its first result (a Dataset) needs. Most of a short command's time: left out, the
-#: estimate of a command of a second was 0.2-0.4x of what happens (pending_startup_s).
-KERNELS_LOAD_S = 0.45
-FIRST_RESULT_S = 0.3
+#: it (a CLI command: every time), on an idle machine: Numba's first load of compiled code (its
+#: compiler's start), the engine's kernels from Numba's cache, and the first result (a Dataset: the
+#: libraries it imports, the command's own first use). Most of a short command's time: left out,
+#: the estimate of a command of a second was 0.2-0.4x of what happens (pending_startup_s).
+NUMBA_START_S = 0.25
+KERNELS_LOAD_S = 0.05
+FIRST_RESULT_S = 0.15
 BASE_MEMORY_BYTES = 225 << 20   # the interpreter with numba (kernels loaded), xarray, scipy imported
 SWEEP_BYTES = 15 << 20          # writing a results file: h5py, netCDF, the background saver
 #: Bytes of kernel state per replication that runs at once, per I/O slot (the closed population,
@@ -135,6 +137,17 @@ def kernels_loaded() -> bool:
     return False
 
 
+def _numba_started() -> bool:
+    """Whether this process has loaded any of mcio's compiled code (a helper some model code
+    calls, e.g. the DASD seek tables): Numba's compiler has started."""
+    for name, mod in list(sys.modules.items()):
+        if name.startswith("mcio.") and mod is not None:
+            for v in list(vars(mod).values()):
+                if getattr(v, "overloads", None):
+                    return True
+    return False
+
+
 def _first_dataset_ahead() -> bool:
     """Whether this process's first result (an xarray Dataset) is still ahead: xarray imports
     Dask, where installed, the first time it makes one."""
@@ -148,10 +161,12 @@ def _first_dataset_ahead() -> bool:
 
 
 def pending_startup_s() -> float:
-    """The process's one-time start-up still ahead of its first result: :data:`KERNELS_LOAD_S`
-    until an engine's kernels have run here (a pilot, an earlier command of a Python session),
-    plus :data:`FIRST_RESULT_S` until a first result was made."""
-    return (0.0 if kernels_loaded() else KERNELS_LOAD_S) + (FIRST_RESULT_S if _first_dataset_ahead() else 0.0)
+    """The process's one-time start-up still ahead of its first result: until an engine's kernels
+    have run here (a pilot, an earlier command of a Python session) :data:`KERNELS_LOAD_S`, and
+    :data:`NUMBA_START_S` before any compiled code was loaded; :data:`FIRST_RESULT_S` until a
+    first result was made."""
+    kernels = 0.0 if kernels_loaded() else KERNELS_LOAD_S + (0.0 if _numba_started() else NUMBA_START_S)
+    return kernels + (FIRST_RESULT_S if _first_dataset_ahead() else 0.0)
 
 
 def with_startup(est: Estimate, startup_s: float) -> Estimate:
