@@ -1,4 +1,5 @@
-"""Ctrl-C in every command that simulates (headroom and uncertain included): one line ``mcio: interrupted: ...`` on stderr, exit 130
+"""Ctrl-C in every command that simulates (headroom and uncertain included): one line
+``mcio: interrupted: ...`` on stderr, exit 130
 (the command group's policy, mcio.cli.app), never click's "Aborted!" / exit 1 or a traceback; a
 sweep keeps its finished points (it says so), the others, which write only at their end, wrote
 nothing.
@@ -68,7 +69,8 @@ def _commands(tmp_path):
                      "--ios-per-device", HUGE, "-o", str(tmp_path / "i.h5")],
         "isfc-plan": ["isfc", "plan", "--chpids", "3C,3D", "--devices", "2", "--systems", "LPAR1,LPAR2",
                       "--ios-per-device", HUGE],
-        "headroom": ["headroom", "mm1-demo", "--target", "response_ms <= 3", "--ios", str(10**8), "--replications", "3"],
+        "headroom": ["headroom", "mm1-demo", "--target", "response_ms <= 3", "--ios", str(10**8),
+                     "--replications", "3"],
         "uncertain": ["uncertain", str(uncertain), "-o", str(tmp_path / "u.h5")],
     }
 

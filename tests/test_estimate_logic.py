@@ -92,10 +92,10 @@ def test_the_estimate_is_the_sum_of_its_runs_at_their_own_costs():
     # twice the I/Os: twice the variable part; two threads halve it
     a2 = E.Simulation.of(mm1, 20_000, 2, 0)
     var = one[0].seconds - 0.01 - 2 * E.REPLICATION_OVERHEAD_S
-    assert E.estimate_simulations([a2], threads=1, costs=[ca], startup_s=0).seconds == pytest.approx(2 * var + 0.01
-                                                                                          + 2 * E.REPLICATION_OVERHEAD_S)
-    assert E.estimate_simulations([a], threads=2, costs=[ca], startup_s=0).seconds == pytest.approx(var / 2 + 0.01
-                                                                                       + 2 * E.REPLICATION_OVERHEAD_S)
+    assert E.estimate_simulations([a2], threads=1, costs=[ca], startup_s=0).seconds == \
+        pytest.approx(2 * var + 0.01 + 2 * E.REPLICATION_OVERHEAD_S)
+    assert E.estimate_simulations([a], threads=2, costs=[ca], startup_s=0).seconds == \
+        pytest.approx(var / 2 + 0.01 + 2 * E.REPLICATION_OVERHEAD_S)
     # memory: the largest run's, not the sum
     assert both.memory_bytes == max(o.memory_bytes for o in one)
 

@@ -352,4 +352,5 @@ def _lacks_mcio(e: BaseException | None) -> bool:
     return False
 
 
-__all__ = ["Cluster", "guarded", "import_distributed", "lost_workers", "max_local_workers", "parse_address", "usable_cores"]
+__all__ = ["Cluster", "guarded", "import_distributed", "lost_workers", "max_local_workers", "parse_address",
+           "usable_cores"]
