@@ -173,3 +173,40 @@ def test_start_up_is_counted_once_and_kept_across_the_pilot(monkeypatch):
     monkeypatch.setattr(E, "pending_startup_s", lambda: next(ahead, 0.0))
     monkeypatch.setattr(E, "measured_costs", lambda models: costs)
     assert E.timed_simulations(sims, threads=1, force=True).seconds == pytest.approx(work.seconds + 0.7)
+
+
+def test_a_pilot_on_a_machine_of_known_costs_extrapolates_to_the_long_run(monkeypatch):
+    """Estimate vs measured time, the logic without the machine's noise: on a clock where a kernel
+    call costs a fixed part plus a per-I/O part shared by the threads its replications use, and a
+    simulate() call a fixed part more, the pilot's few thousand I/Os give the cost of a run a
+    million times longer (warm-up included): the line through the small runs, extrapolated."""
+    import numba
+    import time
+    clock = [0.0]
+    K0, S0, B = 2e-3, 9e-3, 4e-7      # s per kernel call, s per simulate() call beyond it, s per I/O
+
+    def running(R):
+        return max(1, min(R, numba.get_num_threads()))
+
+    def kernels(model, ios, R, *a, **k):
+        clock[0] += K0 + R * ios * B / running(R)
+
+    def simulate(model, ios=200_000, replications=4, seed=0, warmup=None, **k):
+        w = max(1000, ios // 10) if warmup is None else warmup
+        kernels(model, ios + w, replications)
+        clock[0] += S0
+        return {"measured": clock[0]}
+
+    monkeypatch.setattr(time, "perf_counter", lambda: clock[0])
+    monkeypatch.setattr(mcio.engine, "run_kernels", kernels)
+    monkeypatch.setattr(mcio.engine, "simulate", simulate)
+    ficon = SCENARIO_OBJECTS["ficon-channel"].model()
+    cost = E.measured_cost(ficon)
+    assert cost is not None and cost.s_per_io == pytest.approx(B) and cost.overhead_s == pytest.approx(K0 + S0)
+    for ios, R, w in ((50_000, 2, None), (10**9, 4, 10**6), (3_000, 8, 0)):
+        est = E.estimate_simulations([E.Simulation.of(ficon, ios, R, w)], costs=[cost], startup_s=0)
+        t = clock[0]
+        simulate(ficon, ios, R, warmup=w)
+        took = clock[0] - t
+        # (the estimate's per-replication overhead: streams and MSER, which this clock has not)
+        assert est.seconds - R * E.REPLICATION_OVERHEAD_S == pytest.approx(took, rel=1e-9), (ios, R, w)
