@@ -130,7 +130,10 @@ from mcio.batch import estimates as E
 from mcio.scenarios import SCENARIO_OBJECTS
 m = SCENARIO_OBJECTS["ficon-channel"].model()
 sims = [E.Simulation.of(m, 2000, 2)]
-out = {"fresh": E.pending_startup_s(), "loaded_before": E.kernels_loaded(),
+factor = E.load_factor()
+loaded = E.pending_startup_s()
+E.load_factor = lambda: 1.0          # (the idle machine's figures, exactly)
+out = {"factor": factor, "loaded": loaded, "fresh": E.pending_startup_s(), "loaded_before": E.kernels_loaded(),
        "est": E.estimate_simulations(sims, threads=1, costs=[E.Cost(1e-6, 0.01)]).seconds,
        "work": E.estimate_simulations(sims, threads=1, costs=[E.Cost(1e-6, 0.01)], startup_s=0).seconds,
        "dask_installed": E._first_dataset_ahead()}
@@ -143,7 +146,8 @@ print(json.dumps(out))
 def test_a_fresh_process_estimates_its_start_up_once_and_a_warm_one_does_not():
     """A command's estimate counts the process's one-time start-up still ahead (the kernels'
     loading from Numba's cache, the first result's libraries: most of a short command's time)
-    once, however many runs follow, and nothing of it once the kernels have run here."""
+    once, however many runs follow, and nothing of it once the kernels have run here; the idle
+    machine's figures times the load the process has seen."""
     import json
     import subprocess
     import sys
@@ -154,6 +158,9 @@ def test_a_fresh_process_estimates_its_start_up_once_and_a_warm_one_does_not():
     first = E.FIRST_RESULT_S if got["dask_installed"] else 0.0
     assert not got["loaded_before"] and got["loaded_after"]
     assert got["fresh"] == pytest.approx(E.NUMBA_START_S + E.KERNELS_LOAD_S + first)
+    # on a loaded machine, x the load this young process has seen (its imports' wall / CPU time)
+    assert 1.0 <= got["factor"] <= E.MAX_LOAD_FACTOR
+    assert got["fresh"] <= got["loaded"] <= got["fresh"] * E.MAX_LOAD_FACTOR
     assert got["est"] == pytest.approx(got["work"] + got["fresh"])
     assert got["after"] == 0.0
 
@@ -210,3 +217,17 @@ def test_a_pilot_on_a_machine_of_known_costs_extrapolates_to_the_long_run(monkey
         took = clock[0] - t
         # (the estimate's per-replication overhead: streams and MSER, which this clock has not)
         assert est.seconds - R * E.REPLICATION_OVERHEAD_S == pytest.approx(took, rel=1e-9), (ios, R, w)
+
+
+def test_the_load_factor_of_an_old_process_is_one(monkeypatch):
+    """A Python session that started long ago (or has hardly run) says nothing of the load now."""
+    import resource
+    import types
+    monkeypatch.setattr(E, "LOAD_WINDOW_S", 0.0)
+    assert E.load_factor() == 1.0
+    monkeypatch.setattr(E, "LOAD_WINDOW_S", 1e9)
+    monkeypatch.setattr(resource, "getrusage", lambda who: types.SimpleNamespace(ru_utime=0.01, ru_stime=0.0))
+    assert E.load_factor() == 1.0                      # (too little CPU time behind it)
+    monkeypatch.setattr(resource, "getrusage", lambda who: types.SimpleNamespace(ru_utime=1e-3 + E.MIN_CPU_S,
+                                                                                   ru_stime=0.0))
+    assert E.load_factor() == E.MAX_LOAD_FACTOR        # (a process that waited far longer than it ran: capped)

@@ -160,13 +160,43 @@ def _first_dataset_ahead() -> bool:
         return False
 
 
+#: The most :func:`load_factor` says: the figures are those of an idle machine, and beyond this the
+#: process's own history is no measure of what comes.
+MAX_LOAD_FACTOR = 8.0
+#: A process older than this (a Python session) or with less CPU time than MIN_CPU_S behind it
+#: tells nothing of the machine's load now: factor 1.
+LOAD_WINDOW_S = 60.0
+MIN_CPU_S = 0.2
+
+
 def pending_startup_s() -> float:
     """The process's one-time start-up still ahead of its first result: until an engine's kernels
     have run here (a pilot, an earlier command of a Python session) :data:`KERNELS_LOAD_S`, and
     :data:`NUMBA_START_S` before any compiled code was loaded; :data:`FIRST_RESULT_S` until a
-    first result was made."""
+    first result was made. Figures of an idle machine, x :func:`load_factor` (a pilot measures the
+    work as the machine runs it now, but cannot measure a start-up it has not paid yet)."""
     kernels = 0.0 if kernels_loaded() else KERNELS_LOAD_S + (0.0 if _numba_started() else NUMBA_START_S)
-    return kernels + (FIRST_RESULT_S if _first_dataset_ahead() else 0.0)
+    idle = kernels + (FIRST_RESULT_S if _first_dataset_ahead() else 0.0)
+    return idle * load_factor() if idle else 0.0
+
+
+def load_factor() -> float:
+    """How many times longer than its CPU time this young process has taken since it started (its
+    imports: the machine's other load), in [1, :data:`MAX_LOAD_FACTOR`]; 1 where unknown, where
+    the process is older than :data:`LOAD_WINDOW_S` or has used less than :data:`MIN_CPU_S`."""
+    try:
+        import resource
+        with open("/proc/self/stat") as f:
+            started = int(f.read().rsplit(")", 1)[1].split()[19]) / os.sysconf("SC_CLK_TCK")   # (field 22)
+        with open("/proc/uptime") as f:
+            wall = float(f.read().split()[0]) - started
+        ru = resource.getrusage(resource.RUSAGE_SELF)
+        cpu = ru.ru_utime + ru.ru_stime
+    except (OSError, ValueError, IndexError, ImportError, AttributeError):
+        return 1.0
+    if not 0.0 < wall <= LOAD_WINDOW_S or cpu < MIN_CPU_S:
+        return 1.0
+    return min(max(wall / cpu, 1.0), MAX_LOAD_FACTOR)
 
 
 def with_startup(est: Estimate, startup_s: float) -> Estimate:
