@@ -65,8 +65,16 @@ warmup = 100
 """
 
 
+UNCERTAIN_SPEC = SPEC.replace("[sweep]\n\"workload.rate_iops\" = [200.0, 500.0]\n", "") + """
+[uncertain]
+samples = 4
+"control_unit.backend_service_ms.mean" = {low = 1.0, high = 1.6}
+"""
+
+
 def commands(d: Path) -> dict[str, list[str]]:
     (d / "huge.toml").write_text(SPEC)
+    (d / "uncertain.toml").write_text(UNCERTAIN_SPEC)
     (d / "event.toml").write_text(EVENT_SPEC)
     (d / "m.csv").write_text("iops,channel_busy,response_ms\n2000,20%,0.6\n4000,40%,0.8\n6000,60%,1.3\n")
     return {
@@ -81,6 +89,9 @@ def commands(d: Path) -> dict[str, list[str]]:
                      "--ios-per-device", HUGE],
         "isfc plan": ["isfc", "plan", "--chpids", "3C,3D", "--devices", "2", "--systems", "LPAR1,LPAR2",
                       "--ios-per-device", HUGE],
+        "headroom": ["headroom", "mm1-demo", "--target", "response_ms <= 3", "--ios", str(10**8),
+                     "--replications", "3"],
+        "uncertain": ["uncertain", str(d / "uncertain.toml")],
     }
 
 

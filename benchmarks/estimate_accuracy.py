@@ -1,11 +1,19 @@
-"""Time estimates (mcio/batch/estimates.py) beside the measured time, command by command: the
-estimate a command computes before it simulates (fixed figures, and from the pilot it runs when
-the work may be long: here forced), then the command's work, timed, in the same process (as the
-CLI does: the pilot has loaded the kernels). ``ratio`` = pilot estimate / measured; the aim is
-within 1.5x either way. Calibrate's estimate is an upper bound (every evaluation the budget
-allows); the case here only evaluates, where the bound is exact.
+"""Time estimates (mcio/batch/estimates.py) beside the measured time, command by command, each
+in fresh processes as a CLI command runs: its inputs built, the estimate it computes before it
+simulates, then its work, timed from the estimate's start (``measured``: the process's start-up
+ahead of its first result, loading the kernels from Numba's cache, included, as the estimate's
+``pending_startup_s`` is). ``fixed``: the estimate from the fixed figures; ``pilot``: from the pilot a
+command runs when the work may be long (here forced, in a process of its own: the pilot would
+warm the measured one). ``ratio`` = estimate / measured; the aim is within 1.5x either way.
+``work ratio``: the pilot's estimate of the work alone (start-up left out of both). Calibrate's
+estimate is an upper bound (every evaluation the budget allows); the case here only evaluates,
+where the bound is exact.
 
-    python benchmarks/estimate_accuracy.py [--scale 1] [--repeat 1]
+    python benchmarks/estimate_accuracy.py [--scale 1] [--repeat 1] [--only 0,3] [--cpu]
+
+``--cpu``: one Numba thread and every clock (the pilot's too) reading the process's CPU time: the
+figures of an idle machine, whatever else runs (on a machine shared with other work, the wall
+times of a pilot and of the run it estimates, seconds apart, see different loads).
 
 ``--scale`` multiplies every case's I/Os. Times depend on what else the machine runs.
 Results: benchmarks/README.md ("batch: figures behind the estimates").
@@ -101,7 +109,10 @@ def case_sweep(k):
     from mcio.batch import sweep
     s = _spec(FICON + '[sweep]\n"channels.mp_us_per_io_ccw" = {start = 20, stop = 80, num = 6}\n'
               f"[run]\nreplications = 4\nios = {50_000 * k}\n")
-    est = (lambda force: E.estimate(s, s_per_io=E.measured_s_per_io(E.pilot_models(s))) if force else E.estimate(s))
+    def est(force, startup):
+        if not force:
+            return E.estimate(s)
+        return E.estimate(s, s_per_io=E.measured_s_per_io(E.pilot_models(s)), startup_s=startup)
     return est, lambda: sweep(s)
 
 
@@ -123,32 +134,84 @@ CASES = [
 ]
 
 
+def child(i: int, scale: int, mode: str, cpu: bool = False) -> dict:
+    """Case ``i`` in this (fresh) process, as a command runs it: its inputs built, then ``mode``
+    "work": the estimate without a pilot, then the work, timed from the estimate's start (the
+    kernels' loading from Numba's cache included, as in every CLI command); "pilot": only the
+    estimate with a pilot forced (its own process: the pilot would warm the measured one)."""
+    if cpu:   # every clock (the pilot's too) reads this process's CPU time: what an idle machine's one thread takes
+        time.perf_counter = time.process_time
+        E.load_factor = lambda: 1.0
+    what, work = CASES[i][1](scale)
+    t0 = time.perf_counter()
+    if mode == "pilot":
+        startup = E.pending_startup_s()
+        est = what(True, startup) if callable(what) else E.timed_simulations(what, force=True)
+        return {"pilot": est.seconds, "pilot_startup": est.startup_s, "pilot_took": time.perf_counter() - t0}
+    est = what(False, None) if callable(what) else E.estimate_simulations(what)
+    work()
+    return {"measured": time.perf_counter() - t0, "fixed": est.seconds, "startup": est.startup_s}
+
+
+def fresh(i: int, scale: int, mode: str, cpu: bool = False) -> dict:
+    import json
+    import os
+    import subprocess
+    import sys
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join([root, os.environ.get("PYTHONPATH", "")]))
+    if cpu:
+        env["NUMBA_NUM_THREADS"] = "1"
+    r = subprocess.run([sys.executable, os.path.abspath(__file__), "--child", str(i), "--scale", str(scale),
+                        "--mode", mode] + (["--cpu"] if cpu else []), env=env, capture_output=True, text=True,
+                       check=True)
+    return json.loads(r.stdout.strip().splitlines()[-1])
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--scale", type=int, default=1, help="multiply every case's I/Os")
     ap.add_argument("--repeat", type=int, default=1, help="runs of each case (median shown)")
+    ap.add_argument("--only", default="", help="comma-separated case numbers (default: all)")
+    ap.add_argument("--child", type=int, default=None, help=argparse.SUPPRESS)
+    ap.add_argument("--mode", default="work", help=argparse.SUPPRESS)
+    ap.add_argument("--cpu", action="store_true",
+                    help="one Numba thread, every time (the pilot's too) as process CPU time: the figures of an "
+                         "idle machine, whatever else it runs")
     a = ap.parse_args()
-    print(f"{'command':<48}{'measured s':>11}{'fixed':>8}{'ratio':>7}{'pilot':>8}{'ratio':>7}")
-    ratios = []
-    for label, make in CASES:
-        meas, fixed, pilot = [], [], []
-        for _ in range(a.repeat):
-            what, work = make(a.scale)
-            if callable(what):                      # a sweep: its own estimate (pilot of its first/last points)
-                f, p = what(False).seconds, what(True).seconds
-            else:
-                f = E.estimate_simulations(what).seconds
-                p = E.timed_simulations(what, force=True).seconds
-            t = time.perf_counter()
-            work()
-            meas.append(time.perf_counter() - t)
-            fixed.append(f)
-            pilot.append(p)
-        m, f, p = statistics.median(meas), statistics.median(fixed), statistics.median(pilot)
+    if a.child is not None:
+        import json
+        import warnings
+        warnings.simplefilter("ignore")
+        print(json.dumps(child(a.child, a.scale, a.mode, a.cpu)))
+        return
+    only = {int(x) for x in a.only.split(",") if x.strip()}
+    print(f"{'#':>2} {'command':<46}{'measured s':>11}{'start-up':>9}{'fixed':>7}{'ratio':>7}{'pilot':>7}{'ratio':>7}"
+          f"{'work ratio':>11}")
+    ratios, fixed_ratios = [], []
+    for i, (label, _) in enumerate(CASES):
+        if only and i not in only:
+            continue
+        runs, pilots = [], []
+        for _ in range(a.repeat):          # (alternated: a pilot and the run it estimates see the same load)
+            runs.append(fresh(i, a.scale, "work", a.cpu))
+            pilots.append(fresh(i, a.scale, "pilot", a.cpu))
+        m = statistics.median(r["measured"] for r in runs)
+        f = statistics.median(r["fixed"] for r in runs)
+        st = statistics.median(r["startup"] for r in runs)
+        p = statistics.median(r["pilot"] for r in pilots)
         ratios.append(p / m)
-        print(f"{label:<48}{m:>11.2f}{f:>8.2f}{f / m:>7.2f}{p:>8.2f}{p / m:>7.2f}", flush=True)
-    print(f"pilot ratio: min {min(ratios):.2f}, max {max(ratios):.2f}; within 1.5x: "
-          f"{sum(1 / 1.5 <= r <= 1.5 for r in ratios)} of {len(ratios)}")
+        fixed_ratios.append(f / m)
+        # the work alone (start-up left out of both): how far the per-run figures are
+        work = (p - st) / (m - st) if m > st else float("nan")
+        print(f"{i:>2} {label:<46}{m:>11.2f}{st:>9.2f}{f:>7.2f}{f / m:>7.2f}{p:>7.2f}{p / m:>7.2f}{work:>11.2f}",
+              flush=True)
+
+    def within(rs):
+        return sum(1 / 1.5 <= r <= 1.5 for r in rs)
+    print(f"pilot ratio: min {min(ratios):.2f}, max {max(ratios):.2f}; within 1.5x: {within(ratios)} of {len(ratios)}")
+    print(f"fixed ratio: min {min(fixed_ratios):.2f}, max {max(fixed_ratios):.2f}; within 1.5x: "
+          f"{within(fixed_ratios)} of {len(fixed_ratios)}")
 
 
 if __name__ == "__main__":

@@ -223,7 +223,11 @@ def run_case(path: str, pname: str, value, files: dict) -> str:
 
     def go():
         try:
-            box["r"] = CliRunner().invoke(main, args)
+            with warnings.catch_warnings(record=True) as caught:
+                warnings.simplefilter("always")
+                box["r"] = CliRunner().invoke(main, args)
+            box["numeric"] = sorted({f"{w.category.__name__}: {w.message}" for w in caught
+                                     if issubclass(w.category, RuntimeWarning)})
         except BaseException as e:  # noqa: BLE001 - re-raised in the caller's thread
             box["e"] = e
     t = threading.Thread(target=go, daemon=True)
@@ -250,9 +254,13 @@ def run_case(path: str, pname: str, value, files: dict) -> str:
         assert len(lines) == 1 and lines[0].startswith("mcio: error: "), what
         return "refused"
     assert r.exit_code == 0 or (r.exit_code == 1 and path in EXIT_1_IS_A_RESULT), what
+    if box.get("numeric"):   # (NumPy's overflow / invalid-value warnings: a figure may be nonsense)
+        NUMERIC_WARNINGS.append((" ".join(map(repr, args)), box["numeric"]))
     return "ran"
 
 
+#: runs that ended normally with NumPy warnings on the way (counted among the sensible, shown)
+NUMERIC_WARNINGS: list = []
 CASES = cases()
 
 
@@ -287,13 +295,16 @@ def test_every_option_of_every_command_is_refused_in_one_line_or_runs(path, pnam
 
 def figures() -> str:
     return (f"{sum(OUTCOMES.values())} tried: {OUTCOMES['refused']} clean errors, "
-            f"{OUTCOMES['ran'] + OUTCOMES['announced']} sensible ({OUTCOMES['ran']} ran, {OUTCOMES['announced']} "
+            f"{OUTCOMES['ran'] + OUTCOMES['announced']} sensible ({OUTCOMES['ran']} ran, of which "
+            f"{len(NUMERIC_WARNINGS)} with NumPy warnings, {OUTCOMES['announced']} "
             f"announced as large), {OUTCOMES['other']} anything else; "
             f"{len({(p, n) for p, n, _, _ in CASES})} parameters of {len(BASE)} commands")
 
 
 def test_fuzz_cli_figures():
     print(f"\nfuzz cli: {figures()}")
+    for args, warned in NUMERIC_WARNINGS:
+        print(f"  with NumPy warnings: mcio {args}: {'; '.join(warned)[:300]}")
     assert OUTCOMES["other"] == 0
 
 

@@ -31,6 +31,21 @@ def test_reproduce_of_a_run_too_short_is_a_clear_error_not_busy_1e300():
     assert e.value.field == "--ios" and "too short" in e.value.allowed
 
 
+@pytest.mark.parametrize("ios", ["1", "2"])
+def test_mcio_run_of_a_run_too_short_is_one_error_line_not_a_rate_of_1e303(ios, tmp_path):
+    """(found by the CLI fuzzer: ``mcio run SPEC --ios 1`` printed an I/O rate of 1e303 under a
+    header blaming an overload, and NumPy's warnings)"""
+    from click.testing import CliRunner
+    from mcio.cli import main
+    spec = tmp_path / "s.toml"
+    spec.write_text('title = "s"\nscenario = "mm1-demo"\n[run]\nreplications = 2\nios = 2000\n')
+    r = CliRunner().invoke(main, ["run", str(spec), "--ios", ios])
+    assert r.exit_code == 2, r.output + r.stderr
+    lines = r.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith(f"mcio: error: --ios = {ios}: run too short"), r.stderr
+    assert "e+" not in r.output and "Warning" not in r.stderr
+
+
 def test_the_documented_maximum_arrival_scv_on_the_fast_path_is_flagged_when_the_run_is_short():
     ds = simulate(_mm1(300.0, arrival_scv=1e4), ios=2000, replications=4, seed=1)
     assert ds.attrs["engine"].startswith("fast-path")

@@ -19,6 +19,8 @@ nanny, not over the network): a Dask scheduler runs whatever a client submits, s
 this any other user of the machine could connect to its port and run code as this user. Every
 peer must present a certificate that authority signed.
 
+A damaged Numba cache on a worker is named as on the client (:func:`guarded`: the cache
+directories, on that worker's machine, the command that clears them, the worker).
 A worker lost mid-sweep (killed, out of memory) is reported once the points are in (a
 McioWarning naming it and the points the scheduler ran again elsewhere); the results do not
 change, since a point is a pure function of the spec and its index.
@@ -246,7 +248,7 @@ class Cluster:
         token = uuid.uuid4().hex[:12]  # fresh keys per run: a resubmitted key could inherit a cancellation
         futures = {}
         for p in points:
-            f = self.client.submit(task, spec.text, p, self.worker_threads,
+            f = self.client.submit(guarded, task, spec.text, p, self.worker_threads,
                                    key=f"mcio-point-{token}-{p:06d}", pure=False, priority=-p)
             futures[f] = p
         pending = set(futures)
@@ -294,9 +296,35 @@ def lost_workers(client, by_key: dict) -> dict[str, list[int]]:
     return {w: sorted(ps) for w, ps in out.items()}
 
 
+def guarded(task: Callable, *args):
+    """``task(*args)`` on a Dask worker, where a damaged Numba cache of compiled kernels (the
+    worker's own, on its machine) is recognised as on a client (:mod:`mcio.kernelcache`: only the
+    worker's traceback shows it) and raised as a :class:`~mcio.kernelcache.DamagedCache` naming
+    the worker; it pickles back to the client. Every other exception unchanged."""
+    try:
+        return task(*args)
+    except Exception as e:  # noqa: BLE001 - only re-raised as another type when recognised
+        from ..kernelcache import DamagedCache, as_damaged_cache
+        d = as_damaged_cache(e)
+        if d is None:
+            raise
+        raise DamagedCache(d.dirs, f"{d.text} (on the Dask worker {_worker_address()})") from None
+
+
+def _worker_address() -> str:
+    try:
+        from distributed import get_worker
+        return str(get_worker().address)
+    except Exception:  # noqa: BLE001 - not on a worker (a test, a local call): no address to give
+        return "?"
+
+
 def _result(f, p: int, dask):
+    from ..kernelcache import DamagedCache
     try:
         return f.result()
+    except DamagedCache as e:  # the worker's own cache: its directories are on the worker's machine
+        raise DamagedCache(e.dirs, f"{e.text}, running sweep point {p}") from None
     except McioError as e:  # raised on the worker, pickled back (McioError pickles)
         raise McioError(e.field, e.value, f"{e.allowed} (sweep point {p}, on a Dask worker)") from None
     except Exception as e:
@@ -324,4 +352,5 @@ def _lacks_mcio(e: BaseException | None) -> bool:
     return False
 
 
-__all__ = ["Cluster", "import_distributed", "lost_workers", "max_local_workers", "parse_address", "usable_cores"]
+__all__ = ["Cluster", "guarded", "import_distributed", "lost_workers", "max_local_workers", "parse_address",
+           "usable_cores"]

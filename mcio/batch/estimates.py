@@ -28,6 +28,14 @@ POINT_OVERHEAD_S = 0.6e-3   # per point, whatever its size: packing, its record,
 SIMULATE_OVERHEAD_S = 15e-3
 REPLICATION_OVERHEAD_S = 0.075e-3   # per replication of a point: its streams, outputs, MSER
 WARN_AFTER_S = 300.0        # "a few minutes": a run estimated longer than this is announced
+#: A process's one-time costs before its first result, paid by the first command that simulates in
+#: it (a CLI command: every time), on an idle machine: Numba's first load of compiled code (its
+#: compiler's start), the engine's kernels from Numba's cache, and the first result (a Dataset: the
+#: libraries it imports, the command's own first use). Most of a short command's time: left out,
+#: the estimate of a command of a second was 0.2-0.4x of what happens (pending_startup_s).
+NUMBA_START_S = 0.25
+KERNELS_LOAD_S = 0.05
+FIRST_RESULT_S = 0.15
 BASE_MEMORY_BYTES = 225 << 20   # the interpreter with numba (kernels loaded), xarray, scipy imported
 SWEEP_BYTES = 15 << 20          # writing a results file: h5py, netCDF, the background saver
 #: Bytes of kernel state per replication that runs at once, per I/O slot (the closed population,
@@ -53,6 +61,7 @@ class Estimate:
     threads: int
     point_bytes: int = 0      # of memory_bytes: one point's replications and kernel state
     results_bytes: int = 0    # of memory_bytes: every point's results, held for the final file
+    startup_s: float = 0.0    # of seconds: the process's one-time start-up still ahead (pending_startup_s)
 
     def __str__(self):
         return (f"{self.points} point(s), {self.ios:.3g} I/Os: about {_human_s(self.seconds)} on {self.threads} "
@@ -87,7 +96,7 @@ def _axis_max(spec, key: str, base):
 
 
 def estimate(spec, threads: int | None = None, fast_path: bool | None = None, points: int | None = None,
-             s_per_io: float | None = None) -> Estimate:
+             s_per_io: float | None = None, startup_s: float | None = None) -> Estimate:
     """Peak memory and run time of a sweep, from its sizes alone (nothing is simulated).
 
     Memory: the process with its libraries, the file-writing machinery, every replication's
@@ -99,7 +108,9 @@ def estimate(spec, threads: int | None = None, fast_path: bool | None = None, po
     ``spec``: a parsed :class:`mcio.batch.spec.SweepSpec` (:func:`mcio.batch.estimate` also
     takes a path or TOML); ``points``: only that many of its points (``mcio run``: 1);
     ``s_per_io``: the per-I/O cost on one thread, measured (:func:`measured_s_per_io`), instead
-    of the fixed figures."""
+    of the fixed figures; ``startup_s``: the process's start-up still ahead (default:
+    :func:`pending_startup_s`, now)."""
+    startup = pending_startup_s() if startup_s is None else float(startup_s)
     m = spec.model
     C = _axis_max(spec, "channels.count", m.channels["count"])
     D = _axis_max(spec, "devices.count", m.devices["count"])
@@ -108,8 +119,90 @@ def estimate(spec, threads: int | None = None, fast_path: bool | None = None, po
     if fast_path is None:
         from ..engine import fast_path_applies
         fast_path = fast_path_applies(m)
-    return estimate_runs(spec.n_points if points is None else points, spec.run, C, D, slots, fast_path, threads,
-                         open_load=m.workload["type"] != "closed", s_per_io=s_per_io)
+    return with_startup(estimate_runs(spec.n_points if points is None else points, spec.run, C, D, slots, fast_path,
+                                      threads, open_load=m.workload["type"] != "closed", s_per_io=s_per_io), startup)
+
+
+#: The engines' kernels (module, function): the compiled code a simulation loads from Numba's cache.
+ENGINE_KERNELS = (("mcio.kernels.iopath", "run_one"), ("mcio.kernels.iopath", "run_one_units"),
+                  ("mcio.kernels.fastpath", "fast_one"))
+
+
+def kernels_loaded() -> bool:
+    """Whether this process has run an engine's kernels (their Numba dispatcher holds a compiled
+    or cache-loaded version; a small helper some model code calls does not count)."""
+    for mod, name in ENGINE_KERNELS:
+        if getattr(getattr(sys.modules.get(mod), name, None), "overloads", None):
+            return True
+    return False
+
+
+def _numba_started() -> bool:
+    """Whether this process has loaded any of mcio's compiled code (a helper some model code
+    calls, e.g. the DASD seek tables): Numba's compiler has started."""
+    for name, mod in list(sys.modules.items()):
+        if name.startswith("mcio.") and mod is not None:
+            for v in list(vars(mod).values()):
+                if getattr(v, "overloads", None):
+                    return True
+    return False
+
+
+def _first_dataset_ahead() -> bool:
+    """Whether this process's first result (an xarray Dataset) is still ahead: xarray imports
+    Dask, where installed, the first time it makes one."""
+    if "dask" in sys.modules:
+        return False
+    import importlib.util
+    try:
+        return importlib.util.find_spec("dask") is not None
+    except (ImportError, ValueError):
+        return False
+
+
+#: The most :func:`load_factor` says: the figures are those of an idle machine, and beyond this the
+#: process's own history is no measure of what comes.
+MAX_LOAD_FACTOR = 8.0
+#: A process older than this (a Python session) or with less CPU time than MIN_CPU_S behind it
+#: tells nothing of the machine's load now: factor 1.
+LOAD_WINDOW_S = 60.0
+MIN_CPU_S = 0.2
+
+
+def pending_startup_s() -> float:
+    """The process's one-time start-up still ahead of its first result: until an engine's kernels
+    have run here (a pilot, an earlier command of a Python session) :data:`KERNELS_LOAD_S`, and
+    :data:`NUMBA_START_S` before any compiled code was loaded; :data:`FIRST_RESULT_S` until a
+    first result was made. Figures of an idle machine, x :func:`load_factor` (a pilot measures the
+    work as the machine runs it now, but cannot measure a start-up it has not paid yet)."""
+    kernels = 0.0 if kernels_loaded() else KERNELS_LOAD_S + (0.0 if _numba_started() else NUMBA_START_S)
+    idle = kernels + (FIRST_RESULT_S if _first_dataset_ahead() else 0.0)
+    return idle * load_factor() if idle else 0.0
+
+
+def load_factor() -> float:
+    """How many times longer than its CPU time this young process has taken since it started (its
+    imports: the machine's other load), in [1, :data:`MAX_LOAD_FACTOR`]; 1 where unknown, where
+    the process is older than :data:`LOAD_WINDOW_S` or has used less than :data:`MIN_CPU_S`."""
+    try:
+        import resource
+        with open("/proc/self/stat") as f:
+            started = int(f.read().rsplit(")", 1)[1].split()[19]) / os.sysconf("SC_CLK_TCK")   # (field 22)
+        with open("/proc/uptime") as f:
+            wall = float(f.read().split()[0]) - started
+        ru = resource.getrusage(resource.RUSAGE_SELF)
+        cpu = ru.ru_utime + ru.ru_stime
+    except (OSError, ValueError, IndexError, ImportError, AttributeError):
+        return 1.0
+    if not 0.0 < wall <= LOAD_WINDOW_S or cpu < MIN_CPU_S:
+        return 1.0
+    return min(max(wall / cpu, 1.0), MAX_LOAD_FACTOR)
+
+
+def with_startup(est: Estimate, startup_s: float) -> Estimate:
+    """``est`` with ``startup_s`` seconds of start-up ahead of its work."""
+    import dataclasses
+    return dataclasses.replace(est, seconds=est.seconds + startup_s, startup_s=est.startup_s + startup_s)
 
 
 def precision_lengths(run: dict) -> list[int]:
@@ -247,12 +340,14 @@ class Cost:
     overhead_s: float
 
 
-def estimate_simulations(sims, threads: int | None = None, costs=None) -> Estimate:
+def estimate_simulations(sims, threads: int | None = None, costs=None, startup_s: float | None = None) -> Estimate:
     """The estimate of ``sims`` (:class:`Simulation`, run one after another): their times add
     up (each: its I/Os x a per-I/O cost on the threads its replications use, plus a per-call
-    overhead); the memory is that of the largest. ``costs``: None (the fixed figures of this
-    module) or one :class:`Cost` (or None: fixed figures) per simulation, measured by
-    :func:`measured_costs`."""
+    overhead), after the process's start-up still ahead (``startup_s``; default
+    :func:`pending_startup_s`, now); the memory is that of the largest. ``costs``: None (the fixed
+    figures of this module) or one :class:`Cost` (or None: fixed figures) per simulation,
+    measured by :func:`measured_costs`."""
+    startup = pending_startup_s() if startup_s is None else float(startup_s)
     from ..engine import fast_path_applies
     sims = list(sims)
     costs = list(costs) if costs is not None else [None] * len(sims)
@@ -267,24 +362,27 @@ def estimate_simulations(sims, threads: int | None = None, costs=None) -> Estima
     if not ests:
         return Estimate(0, 0, BASE_MEMORY_BYTES, 0.0, machine_memory(), _usable_threads())
     top = max(ests, key=lambda e: e.memory_bytes)
-    return Estimate(len(ests), sum(e.ios for e in ests), top.memory_bytes, sum(e.seconds for e in ests),
-                    top.machine_bytes, top.threads, top.point_bytes, top.results_bytes)
+    return with_startup(Estimate(len(ests), sum(e.ios for e in ests), top.memory_bytes, sum(e.seconds for e in ests),
+                                 top.machine_bytes, top.threads, top.point_bytes, top.results_bytes), startup)
 
 
 def repeated(est: Estimate, n: int) -> Estimate:
     """``est`` run ``n`` times one after another (a search's evaluations, an uncertainty run's
-    parameter sets): n x the points, I/Os and time, the same peak memory."""
+    parameter sets): n x the points, I/Os and work, the same peak memory and start-up."""
     import dataclasses
     n = int(n)
-    return dataclasses.replace(est, points=est.points * n, ios=est.ios * n, seconds=est.seconds * n)
+    return dataclasses.replace(est, points=est.points * n, ios=est.ios * n,
+                               seconds=(est.seconds - est.startup_s) * n + est.startup_s)
 
 
 def estimate_models(models, ios: int, replications: int, warmup: int | None = None,
-                    threads: int | None = None, s_per_io: float | None = None) -> Estimate:
+                    threads: int | None = None, s_per_io: float | None = None,
+                    startup_s: float | None = None) -> Estimate:
     """The estimate of one simulation of each of ``models`` at the same size
     (:func:`estimate_simulations`); ``s_per_io``: one measured per-I/O cost for every model."""
     costs = None if s_per_io is None else [Cost(s_per_io, SIMULATE_OVERHEAD_S)] * len(models)
-    return estimate_simulations([Simulation.of(m, ios, replications, warmup) for m in models], threads, costs)
+    return estimate_simulations([Simulation.of(m, ios, replications, warmup) for m in models], threads, costs,
+                                startup_s)
 
 
 def measured_cost(model) -> Cost | None:
@@ -342,9 +440,9 @@ def timed_simulations(sims, threads: int | None = None, force: bool = False) -> 
     take long enough to matter (over a tenth of the warning's threshold; or ``force``), again
     from a pilot of each distinct model (:func:`measured_costs`)."""
     sims = list(sims)
-    est = estimate_simulations(sims, threads)
+    est = estimate_simulations(sims, threads)   # (the start-up still ahead: before a pilot pays it)
     if force or est.seconds > WARN_AFTER_S / 10:
-        est = estimate_simulations(sims, threads, measured_costs([s.model for s in sims]))
+        est = estimate_simulations(sims, threads, measured_costs([s.model for s in sims]), est.startup_s)
     return est
 
 
@@ -356,8 +454,9 @@ def timed(make, models) -> Estimate:
     est = make(None)
     if est.seconds > WARN_AFTER_S / 10:
         cost = measured_s_per_io(models)
-        if cost is not None:
-            est = make(cost)
+        if cost is not None:   # (the start-up still ahead as it was before the pilot paid it)
+            new = make(cost)
+            est = with_startup(new, est.startup_s - new.startup_s)
     return est
 
 

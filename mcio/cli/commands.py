@@ -127,6 +127,9 @@ def run_cmd(spec, point, ios, replications, threads):
     check_run(timed_simulations([Simulation(s.point_model(point), s.run)]),
               "run.replications", s.run["replications"], "this run")
     ds = run_point(s, point)   # (Ctrl-C: the kernels stop at once; the group prints one line, exit 130)
+    reason = str(ds.attrs.get("unstable_reason", ""))
+    if reason.startswith("run too short"):   # (no figure to report: as reproduce, a clear error)
+        raise McioError("--ios" if ios is not None else "run.ios", s.run["ios"], reason)
     click.echo(report(ds, s, point))
     from .whatif import diagnostics
     for line in diagnostics(ds):   # (a warm-up too short, an unstable point: as after a sweep)
@@ -150,7 +153,8 @@ def report(ds, spec, point: int) -> str:
     lines = [f"mcio run: {for_terminal(spec.title)} — point {point}{': ' + where if where else ''}",
              f"{ds.attrs.get('replications', '?')} replications x {ds.attrs.get('ios', '?')} I/Os "
              f"(warm-up {warm}), seed {ds.attrs.get('seed', '?')}"
-             + ("   ** UNSTABLE: open load over capacity **" if int(ds.get("unstable", 0)) else ""),
+             + (f"   ** UNSTABLE: {ds.attrs.get('unstable_reason') or 'open load over capacity'} **"
+                if int(ds.get("unstable", 0)) else ""),
              "",
              f"{'':8}{'I/O rate':>10}{'resp':>9}{'IOSQ':>9}{'pend':>9}{'CMR':>9}{'disc':>9}{'conn':>9}{'dev busy':>10}",
              f"{'':8}{'SSCH/s':>10}{'ms':>9}{'ms':>9}{'ms':>9}{'ms':>9}{'ms':>9}{'ms':>9}{'%':>10}",

@@ -14,8 +14,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, NamedTuple
 
-import tomli_w
-
 from ..errors import McioError
 from . import effect, topology_model
 from .checks import (MAX_RATE_IOPS, MAX_SCV, MIN_MEDIA_MB_S, MIN_ROTATION_MS,
@@ -274,7 +272,11 @@ class Model:
         return ModelDict(d, user_set=self.user_set)
 
     def to_toml(self) -> str:
-        return tomli_w.dumps(self.to_dict())
+        """The model as a TOML model file that reads back as this model (``Model.from_dict``):
+        every field that counts under its options, resolved (:func:`.effect.effective_toml`); a
+        field without effect (a builder's zHPF costs at ``zhpf_share = 0``) is left out, since
+        read back it would be the user's and refused. :meth:`to_dict`: every field."""
+        return effect.effective_toml(self)
 
     # ---- changing one field (sweeps) ----
     def get(self, key: str):
