@@ -66,6 +66,9 @@ def compare(model_a, model_b, ios: int = 200_000, replications: int = 8, seed: i
         raise McioError("replications", replications, "a paired CI needs at least 3 replications")
     ds_a = simulate(model_a, ios=ios, replications=replications, seed=seed, warmup=warmup)
     ds_b = simulate(model_b, ios=ios, replications=replications, seed=seed, warmup=warmup)
+    from .engine.limits import refuse_too_short
+    for ds in (ds_a, ds_b):
+        refuse_too_short(ds, "ios", ios)
     rows = []
     for fig, (_, _, get) in FIGURES.items():
         a, b = get(ds_a), get(ds_b)

@@ -8,6 +8,7 @@ from pathlib import Path
 
 import click
 
+from ..engine.limits import refuse_too_short
 from ..errors import McioError
 from ..model.text import for_terminal
 from .app import main, set_threads
@@ -127,9 +128,8 @@ def run_cmd(spec, point, ios, replications, threads):
     check_run(timed_simulations([Simulation(s.point_model(point), s.run)]),
               "run.replications", s.run["replications"], "this run")
     ds = run_point(s, point)   # (Ctrl-C: the kernels stop at once; the group prints one line, exit 130)
-    reason = str(ds.attrs.get("unstable_reason", ""))
-    if reason.startswith("run too short"):   # (no figure to report: as reproduce, a clear error)
-        raise McioError("--ios" if ios is not None else "run.ios", s.run["ios"], reason)
+    # (no figure to report: as reproduce, a clear error)
+    refuse_too_short(ds, "--ios" if ios is not None else "run.ios", s.run["ios"])
     click.echo(report(ds, s, point))
     from .whatif import diagnostics
     for line in diagnostics(ds):   # (a warm-up too short, an unstable point: as after a sweep)

@@ -29,6 +29,8 @@ from pathlib import Path
 import numpy as np
 import xarray as xr
 
+from ..engine.limits import refuse_too_short
+
 from ..errors import McioError
 from .fields import get_value, set_value
 from .inputs import Input
@@ -273,11 +275,13 @@ def run_uncertain(spec, ios: int | None = None, replications: int | None = None,
     for p in range(n):
         ds0 = simulate(sm.model(p), ios=ios, replications=reps, seed=seed, warmup=run["warmup"], point=p,
                        allow_unstable=True)
+        refuse_too_short(ds0, "ios", ios)   # (an overload is a result; a run too short is not)
         for f in FIGURES:
             nom[f][p] = _reps(ds0, f)
         for j in range(k):
             m = sm.model(p, values[j])
             ds = simulate(m, ios=ios, replications=reps, seed=seed, warmup=run["warmup"], point=p, allow_unstable=True)
+            refuse_too_short(ds, "ios", ios)
             unstable[p, j] = int(np.asarray(ds["unstable"]).item()) if "unstable" in ds else 0
             for f in FIGURES:
                 smp[f][p, j] = _reps(ds, f)
