@@ -60,6 +60,33 @@ def _gen_name(text) -> str | None:
         return None
 
 
+def _speed_gbps(text) -> float | None:
+    """The link rate of RMF's SPEED column ('16G', '8', '4 GB'), Gbit/s; None if not stated."""
+    import re
+    m = re.match(r"\s*(\d+(?:\.\d+)?)\s*G?", str(text or "").upper())
+    return float(m.group(1)) if m and str(text).strip() else None
+
+
+def channel_generation(g_text, speed_text) -> tuple[str | None, str]:
+    """(catalogue generation, how) of a channel from what the channel report prints: the G column
+    if it names a catalogue generation whose link rate agrees with SPEED; else the first (oldest)
+    generation of the catalogue at the SPEED link rate (the others at that rate are named: the
+    base's MP work is fitted, not taken from the catalogue, so the choice only sets the link
+    rate and the open-exchange limit, equal at one rate); else (None, why)."""
+    from ..model.hardware import CATALOGUE
+    sp = _speed_gbps(speed_text)
+    g = _gen_name(g_text)
+    if g and (sp is None or CATALOGUE[g].link_gbps.value == sp):
+        return g, (f"measured: the channel report's G {g_text!r}" + (f", SPEED {speed_text!r}" if sp else ""))
+    at = [k for k, v in CATALOGUE.items() if v.link_gbps.value == sp] if sp else []
+    if at:
+        alt = f" (also at that rate: {', '.join(at[1:])})" if len(at) > 1 else ""
+        return at[0], f"derived: SPEED {speed_text!r} = {sp:g} Gbit/s links, the catalogue's first generation at that rate{alt}"
+    why = ("no channel report" if not (g_text or speed_text) else
+           f"G {g_text!r}, SPEED {speed_text!r}: neither names a catalogue generation")
+    return None, why
+
+
 def _iv(intervals) -> str:
     ts = [pd.Timestamp(t) for t in intervals]
     if len(ts) == 1:
@@ -119,14 +146,21 @@ def build(obs: Observed, intervals, *, ha_servers: int = D.HA_SERVERS, be_server
         if len(paths[lc]) > 8:
             raise McioError("INPUT", f"LCU {lc}", f"has {len(paths[lc])} paths; a path group holds at most 8")
     ch_names = list(dict.fromkeys(c for p in paths.values() for c in p))
-    gen_text = {}
+    gen_how = {}
     if len(obs.channel):
         for chp, g in obs.channel.groupby(level=1):
-            gen_text[chp] = str(g["generation"].iloc[0]) if isinstance(g["generation"].iloc[0], str) else ""
-    gen_of = {c: (_gen_name(gen_text.get(c)) or "?") for c in ch_names}
+            txt = [str(g[k].iloc[0]) if k in g and isinstance(g[k].iloc[0], str) else "" for k in ("generation", "speed")]
+            gen_how[chp] = channel_generation(*txt)
+    gen_of = {c: (gen_how.get(c, (None, ""))[0] or "?") for c in ch_names}
     mp = D.mp_work(obs, intervals, gen_of)
     zs = D.zhpf_share(obs, intervals)
     est["channels.zhpf_share"] = zs
+    if zs.kind == "assumed":
+        unknowns["zhpf_share"] = ("no FICON / zHPF operation counts (SMF 73's CPMF fields are not decoded; or no channel "
+                                  "report): command mode assumed, so the MP work per I/O fitted is the mean over the "
+                                  "unknown mix of modes, and a z/HPF what-if on this base has no measured basis")
+        for g, e in mp.items():
+            e.how += " (no zHPF counts: the mix of modes' mean work, command mode not separable)"
     # ---- the LCUs' figures (the MP start work first: it is in pend where no CMR is measured)
     from ..model.hardware import channel_parameters
     mp_ccw = {}
@@ -154,12 +188,13 @@ def build(obs: Observed, intervals, *, ha_servers: int = D.HA_SERVERS, be_server
         e = mp_ccw[g]
         if g != "?":
             d["generation"] = g
-            notes[f"channel.{c}.generation"] = f"measured: the channel report's generation {gen_text.get(c)!r}"
+            notes[f"channel.{c}.generation"] = gen_how[c][1]
         else:
             d["generation"] = ASSUMED_GENERATION
-            notes[f"channel.{c}.generation"] = ("assumed: the data state no generation (" +
-                                                (f"printed {gen_text.get(c)!r}, not in the catalogue" if gen_text.get(c) else "no channel report")
-                                                + "); the catalogue's figures for open exchanges")
+            notes[f"channel.{c}.generation"] = (f"assumed: the data state no generation ({gen_how.get(c, (None, 'no channel report'))[1] or 'no channel report'})"
+                                                "; the catalogue's figures for open exchanges")
+            unknowns["channel generation"] = (f"the data state no channel generation or link speed (SMF 73's SMF73GEN/SPD are "
+                                              f"not decoded; RMF's G / SPEED absent): generation {ASSUMED_GENERATION} assumed")
         d["mp_us_per_io_ccw"] = _sig(e.value)
         notes[f"channel.{c}.mp_us_per_io_ccw"] = _fmt(e, " us", intervals) + (f" (generation {g})" if g != "?" else "")
         d["mp_us_per_io_zhpf"] = _sig(e.value / D.ZHPF_OVER_CCW)
@@ -214,19 +249,17 @@ def build(obs: Observed, intervals, *, ha_servers: int = D.HA_SERVERS, be_server
             notes[f"workload.{wname}.io.{k}"] = _fmt(src, "", intervals)
         est[f"lcu.{lc}.kb"] = kb[lc]
         est[f"lcu.{lc}.rate_iops"] = rate
-    iosq = obs.lcu.loc[[t for t in obs.lcu.index if t[0] in set(intervals)], "iosq_ms"]
-    pav = not (iosq.notna().any() and float(iosq.max()) > 0.1)
-    aliases = 3 if pav else 0
-    notes["devices.aliases"] = ("assumed: PAV, 3 aliases per base (the measured IOSQ is ~0)" if pav else
-                                "assumed: no PAV aliases (the measured IOSQ is above 0.1 ms)")
-    unknowns["aliases"] = "PAV aliases per device: " + notes["devices.aliases"]
+    aliases, alias_mode = _aliases(obs, intervals, lcus, cus, notes, unknowns)
     notes["channels.zhpf_share"] = _fmt(zs, "", intervals)
     config = {
         "channels": {"zhpf_share": _sig(min(max(z, 0.0), 1.0), 4), "mp_start_fraction": D.MP_START_FRACTION},
-        "devices": {"aliases": aliases},
+        "devices": {"aliases": aliases, **({"alias_mode": alias_mode} if alias_mode != "static" else {})},
         "workload": {"arrival_scv": 1.0},
         "topology": {"load_scale": 1.0, "channel": chans, "control_unit": cus, "workload": wls},
     }
+    if no_mb:
+        unknowns["sizes"] = (f"no channel data rates (READ/WRITE MB/s; SMF 73's CPMF fields are not decoded): transfer "
+                             f"size {D.ASSUMED_KB:g} KB assumed per I/O")
     notes["channels.mp_start_fraction"] = "assumed (see unknowns)"
     notes["workload.arrival_scv"] = "assumed: Poisson arrivals"
     notes["topology.load_scale"] = "1 = the measured load; the what-if axis (1.4 = +40 %)"
@@ -234,4 +267,47 @@ def build(obs: Observed, intervals, *, ha_servers: int = D.HA_SERVERS, be_server
     return BaseModel(config, notes, est, list(intervals), wl_lcu, unknowns, list(obs.sources), command, (names, cov))
 
 
-__all__ = ["BaseModel", "build", "ASSUMED_CHANNELS", "ASSUMED_GENERATION"]
+def _aliases(obs, intervals, lcus, cus, notes, unknowns) -> tuple[int, str]:
+    """PAV: per LCU from the device report's PAV column where stated (static: exposures - 1 per
+    device; HyperPAV: the pool is at least HPAV MAX, or the mean exposures in use over the LCU's
+    devices), set on each LCU; ``devices.aliases`` (the default of LCUs that state none) from the
+    IOSQ rule (3 when the measured IOSQ is ~0, else 0, assumed). Returns (aliases, alias_mode)."""
+    iosq = obs.lcu.loc[[t for t in obs.lcu.index if t[0] in set(intervals)], "iosq_ms"]
+    pav = not (iosq.notna().any() and float(iosq.max()) > 0.1)
+    aliases = 3 if pav else 0
+    stated = obs.pav or {}
+    hyper = any(stated[lc][1] for lc in lcus if lc in stated)
+    by_lcu = {cu["lcu"][0]["name"]: cu["lcu"][0] for cu in cus}
+    for lc in lcus:
+        if lc not in stated:
+            continue
+        expo, h, hmax = stated[lc]
+        lcd = by_lcu[lc]
+        if h:
+            n_in_use = (expo - 1.0) * lcd["devices"]
+            pool = int(max(np.ceil(n_in_use - 1e-9), hmax if np.isfinite(hmax) else 0, 1))
+            lcd["aliases"] = pool
+            notes[f"lcu.{lc}.aliases"] = (f"measured (lower bound): HyperPAV pool of at least " +
+                                          (f"HPAV MAX {hmax:g}" if np.isfinite(hmax) and hmax >= n_in_use else
+                                           f"the mean aliases in use (PAV {expo:.2f}H x {lcd['devices']} devices)"))
+        else:
+            lcd["aliases"] = int(max(round(expo) - 1, 0))
+            notes[f"lcu.{lc}.aliases"] = f"measured: the device report's PAV {expo:g} exposures = base + aliases"
+    if stated:
+        notes["devices.aliases"] = (f"assumed for LCUs whose devices state no PAV: " +
+                                    ("3 (the measured IOSQ is ~0)" if pav else "0 (the measured IOSQ is above 0.1 ms)"))
+        if hyper:
+            unknowns["aliases"] = ("HyperPAV pool size: the device report prints aliases in use, HPAV MAX the most in use; "
+                                   "the pool is at least that (taken)")
+            if not all(stated.get(lc, (0, True))[1] for lc in lcus):
+                unknowns["alias mode"] = "static and HyperPAV LCUs mixed: the model has one alias mode (hyperpav taken)"
+        if len(stated) < len(lcus):
+            unknowns["aliases"] = "PAV of LCUs without a PAV column: " + notes["devices.aliases"]
+    else:
+        notes["devices.aliases"] = ("assumed: PAV, 3 aliases per base (the measured IOSQ is ~0)" if pav else
+                                    "assumed: no PAV aliases (the measured IOSQ is above 0.1 ms)")
+        unknowns["aliases"] = "PAV aliases per device (no PAV column in the data): " + notes["devices.aliases"]
+    return aliases, ("hyperpav" if hyper else "static")
+
+
+__all__ = ["BaseModel", "build", "channel_generation", "ASSUMED_CHANNELS", "ASSUMED_GENERATION"]
