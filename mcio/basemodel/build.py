@@ -268,45 +268,45 @@ def build(obs: Observed, intervals, *, ha_servers: int = D.HA_SERVERS, be_server
 
 
 def _aliases(obs, intervals, lcus, cus, notes, unknowns) -> tuple[int, str]:
-    """PAV: per LCU from the device report's PAV column where stated (static: exposures - 1 per
-    device; HyperPAV: the pool is at least HPAV MAX, or the mean exposures in use over the LCU's
-    devices), set on each LCU; ``devices.aliases`` (the default of LCUs that state none) from the
-    IOSQ rule (3 when the measured IOSQ is ~0, else 0, assumed). Returns (aliases, alias_mode)."""
+    """``devices.aliases`` and ``devices.alias_mode`` (the engine has one alias count for every
+    device). Where the device report prints PAV, per LCU: static, exposures - 1 per device;
+    HyperPAV, a pool of at least HPAV MAX, or of the mean aliases in use over the LCU's devices
+    (both lower bounds); the largest over the LCUs is taken (stated when they differ). Without a
+    PAV column, the IOSQ rule: 3 when the measured IOSQ is ~0, else 0 (assumed)."""
     iosq = obs.lcu.loc[[t for t in obs.lcu.index if t[0] in set(intervals)], "iosq_ms"]
     pav = not (iosq.notna().any() and float(iosq.max()) > 0.1)
-    aliases = 3 if pav else 0
-    stated = obs.pav or {}
-    hyper = any(stated[lc][1] for lc in lcus if lc in stated)
-    by_lcu = {cu["lcu"][0]["name"]: cu["lcu"][0] for cu in cus}
-    for lc in lcus:
-        if lc not in stated:
-            continue
-        expo, h, hmax = stated[lc]
-        lcd = by_lcu[lc]
-        if h:
-            n_in_use = (expo - 1.0) * lcd["devices"]
-            pool = int(max(np.ceil(n_in_use - 1e-9), hmax if np.isfinite(hmax) else 0, 1))
-            lcd["aliases"] = pool
-            notes[f"lcu.{lc}.aliases"] = (f"measured (lower bound): HyperPAV pool of at least " +
-                                          (f"HPAV MAX {hmax:g}" if np.isfinite(hmax) and hmax >= n_in_use else
-                                           f"the mean aliases in use (PAV {expo:.2f}H x {lcd['devices']} devices)"))
-        else:
-            lcd["aliases"] = int(max(round(expo) - 1, 0))
-            notes[f"lcu.{lc}.aliases"] = f"measured: the device report's PAV {expo:g} exposures = base + aliases"
-    if stated:
-        notes["devices.aliases"] = (f"assumed for LCUs whose devices state no PAV: " +
-                                    ("3 (the measured IOSQ is ~0)" if pav else "0 (the measured IOSQ is above 0.1 ms)"))
-        if hyper:
-            unknowns["aliases"] = ("HyperPAV pool size: the device report prints aliases in use, HPAV MAX the most in use; "
-                                   "the pool is at least that (taken)")
-            if not all(stated.get(lc, (0, True))[1] for lc in lcus):
-                unknowns["alias mode"] = "static and HyperPAV LCUs mixed: the model has one alias mode (hyperpav taken)"
-        if len(stated) < len(lcus):
-            unknowns["aliases"] = "PAV of LCUs without a PAV column: " + notes["devices.aliases"]
-    else:
-        notes["devices.aliases"] = ("assumed: PAV, 3 aliases per base (the measured IOSQ is ~0)" if pav else
-                                    "assumed: no PAV aliases (the measured IOSQ is above 0.1 ms)")
+    rule = 3 if pav else 0
+    rule_txt = "3 (the measured IOSQ is ~0)" if pav else "0 (the measured IOSQ is above 0.1 ms)"
+    stated = {lc: v for lc, v in (obs.pav or {}).items() if lc in lcus}
+    if not stated:
+        notes["devices.aliases"] = f"assumed: PAV aliases {rule_txt}"
         unknowns["aliases"] = "PAV aliases per device (no PAV column in the data): " + notes["devices.aliases"]
+        return rule, "static"
+    ndev = {cu["lcu"][0]["name"]: cu["lcu"][0]["devices"] for cu in cus}
+    per, how = {}, {}
+    for lc, (expo, h, hmax) in stated.items():
+        if h:
+            in_use = (expo - 1.0) * ndev[lc]
+            per[lc] = int(max(np.ceil(in_use - 1e-9), hmax if np.isfinite(hmax) else 0, 1))
+            how[lc] = (f"HyperPAV pool >= HPAV MAX {hmax:g}" if np.isfinite(hmax) and hmax >= in_use else
+                       f"HyperPAV pool >= the aliases in use (PAV {expo:.2f}H x {ndev[lc]} devices)")
+        else:
+            per[lc] = int(max(round(expo) - 1, 0))
+            how[lc] = f"PAV {expo:g} exposures = base + {per[lc]}"
+    hyper = any(v[1] for v in stated.values())
+    modes = {v[1] for v in stated.values()}
+    aliases = max(per.values())
+    text = "; ".join(f"LCU {lc}: {how[lc]}" for lc in sorted(per))
+    notes["devices.aliases"] = ("measured" + (" (lower bound)" if hyper else "") + f": the device report's PAV column ({text})"
+                                + (f"; the largest taken (the engine has one alias count)" if len(set(per.values())) > 1 else ""))
+    if hyper:
+        unknowns["aliases"] = ("HyperPAV pool size: the device report prints aliases in use, HPAV MAX the most in use; the "
+                               "pool is at least that (taken)")
+    if len(set(per.values())) > 1:
+        unknowns["aliases per LCU"] = f"LCUs state different PAV ({text}): one count for every device, the largest taken"
+    if len(modes) > 1 or len(stated) < len(lcus):
+        unknowns["alias mode"] = ("LCUs with HyperPAV, static or no PAV column mixed: the model has one alias mode "
+                                  f"({'hyperpav' if hyper else 'static'} taken); LCUs without a PAV column: {rule_txt} would be assumed")
     return aliases, ("hyperpav" if hyper else "static")
 
 
