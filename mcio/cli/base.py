@@ -35,6 +35,8 @@ def _estimates_text(b) -> str:
               help="Instead of building: run the measured intervals on this spec (a base model, possibly changed).")
 @click.option("--set", "sets", multiple=True, help="With --replay: change a model field name=value (repeatable).")
 @click.option("--store", default=None, help="Write the per-interval model vs measured table (netCDF-4/HDF5).")
+@click.option("--wide", is_flag=True, help="Model vs measured as one line per interval (model (measured)) "
+              "instead of a block per interval.")
 @click.option("--no-compare", is_flag=True, help="Build only: do not simulate the chosen intervals.")
 @click.option("--ha-servers", type=int, default=None, help="Host-adapter servers per LCU (assumed; default 16).")
 @click.option("--backend-servers", type=int, default=None, help="Back-end servers per LCU (assumed; default 16).")
@@ -42,7 +44,7 @@ def _estimates_text(b) -> str:
 @click.option("--replications", type=int, default=4, show_default=True)
 @click.option("--seed", type=int, default=1, show_default=True)
 @click.option("--threads", type=int, default=None, help="Numba threads (the result does not depend on it).")
-def base_cmd(inputs, how, output, replay_spec, sets, store, no_compare, ha_servers, backend_servers, ios,
+def base_cmd(inputs, how, output, replay_spec, sets, store, wide, no_compare, ha_servers, backend_servers, ios,
              replications, seed, threads):
     """Build a calibrated base model from measured INPUT files (or, with --replay, run their
     intervals on a spec) and print model vs measured per interval in RMF's columns."""
@@ -54,7 +56,9 @@ def base_cmd(inputs, how, output, replay_spec, sets, store, no_compare, ha_serve
     set_threads(threads)
     from ..basemodel import build, observe, select_intervals
     from ..basemodel import derive as D
-    from ..basemodel.replay import format_table, replay, to_dataset
+    from ..basemodel.replay import format_table, format_wide, replay, to_dataset
+    if wide:
+        format_table = format_wide  # noqa: F811
     from ..measured.read import read
     measured = read(list(inputs))
     obs = observe(measured)
