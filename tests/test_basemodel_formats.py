@@ -115,6 +115,14 @@ def test_cli_on_report_files_and_on_the_dump(files, tmp_path):
     assert r.exit_code == 0, r.output
     assert "zhpf_share: no FICON / zHPF operation counts" in r.output
     assert "channel generation" in r.output
+    # the dump's peak interval replayed on the base built from the reports, one line per interval
+    r = CliRunner().invoke(main, ["base", smf, "--replay", str(out), "--intervals", "peak-iops", "--wide",
+                                  "--ios", "3000", "--replications", "2"])
+    assert r.exit_code == 0, r.output
+    line, = [ln for ln in r.output.splitlines() if ln.startswith("2026-12-01 ")]
+    cells = line.replace("(", " ").replace(")", " ").split()
+    rate_model, rate_measured = float(cells[2]), float(cells[3])
+    assert abs(rate_model / rate_measured - 1) < 0.05
 
 
 def test_channel_generation_from_g_and_speed():
