@@ -201,12 +201,19 @@ def build(obs: Observed, intervals, *, ha_servers: int = D.HA_SERVERS, be_server
         notes[f"channel.{c}.mp_us_per_io_zhpf"] = f"derived: command mode / {D.ZHPF_OVER_CCW} (assumed catalogue ratio)"
         est[f"channel_generation.{g}.mp_us_per_io_ccw"] = e
         if no_mb and (assumed_paths or g == "?"):
-            users = [lc for lc in lcus if c in paths[lc]]
-            conn = [lf[lc]["conn_ms"].value for lc in users if np.isfinite(lf[lc]["conn_ms"].value)]
-            if conn:
-                d["link_mb_s"] = _sig(max(D.ASSUMED_KB / max(float(np.mean(conn)), 1e-3), 0.01))
-                notes[f"channel.{c}.link_mb_s"] = (f"derived: {D.ASSUMED_KB:g} KB (assumed size) / the mean AVG CONN TIME "
-                                                   f"of its LCUs ({float(np.mean(conn)):.3g} ms); {iv}")
+            # connect = the MP's end work + the transfer: the link rate that moves the assumed
+            # size in what is left (rate-weighted over the LCUs that use the channel)
+            users = [lc for lc in lcus if c in paths[lc] and np.isfinite(lf[lc]["conn_ms"].value)]
+            w = np.array([max(lf[lc]["rate_iops"].value, 0.0) for lc in users])
+            if users and w.sum() > 0:
+                conn = float(np.average([lf[lc]["conn_ms"].value for lc in users], weights=w))
+                end = float(np.average([end_ms[lc] for lc in users], weights=w))
+                xfer = max(conn - end, 0.1 * conn, 1e-4)
+                d["link_mb_s"] = _sig(max(D.ASSUMED_KB / xfer, 0.01))
+                notes[f"channel.{c}.link_mb_s"] = (f"derived: {D.ASSUMED_KB:g} KB (assumed size) / (AVG CONN TIME of its "
+                                                   f"LCUs {conn:.4g} ms less the MP's end work {end:.4g} ms"
+                                                   + (", floored at a tenth of connect" if xfer > conn - end else "")
+                                                   + f"); {iv}")
         chans.append(d)
     # ---- control units (one per LCU), LCUs, workloads
     cus, wls, wl_lcu = [], [], {}
