@@ -103,6 +103,12 @@ def test_smf_dump_alone_recovers_what_it_identifies_and_states_the_rest(files):
     mix = (1 - synthetic.ZHPF_SHARE) + synthetic.ZHPF_SHARE / synthetic.ZHPF_RATIO
     assert 48.0 * mix < e.value < 80.0 * mix
     assert all(b.estimates[f"lcu.{lc}.kb"].kind == "assumed" for lc in synthetic.LCUS)
+    # the link rate then moves the assumed 4 KB in connect less the MP's end work (which the model
+    # counts in connect): the mixed MP work x 0.5 is ~2/3 of the measured connect here
+    ch = {c["name"]: c for c in b.config["topology"]["channel"]}
+    assert "less the MP's end work" in b.notes["channel.40.link_mb_s"]
+    conn = float(np.average(obs.lcu["conn_ms"], weights=obs.lcu["ssch_per_s"]))
+    assert ch["40"]["link_mb_s"] > 1.5 * 4.0 / conn
 
 
 def test_cli_on_report_files_and_on_the_dump(files, tmp_path):
