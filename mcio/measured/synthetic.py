@@ -382,9 +382,12 @@ __all__ = ["KNOWN", "ZHPF_RATIO", "RMF_REPORTS", "truth_config", "small_config",
 
 
 def main(argv=None) -> None:
-    """``python -m mcio.measured.synthetic OUT.csv [N_INTERVALS] [INTERVAL_S] [SEED]``: write a
-    synthetic day as mcio's tidy table (mcio.measured.tidy), readable by ``mcio base``."""
+    """``python -m mcio.measured.synthetic OUT [N_INTERVALS] [INTERVAL_S] [SEED]``: write a
+    synthetic day readable by ``mcio base``: OUT ending ``.smf`` an SMF dump (:func:`write_smf`),
+    OUT an existing directory the four RMF report files (:func:`write_rmf`), else mcio's tidy
+    table (mcio.measured.tidy, CSV)."""
     import sys
+    from pathlib import Path
     from .tidy import write
     a = list(sys.argv[1:] if argv is None else argv)
     if not a:
@@ -392,8 +395,17 @@ def main(argv=None) -> None:
     n = int(a[1]) if len(a) > 1 else 8
     s = float(a[2]) if len(a) > 2 else 10.0
     seed = int(a[3]) if len(a) > 3 else 1
-    write(generate(day_curve(n), interval_s=s, seed=seed), a[0])
-    print(f"wrote {a[0]}: {n} intervals of {s:g} s, seed {seed}")
+    day = generate(day_curve(n), interval_s=s, seed=seed)
+    out = Path(a[0])
+    if out.suffix.lower() == ".smf":
+        write_smf(day, out)
+        what = str(out)
+    elif out.is_dir():
+        what = ", ".join(str(p) for p in write_rmf(day, out))
+    else:
+        write(day, out)
+        what = str(out)
+    print(f"wrote {what}: {n} intervals of {s:g} s, seed {seed}")
 
 
 if __name__ == "__main__":
