@@ -25,6 +25,14 @@ def _estimates_text(b) -> str:
     return "\n".join(lines)
 
 
+def _check_budget(model, n_intervals: int, ios: int, replications: int) -> None:
+    """The simulating commands' rule: refused beyond this machine's memory, announced beyond a few
+    minutes (one simulation of ``model`` per interval)."""
+    from ..batch.estimates import Simulation, check_run, repeated, timed_simulations
+    check_run(repeated(timed_simulations([Simulation.of(model, ios, replications)]), n_intervals), "--ios", ios,
+              f"simulating {n_intervals} interval(s)")
+
+
 @click.command("base")
 @click.argument("inputs", nargs=-1, required=True, metavar="INPUT...")
 @click.option("--intervals", "how", default=None,
@@ -48,8 +56,11 @@ def base_cmd(inputs, how, output, replay_spec, sets, store, wide, no_compare, ha
              replications, seed, threads):
     """Build a calibrated base model from measured INPUT files (or, with --replay, run their
     intervals on a spec) and print model vs measured per interval in RMF's columns."""
+    from ..batch.spec import check_run_option
     from ..errors import McioError
     from ..store import check_writable
+    for opt, key, v in (("--ios", "ios", ios), ("--replications", "replications", replications), ("--seed", "seed", seed)):
+        check_run_option(opt, key, v)
     for o, what in ((output, "--output"), (store, "--store")):
         if o:
             check_writable(o, what)
@@ -82,6 +93,7 @@ def base_cmd(inputs, how, output, replay_spec, sets, store, wide, no_compare, ha
             raise McioError("--replay", replay_spec, "names no workload of one LCU (a base model's W<lcu>): "
                             "nothing to set from the measured rates")
         intervals = select_intervals(obs, how or "all")
+        _check_budget(model, len(intervals), ios, replications)
         df = replay(model, obs, intervals, wl, ios=ios, replications=replications, seed=seed,
                     progress=lambda s: click.echo(s, err=True))
         title = f"replay of {replay_spec}" + (f" with {', '.join(sets)}" if sets else "")
@@ -103,6 +115,7 @@ def base_cmd(inputs, how, output, replay_spec, sets, store, wide, no_compare, ha
                        "replays the measured intervals on it)")
         if no_compare:
             return
+        _check_budget(b.model(), len(intervals), ios, replications)
         df = replay(b.model(), obs, intervals, b.workload_lcu, ios=ios, replications=replications, seed=seed)
         title = "base model vs measured"
         click.echo(format_table(df, title))
