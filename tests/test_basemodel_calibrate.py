@@ -79,3 +79,55 @@ def test_fewer_rows_than_parameters(rows, tmp_path):
     p = tmp_path / "f.toml"
     p.write_text(res.to_toml("test", "rows"))
     assert read_fitted(p)["calibration"]["covariance"]["unidentified"] == [BE]
+
+
+def test_cli_fix_excess(rows, tmp_path):
+    """``mcio calibrate --fix-excess`` on a spec file with one measured row for two fields: the
+    back end held (named), the MP work fitted; the command written into the result names the flag;
+    without the flag the same call is refused (exit 2) naming --fix-excess."""
+    import json
+    from click.testing import CliRunner
+    from mcio.cli import main
+    from mcio.cli.calibrate import command_line
+    spec = tmp_path / "cfg.toml"
+    d = config(45.0, miss=0.0).to_dict()
+    spec.write_text("\n".join(_toml(d)))
+    r = parse_rows([{"iops": 6000.0, "channel_busy": 0.5, "response_ms": 1.0}])
+    s = evaluate(config(miss=0.0), r, {}, seed=77, **BUDGET)[0]
+    meas = tmp_path / "one.csv"
+    meas.write_text(f"iops,channel_busy,response_ms\n6000,{s['channel_busy']!r},{s['response_ms']!r}\n")
+    args = ["calibrate", "--scenario", str(spec), "--measured", str(meas), "--params", f"{BE},{MP}",
+            "--ios", "20000", "--replications", "2", "--max-evals", "12", "--noise-seeds", "0", "-q"]
+    r = CliRunner().invoke(main, args)
+    assert r.exit_code == 2 and "--fix-excess" in r.output, r.output
+    out = tmp_path / "fit.toml"
+    r = CliRunner().invoke(main, args + ["--fix-excess", "-o", str(out)])
+    assert r.exit_code == 0, r.output
+    assert BE in r.output and "held" in r.output
+    cal = read_fitted(out)["calibration"]
+    assert cal["covariance"]["unidentified"] == [BE] and cal["covariance"]["names"] == [MP]
+    assert "--fix-excess" in out.read_text()
+    assert "--fix-excess" in command_line("s", "m", None, [], None, True, seed=1, ios=1, replications=2,
+                                          noise_seeds=0, max_evals=1)
+    json.dumps(cal["covariance"])
+
+
+def _toml(d, prefix=""):
+    """A model dict as TOML lines (tables, arrays of tables, inline tables for dicts in lists)."""
+    from mcio.basemodel.spec import _v
+    out, subs = [], []
+    for k, v in d.items():
+        if isinstance(v, dict) and not ("dist" in v):
+            subs.append((k, v))
+        elif isinstance(v, list) and v and all(isinstance(x, dict) for x in v):
+            subs.append((k, v))
+        else:
+            out.append(f"{k} = {_v(v)}")
+    for k, v in subs:
+        name = f"{prefix}{k}"
+        if isinstance(v, dict):
+            out += ["", f"[{name}]", *_toml(v, name + ".")]
+        else:
+            for x in v:
+                out += ["", f"[[{name}]]", *_toml(x, name + ".")]
+    return out

@@ -56,3 +56,45 @@ def test_figures_near_the_known_ones(day):
 def test_day_curve():
     c = synthetic.day_curve(8)
     assert len(c) == 8 and c.min() == pytest.approx(0.3, abs=0.02) and c.max() == pytest.approx(1.0, abs=0.02)
+
+
+def test_written_as_rmf_and_smf_reads_back(day, tmp_path):
+    """write_rmf's four report files and write_smf's dump read back (mcio.measured.read) to the
+    day's figures, to the printed / counted precision: RMF text 3 decimals; SMF counts of I/Os and
+    128 us units (per device, a time is off by at most 0.064 ms / its I/O count). The dump's
+    cache rows are per device (no SSID) and sum to each LCU's read and write rates; the 78.3
+    paths carry the LCU's CMR. Also the command-line entry point (OUT.smf)."""
+    from mcio.measured.read import read
+    rmf = read(synthetic.write_rmf(day, tmp_path))
+    smf_path = tmp_path / "d.smf"
+    synthetic.write_smf(day, smf_path)
+    smf = read(smf_path)
+    key = ["interval", "devnum"]
+    d0 = day["device"].sort_values(key).reset_index(drop=True)
+    for m, tol in ((rmf, 6e-4), (smf, None)):
+        d = m["device"].sort_values(key).reset_index(drop=True)
+        assert len(d) == len(d0) and (d["devnum"] == d0["devnum"]).all() and (d["lcu"] == d0["lcu"]).all()
+        n = np.round(d0["ssch_per_s"] * d0["interval_s"])
+        for c in ("ssch_per_s", "conn_ms", "pend_ms", "disc_ms"):
+            err = np.abs(d[c] - d0[c])
+            if tol is not None:
+                assert (err <= tol).all(), c
+            elif c == "ssch_per_s":     # SMF counts I/Os; its interval length is in ms
+                assert (np.abs(d[c] * d["interval_s"] - n) < 1e-6).all()
+                assert (np.abs(d["interval_s"] - d0["interval_s"]) <= 5e-4).all()
+            else:
+                assert (err <= 0.064 / n + 1e-9).all(), c
+    c = smf["cache"]
+    assert (c["devnum"] != "").all() and (c["ssid"] == "").all()
+    dev_lcu = dict(zip(d0["devnum"], d0["lcu"]))
+    cnt = c[["read_per_s", "write_per_s"]].mul(c["interval_s"], axis=0)    # I/O counts
+    got = cnt.assign(interval=c["interval"], lcu=c["devnum"].map(dev_lcu)).groupby(["interval", "lcu"]).sum()
+    w = day["cache"].set_index(["interval", "ssid"])
+    want = w[["read_per_s", "write_per_s"]].mul(w["interval_s"], axis=0)
+    assert np.allclose(got.to_numpy(), want.to_numpy(), atol=1e-3)
+    p = smf["lcu_path"].sort_values(["interval", "lcu", "chpid"])
+    p0 = day["lcu_path"].sort_values(["interval", "lcu", "chpid"])
+    assert np.allclose(p["cmr_ms"].to_numpy(), p0["cmr_ms"].to_numpy(), atol=0.0013)
+    out = tmp_path / "cli.smf"
+    synthetic.main([str(out), "2", "0.2", "4"])
+    assert len(read(out)["device"]) > 0

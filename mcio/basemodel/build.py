@@ -60,6 +60,33 @@ def _gen_name(text) -> str | None:
         return None
 
 
+def _speed_gbps(text) -> float | None:
+    """The link rate of RMF's SPEED column ('16G', '8', '4 GB'), Gbit/s; None if not stated."""
+    import re
+    m = re.match(r"\s*(\d+(?:\.\d+)?)\s*G?", str(text or "").upper())
+    return float(m.group(1)) if m and str(text).strip() else None
+
+
+def channel_generation(g_text, speed_text) -> tuple[str | None, str]:
+    """(catalogue generation, how) of a channel from what the channel report prints: the G column
+    if it names a catalogue generation whose link rate agrees with SPEED; else the first (oldest)
+    generation of the catalogue at the SPEED link rate (the others at that rate are named: the
+    base's MP work is fitted, not taken from the catalogue, so the choice only sets the link
+    rate and the open-exchange limit, equal at one rate); else (None, why)."""
+    from ..model.hardware import CATALOGUE
+    sp = _speed_gbps(speed_text)
+    g = _gen_name(g_text)
+    if g and (sp is None or CATALOGUE[g].link_gbps.value == sp):
+        return g, (f"measured: the channel report's G {g_text!r}" + (f", SPEED {speed_text!r}" if sp else ""))
+    at = [k for k, v in CATALOGUE.items() if v.link_gbps.value == sp] if sp else []
+    if at:
+        alt = f" (also at that rate: {', '.join(at[1:])})" if len(at) > 1 else ""
+        return at[0], f"derived: SPEED {speed_text!r} = {sp:g} Gbit/s links, the catalogue's first generation at that rate{alt}"
+    why = ("no channel report" if not (g_text or speed_text) else
+           f"G {g_text!r}, SPEED {speed_text!r}: neither names a catalogue generation")
+    return None, why
+
+
 def _iv(intervals) -> str:
     ts = [pd.Timestamp(t) for t in intervals]
     if len(ts) == 1:
@@ -119,14 +146,21 @@ def build(obs: Observed, intervals, *, ha_servers: int = D.HA_SERVERS, be_server
         if len(paths[lc]) > 8:
             raise McioError("INPUT", f"LCU {lc}", f"has {len(paths[lc])} paths; a path group holds at most 8")
     ch_names = list(dict.fromkeys(c for p in paths.values() for c in p))
-    gen_text = {}
+    gen_how = {}
     if len(obs.channel):
         for chp, g in obs.channel.groupby(level=1):
-            gen_text[chp] = str(g["generation"].iloc[0]) if isinstance(g["generation"].iloc[0], str) else ""
-    gen_of = {c: (_gen_name(gen_text.get(c)) or "?") for c in ch_names}
+            txt = [str(g[k].iloc[0]) if k in g and isinstance(g[k].iloc[0], str) else "" for k in ("generation", "speed")]
+            gen_how[chp] = channel_generation(*txt)
+    gen_of = {c: (gen_how.get(c, (None, ""))[0] or "?") for c in ch_names}
     mp = D.mp_work(obs, intervals, gen_of)
     zs = D.zhpf_share(obs, intervals)
     est["channels.zhpf_share"] = zs
+    if zs.kind == "assumed":
+        unknowns["zhpf_share"] = ("no FICON / zHPF operation counts (SMF 73's CPMF fields are not decoded; or no channel "
+                                  "report): command mode assumed, so the MP work per I/O fitted is the mean over the "
+                                  "unknown mix of modes, and a z/HPF what-if on this base has no measured basis")
+        for g, e in mp.items():
+            e.how += " (no zHPF counts: the mix of modes' mean work, command mode not separable)"
     # ---- the LCUs' figures (the MP start work first: it is in pend where no CMR is measured)
     from ..model.hardware import channel_parameters
     mp_ccw = {}
@@ -154,24 +188,32 @@ def build(obs: Observed, intervals, *, ha_servers: int = D.HA_SERVERS, be_server
         e = mp_ccw[g]
         if g != "?":
             d["generation"] = g
-            notes[f"channel.{c}.generation"] = f"measured: the channel report's generation {gen_text.get(c)!r}"
+            notes[f"channel.{c}.generation"] = gen_how[c][1]
         else:
             d["generation"] = ASSUMED_GENERATION
-            notes[f"channel.{c}.generation"] = ("assumed: the data state no generation (" +
-                                                (f"printed {gen_text.get(c)!r}, not in the catalogue" if gen_text.get(c) else "no channel report")
-                                                + "); the catalogue's figures for open exchanges")
+            notes[f"channel.{c}.generation"] = (f"assumed: the data state no generation ({gen_how.get(c, (None, 'no channel report'))[1] or 'no channel report'})"
+                                                "; the catalogue's figures for open exchanges")
+            unknowns["channel generation"] = (f"the data state no channel generation or link speed (SMF 73's SMF73GEN/SPD are "
+                                              f"not decoded; RMF's G / SPEED absent): generation {ASSUMED_GENERATION} assumed")
         d["mp_us_per_io_ccw"] = _sig(e.value)
         notes[f"channel.{c}.mp_us_per_io_ccw"] = _fmt(e, " us", intervals) + (f" (generation {g})" if g != "?" else "")
         d["mp_us_per_io_zhpf"] = _sig(e.value / D.ZHPF_OVER_CCW)
         notes[f"channel.{c}.mp_us_per_io_zhpf"] = f"derived: command mode / {D.ZHPF_OVER_CCW} (assumed catalogue ratio)"
         est[f"channel_generation.{g}.mp_us_per_io_ccw"] = e
         if no_mb and (assumed_paths or g == "?"):
-            users = [lc for lc in lcus if c in paths[lc]]
-            conn = [lf[lc]["conn_ms"].value for lc in users if np.isfinite(lf[lc]["conn_ms"].value)]
-            if conn:
-                d["link_mb_s"] = _sig(max(D.ASSUMED_KB / max(float(np.mean(conn)), 1e-3), 0.01))
-                notes[f"channel.{c}.link_mb_s"] = (f"derived: {D.ASSUMED_KB:g} KB (assumed size) / the mean AVG CONN TIME "
-                                                   f"of its LCUs ({float(np.mean(conn)):.3g} ms); {iv}")
+            # connect = the MP's end work + the transfer: the link rate that moves the assumed
+            # size in what is left (rate-weighted over the LCUs that use the channel)
+            users = [lc for lc in lcus if c in paths[lc] and np.isfinite(lf[lc]["conn_ms"].value)]
+            w = np.array([max(lf[lc]["rate_iops"].value, 0.0) for lc in users])
+            if users and w.sum() > 0:
+                conn = float(np.average([lf[lc]["conn_ms"].value for lc in users], weights=w))
+                end = float(np.average([end_ms[lc] for lc in users], weights=w))
+                xfer = max(conn - end, 0.1 * conn, 1e-4)
+                d["link_mb_s"] = _sig(max(D.ASSUMED_KB / xfer, 0.01))
+                notes[f"channel.{c}.link_mb_s"] = (f"derived: {D.ASSUMED_KB:g} KB (assumed size) / (AVG CONN TIME of its "
+                                                   f"LCUs {conn:.4g} ms less the MP's end work {end:.4g} ms"
+                                                   + (", floored at a tenth of connect" if xfer > conn - end else "")
+                                                   + f"); {iv}")
         chans.append(d)
     # ---- control units (one per LCU), LCUs, workloads
     cus, wls, wl_lcu = [], [], {}
@@ -214,19 +256,17 @@ def build(obs: Observed, intervals, *, ha_servers: int = D.HA_SERVERS, be_server
             notes[f"workload.{wname}.io.{k}"] = _fmt(src, "", intervals)
         est[f"lcu.{lc}.kb"] = kb[lc]
         est[f"lcu.{lc}.rate_iops"] = rate
-    iosq = obs.lcu.loc[[t for t in obs.lcu.index if t[0] in set(intervals)], "iosq_ms"]
-    pav = not (iosq.notna().any() and float(iosq.max()) > 0.1)
-    aliases = 3 if pav else 0
-    notes["devices.aliases"] = ("assumed: PAV, 3 aliases per base (the measured IOSQ is ~0)" if pav else
-                                "assumed: no PAV aliases (the measured IOSQ is above 0.1 ms)")
-    unknowns["aliases"] = "PAV aliases per device: " + notes["devices.aliases"]
+    aliases, alias_mode = _aliases(obs, intervals, lcus, cus, notes, unknowns)
     notes["channels.zhpf_share"] = _fmt(zs, "", intervals)
     config = {
         "channels": {"zhpf_share": _sig(min(max(z, 0.0), 1.0), 4), "mp_start_fraction": D.MP_START_FRACTION},
-        "devices": {"aliases": aliases},
+        "devices": {"aliases": aliases, **({"alias_mode": alias_mode} if alias_mode != "static" else {})},
         "workload": {"arrival_scv": 1.0},
         "topology": {"load_scale": 1.0, "channel": chans, "control_unit": cus, "workload": wls},
     }
+    if no_mb:
+        unknowns["sizes"] = (f"no channel data rates (READ/WRITE MB/s; SMF 73's CPMF fields are not decoded): transfer "
+                             f"size {D.ASSUMED_KB:g} KB assumed per I/O")
     notes["channels.mp_start_fraction"] = "assumed (see unknowns)"
     notes["workload.arrival_scv"] = "assumed: Poisson arrivals"
     notes["topology.load_scale"] = "1 = the measured load; the what-if axis (1.4 = +40 %)"
@@ -234,4 +274,47 @@ def build(obs: Observed, intervals, *, ha_servers: int = D.HA_SERVERS, be_server
     return BaseModel(config, notes, est, list(intervals), wl_lcu, unknowns, list(obs.sources), command, (names, cov))
 
 
-__all__ = ["BaseModel", "build", "ASSUMED_CHANNELS", "ASSUMED_GENERATION"]
+def _aliases(obs, intervals, lcus, cus, notes, unknowns) -> tuple[int, str]:
+    """``devices.aliases`` and ``devices.alias_mode`` (the engine has one alias count for every
+    device). Where the device report prints PAV, per LCU: static, exposures - 1 per device;
+    HyperPAV, a pool of at least HPAV MAX, or of the mean aliases in use over the LCU's devices
+    (both lower bounds); the largest over the LCUs is taken (stated when they differ). Without a
+    PAV column, the IOSQ rule: 3 when the measured IOSQ is ~0, else 0 (assumed)."""
+    iosq = obs.lcu.loc[[t for t in obs.lcu.index if t[0] in set(intervals)], "iosq_ms"]
+    pav = not (iosq.notna().any() and float(iosq.max()) > 0.1)
+    rule = 3 if pav else 0
+    rule_txt = "3 (the measured IOSQ is ~0)" if pav else "0 (the measured IOSQ is above 0.1 ms)"
+    stated = {lc: v for lc, v in (obs.pav or {}).items() if lc in lcus}
+    if not stated:
+        notes["devices.aliases"] = f"assumed: PAV aliases {rule_txt}"
+        unknowns["aliases"] = "PAV aliases per device (no PAV column in the data): " + notes["devices.aliases"]
+        return rule, "static"
+    ndev = {cu["lcu"][0]["name"]: cu["lcu"][0]["devices"] for cu in cus}
+    per, how = {}, {}
+    for lc, (expo, h, hmax) in stated.items():
+        if h:
+            in_use = (expo - 1.0) * ndev[lc]
+            per[lc] = int(max(np.ceil(in_use - 1e-9), hmax if np.isfinite(hmax) else 0, 1))
+            how[lc] = (f"HyperPAV pool >= HPAV MAX {hmax:g}" if np.isfinite(hmax) and hmax >= in_use else
+                       f"HyperPAV pool >= the aliases in use (PAV {expo:.2f}H x {ndev[lc]} devices)")
+        else:
+            per[lc] = int(max(round(expo) - 1, 0))
+            how[lc] = f"PAV {expo:g} exposures = base + {per[lc]}"
+    hyper = any(v[1] for v in stated.values())
+    modes = {v[1] for v in stated.values()}
+    aliases = max(per.values())
+    text = "; ".join(f"LCU {lc}: {how[lc]}" for lc in sorted(per))
+    notes["devices.aliases"] = ("measured" + (" (lower bound)" if hyper else "") + f": the device report's PAV column ({text})"
+                                + (f"; the largest taken (the engine has one alias count)" if len(set(per.values())) > 1 else ""))
+    if hyper:
+        unknowns["aliases"] = ("HyperPAV pool size: the device report prints aliases in use, HPAV MAX the most in use; the "
+                               "pool is at least that (taken)")
+    if len(set(per.values())) > 1:
+        unknowns["aliases per LCU"] = f"LCUs state different PAV ({text}): one count for every device, the largest taken"
+    if len(modes) > 1 or len(stated) < len(lcus):
+        unknowns["alias mode"] = ("LCUs with HyperPAV, static or no PAV column mixed: the model has one alias mode "
+                                  f"({'hyperpav' if hyper else 'static'} taken); LCUs without a PAV column: {rule_txt} would be assumed")
+    return aliases, ("hyperpav" if hyper else "static")
+
+
+__all__ = ["BaseModel", "build", "channel_generation", "ASSUMED_CHANNELS", "ASSUMED_GENERATION"]

@@ -195,7 +195,9 @@ def lcu_figures(obs, intervals, mp_start_us: dict, ha_servers: int = HA_SERVERS,
         cmr = [r["cmr_ms"] if r is not None else np.nan for r in rows]
         if np.isfinite(cmr).any():
             ha = [service_from_response(c, x, ha_servers) * 1000.0 for c, x in zip(cmr, rate)]
-            f["ha_service_us"] = _combine(ha, "fitted", f"AVG CMR DLY less the host adapter's M/M/{ha_servers} wait",
+            src = ("AVG CMR DLY of the LCU's paths (I/O queuing report; the device report states none)"
+                   if any(r is not None and r.get("cmr_from") == "paths" for r in rows) else "AVG CMR DLY")
+            f["ha_service_us"] = _combine(ha, "fitted", f"{src} less the host adapter's M/M/{ha_servers} wait",
                                           [_rel(n) for n in n_io])
         else:
             pend = [r["pend_ms"] if r is not None else np.nan for r in rows]

@@ -5,8 +5,11 @@ per interval x LCU, interval x channel and interval, and the choice of intervals
 Per interval and LCU (:attr:`Observed.lcu`): the I/O rate (SSCH/s, the sum of its devices'), the
 rate-weighted means of its devices' response, IOSQ, CMR, pend, disconnect and connect (ms, as RMF's
 LCU summary weighs them), the devices seen, the share of its I/O on its busiest tenth of devices,
-the sum of their % DEV UTIL, and from the cache report (SSID = LCU) the read share and the read
-and write hit ratios. A device row without an LCU (a z/VM monitor states none) goes to LCU
+the sum of their % DEV UTIL, and from the cache report the read share and the read
+and write hit ratios (its device rows summed over the LCU's devices, else the subsystem row whose
+SSID is the LCU); where no device states CMR, the I/O queuing report's per-path AVG CMR DLY
+(weighted by CHPID TAKEN; ``cmr_from`` = 'paths'). Per LCU (:attr:`Observed.pav`): the PAV
+exposures the device report prints and HPAV MAX. A device row without an LCU (a z/VM monitor states none) goes to LCU
 :data:`NO_LCU`.
 
 Per interval and channel (:attr:`Observed.channel`): MP busy (fraction; UTILIZATION TOTAL, else
@@ -40,6 +43,8 @@ class Observed:
     paths: dict                # lcu -> [chpid, ...] (the I/O queuing report's path group)
     devices: dict              # lcu -> sorted device numbers seen
     sources: list
+    #: lcu -> (mean PAV exposures per device as printed, HyperPAV?, HPAV MAX or NaN), where stated
+    pav: dict = None
 
     @property
     def intervals(self) -> list:
@@ -79,13 +84,8 @@ def _per_lcu(dev: pd.DataFrame, cache: pd.DataFrame) -> pd.DataFrame:
     out["hot10_share"] = grp["ssch_per_s"].apply(hot)
     util = grp["dev_util_pct"]
     out["dev_util_sum_pct"] = util.sum(min_count=1)
-    c = cache[cache["devnum"] == ""] if len(cache) else cache
-    if len(c):
-        c = c.drop_duplicates(["interval", "ssid"]).set_index(["interval", "ssid"])
-        c.index = c.index.set_names(["interval", "lcu"])
-        io = c["io_per_s"].where(c["io_per_s"].notna(), c["read_per_s"] + c["write_per_s"])
-        c = pd.DataFrame({"read_share": c["read_per_s"] / io.where(io > 0),
-                          "read_hit_ratio": c["read_hit_ratio"], "write_hit_ratio": c["write_hit_ratio"]})
+    c = _cache_per_lcu(dev, cache)
+    if c is not None:
         out = out.join(c, how="left")
     else:
         out["read_share"] = out["read_hit_ratio"] = out["write_hit_ratio"] = np.nan
@@ -95,6 +95,53 @@ def _per_lcu(dev: pd.DataFrame, cache: pd.DataFrame) -> pd.DataFrame:
         g = d.groupby(["interval", "lcu"])[["_rs", "_w"]].sum()
         out["read_share"] = out["read_share"].fillna((g["_rs"] / g["_w"]).where(g["_w"] > 0))
     return out.sort_index()
+
+
+def _cache_per_lcu(dev: pd.DataFrame, cache: pd.DataFrame):
+    """(interval, lcu) -> read share, read and write hit ratios from the cache report: its device
+    rows (DEV NUM stated: RMF's device overview, SMF 74.5, which states no SSID) summed over each
+    LCU's devices (the device report maps device to LCU), else its subsystem rows whose SSID is an
+    LCU of the device report. None if neither."""
+    if not len(cache):
+        return None
+    io = cache["io_per_s"].where(cache["io_per_s"].notna(), cache["read_per_s"] + cache["write_per_s"])
+    byd = cache[(cache["devnum"] != "") & cache["read_per_s"].notna()]
+    if len(byd):
+        lcu_of = dev.drop_duplicates(["interval", "devnum"]).set_index(["interval", "devnum"])["lcu"]
+        k = pd.MultiIndex.from_arrays([byd["interval"], byd["devnum"]])
+        lc = lcu_of.reindex(k).to_numpy()
+        ok = pd.notna(lc)
+        if ok.any():
+            b = byd[ok]
+            rd, wr = b["read_per_s"], b["write_per_s"].fillna(0.0)
+            g = pd.DataFrame({"interval": b["interval"].to_numpy(), "lcu": lc[ok],
+                              "io": (rd + wr).to_numpy(), "rd": rd.to_numpy(),
+                              "rh": (rd * b["read_hit_ratio"]).to_numpy(), "wr": wr.to_numpy(),
+                              "wh": (wr * b["write_hit_ratio"]).to_numpy(),
+                              "wr_ok": wr.where(b["write_hit_ratio"].notna(), 0.0).to_numpy()}
+                             ).groupby(["interval", "lcu"]).sum()
+            return pd.DataFrame({"read_share": g["rd"] / g["io"].where(g["io"] > 0),
+                                 "read_hit_ratio": g["rh"] / g["rd"].where(g["rd"] > 0),
+                                 "write_hit_ratio": g["wh"] / g["wr_ok"].where(g["wr_ok"] > 0)})
+    c = cache[cache["devnum"] == ""].assign(_io=io)
+    if not len(c):
+        return None
+    c = c.drop_duplicates(["interval", "ssid"]).set_index(["interval", "ssid"])
+    c.index = c.index.set_names(["interval", "lcu"])
+    return pd.DataFrame({"read_share": c["read_per_s"] / c["_io"].where(c["_io"] > 0),
+                         "read_hit_ratio": c["read_hit_ratio"], "write_hit_ratio": c["write_hit_ratio"]})
+
+
+def _cmr_from_paths(out: pd.DataFrame, path: pd.DataFrame) -> None:
+    """Where the device report states no CMR (SMF 74.1 as decoded, z/VM): the I/O queuing report's
+    AVG CMR DLY of the LCU's paths, weighted by CHPID TAKEN (in place)."""
+    if not len(path) or not path["cmr_ms"].notna().any():
+        return
+    p = path[path["cmr_ms"].notna() & (path["taken_per_s"] > 0)]
+    g = p.assign(_x=p["cmr_ms"] * p["taken_per_s"]).groupby(["interval", "lcu"])[["_x", "taken_per_s"]].sum()
+    cmr = (g["_x"] / g["taken_per_s"]).reindex(out.index)
+    out["cmr_from"] = np.where(out["cmr_ms"].isna() & cmr.notna(), "paths", "devices")
+    out["cmr_ms"] = out["cmr_ms"].fillna(cmr)
 
 
 _CH_COLS = ["busy", "ops_per_s", "zhpf_ops_per_s", "read_mb_s", "write_mb_s", "bus", "chpid_type", "generation"]
@@ -131,8 +178,8 @@ def observe(m: Measured) -> Observed:
     dev["lcu"] = dev["lcu"].where(dev["lcu"] != "", NO_LCU)
     dev = dev[dev["ssch_per_s"].fillna(0) >= 0]
     lcu = _per_lcu(dev, m["cache"])
-
     path = m["lcu_path"]
+    _cmr_from_paths(lcu, path)
     paths: dict = {}
     for (lc, chp) in path[["lcu", "chpid"]].drop_duplicates().itertuples(index=False):
         paths.setdefault(lc, [])
@@ -150,7 +197,26 @@ def observe(m: Measured) -> Observed:
         totals["mb_s"] = cg["read_mb_s"].sum(min_count=1).fillna(0.0) + cg["write_mb_s"].sum(min_count=1)
     else:
         totals["channel_busy_pct"] = totals["mb_s"] = np.nan
-    return Observed(lcu, channel, totals, paths, devices, list(m.sources))
+    return Observed(lcu, channel, totals, paths, devices, list(m.sources), _pav(dev, m["lcu"]))
+
+
+def _pav(dev: pd.DataFrame, lcu: pd.DataFrame) -> dict:
+    """lcu -> (mean exposures, HyperPAV, largest HPAV MAX) from the device report's PAV column
+    ('4' static: base + 3 aliases; '1.2H': HyperPAV, the mean exposures in use) and the I/O queuing
+    report's HPAV MAX; only LCUs whose devices state it."""
+    if "pav" not in dev or not (dev["pav"] != "").any():
+        return {}
+    d = dev[dev["pav"] != ""]
+    txt = d["pav"].astype(str).str.strip().str.upper()
+    num = pd.to_numeric(txt.str.rstrip("H*"), errors="coerce")
+    hmax = lcu.groupby("lcu")["hpav_max"].max() if len(lcu) else pd.Series(dtype=float)
+    out = {}
+    for lc, idx in d.groupby("lcu").groups.items():
+        n = num.loc[idx]
+        if n.notna().any():
+            out[lc] = (float(n.mean()), bool(txt.loc[idx].str.endswith("H").any()),
+                       float(hmax.get(lc, np.nan)) if len(hmax) else float("nan"))
+    return out
 
 
 def select_intervals(obs: Observed, how: str = "peak-iops") -> list:

@@ -119,6 +119,24 @@ def format_table(df: pd.DataFrame, title: str = "model vs measured") -> str:
     return "\n".join(out)
 
 
+def format_wide(df: pd.DataFrame, title: str = "model vs measured") -> str:
+    """One line per interval: each metric's model value and, in brackets, the measured one
+    (busy in %, times in ms); the planner's view of a day on a changed model."""
+    heads = {"ssch_per_s": ("I/O /s", 9, ".0f"), "resp_ms": ("resp ms", 8, ".4f"), "pend_ms": ("pend", 7, ".4f"),
+             "disc_ms": ("disc", 7, ".4f"), "conn_ms": ("conn", 7, ".4f"), "dev_util_pct": ("dev %", 6, ".2f"),
+             "channel_busy_pct": ("chan %", 6, ".2f")}
+    out = [f"{title}: model (measured) per interval",
+           f"{'interval':<17}" + "".join(f"{h:>{2 * w + 3}}" for h, w, _f in heads.values())]
+    for t, r in df.iterrows():
+        cells = []
+        for k, (_h, w, f) in heads.items():
+            mv, me = r[f"model_{k}"], r[f"measured_{k}"]
+            cells.append(f"{format(mv, f) if np.isfinite(mv) else '-':>{w}} ({format(me, f) if np.isfinite(me) else '-':>{w}})")
+        out.append(f"{t:%Y-%m-%d %H:%M} " + "".join(f"{c:>{2 * heads[k][1] + 3}}" for c, k in zip(cells, heads))
+                   + (f"  [{r['status']}]" if r["status"] else ""))
+    return "\n".join(out)
+
+
 def to_dataset(df: pd.DataFrame, attrs: dict | None = None):
     """The per-interval table as an xarray Dataset (dimension ``interval``, labelled by its start,
     ISO 8601 text: the store writes no datetime type)."""
@@ -134,4 +152,4 @@ def to_dataset(df: pd.DataFrame, attrs: dict | None = None):
     return ds
 
 
-__all__ = ["METRICS", "interval_rates", "interval_model", "replay", "format_table", "to_dataset"]
+__all__ = ["METRICS", "interval_rates", "interval_model", "replay", "format_table", "format_wide", "to_dataset"]

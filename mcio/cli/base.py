@@ -25,6 +25,14 @@ def _estimates_text(b) -> str:
     return "\n".join(lines)
 
 
+def _check_budget(model, n_intervals: int, ios: int, replications: int) -> None:
+    """The simulating commands' rule: refused beyond this machine's memory, announced beyond a few
+    minutes (one simulation of ``model`` per interval)."""
+    from ..batch.estimates import Simulation, check_run, repeated, timed_simulations
+    check_run(repeated(timed_simulations([Simulation.of(model, ios, replications)]), n_intervals), "--ios", ios,
+              f"simulating {n_intervals} interval(s)")
+
+
 @click.command("base")
 @click.argument("inputs", nargs=-1, required=True, metavar="INPUT...")
 @click.option("--intervals", "how", default=None,
@@ -35,6 +43,8 @@ def _estimates_text(b) -> str:
               help="Instead of building: run the measured intervals on this spec (a base model, possibly changed).")
 @click.option("--set", "sets", multiple=True, help="With --replay: change a model field name=value (repeatable).")
 @click.option("--store", default=None, help="Write the per-interval model vs measured table (netCDF-4/HDF5).")
+@click.option("--wide", is_flag=True, help="Model vs measured as one line per interval (model (measured)) "
+              "instead of a block per interval.")
 @click.option("--no-compare", is_flag=True, help="Build only: do not simulate the chosen intervals.")
 @click.option("--ha-servers", type=int, default=None, help="Host-adapter servers per LCU (assumed; default 16).")
 @click.option("--backend-servers", type=int, default=None, help="Back-end servers per LCU (assumed; default 16).")
@@ -42,19 +52,24 @@ def _estimates_text(b) -> str:
 @click.option("--replications", type=int, default=4, show_default=True)
 @click.option("--seed", type=int, default=1, show_default=True)
 @click.option("--threads", type=int, default=None, help="Numba threads (the result does not depend on it).")
-def base_cmd(inputs, how, output, replay_spec, sets, store, no_compare, ha_servers, backend_servers, ios,
+def base_cmd(inputs, how, output, replay_spec, sets, store, wide, no_compare, ha_servers, backend_servers, ios,
              replications, seed, threads):
     """Build a calibrated base model from measured INPUT files (or, with --replay, run their
     intervals on a spec) and print model vs measured per interval in RMF's columns."""
+    from ..batch.spec import check_run_option
     from ..errors import McioError
     from ..store import check_writable
+    for opt, key, v in (("--ios", "ios", ios), ("--replications", "replications", replications), ("--seed", "seed", seed)):
+        check_run_option(opt, key, v)
     for o, what in ((output, "--output"), (store, "--store")):
         if o:
             check_writable(o, what)
     set_threads(threads)
     from ..basemodel import build, observe, select_intervals
     from ..basemodel import derive as D
-    from ..basemodel.replay import format_table, replay, to_dataset
+    from ..basemodel.replay import format_table, format_wide, replay, to_dataset
+    if wide:
+        format_table = format_wide  # noqa: F811
     from ..measured.read import read
     measured = read(list(inputs))
     obs = observe(measured)
@@ -78,6 +93,7 @@ def base_cmd(inputs, how, output, replay_spec, sets, store, no_compare, ha_serve
             raise McioError("--replay", replay_spec, "names no workload of one LCU (a base model's W<lcu>): "
                             "nothing to set from the measured rates")
         intervals = select_intervals(obs, how or "all")
+        _check_budget(model, len(intervals), ios, replications)
         df = replay(model, obs, intervals, wl, ios=ios, replications=replications, seed=seed,
                     progress=lambda s: click.echo(s, err=True))
         title = f"replay of {replay_spec}" + (f" with {', '.join(sets)}" if sets else "")
@@ -99,6 +115,7 @@ def base_cmd(inputs, how, output, replay_spec, sets, store, no_compare, ha_serve
                        "replays the measured intervals on it)")
         if no_compare:
             return
+        _check_budget(b.model(), len(intervals), ios, replications)
         df = replay(b.model(), obs, intervals, b.workload_lcu, ios=ios, replications=replications, seed=seed)
         title = "base model vs measured"
         click.echo(format_table(df, title))

@@ -13,11 +13,13 @@ from .app import set_threads
 DEFAULTS = {"seed": 1, "ios": 100_000, "replications": 4, "noise_seeds": 3, "max_evals": 80}
 
 
-def command_line(scenario, measured, params, sets, output, **budget) -> str:
+def command_line(scenario, measured, params, sets, output, fix_excess: bool = False, **budget) -> str:
     """The canonical command that reproduces a calibration (every budget option explicit)."""
     parts = ["mcio", "calibrate", "--scenario", scenario, "--measured", measured]
     if params is not None:
         parts += ["--params", params]
+    if fix_excess:
+        parts += ["--fix-excess"]
     for s in sets:
         parts += ["--set", s]
     for k in DEFAULTS:
@@ -35,6 +37,9 @@ def command_line(scenario, measured, params, sets, output, **budget) -> str:
               help="Comma-separated parameters to fit: scenario parameters or dotted model fields "
                    "(default: the scenario's own; 'none' only evaluates).")
 @click.option("--set", "sets", multiple=True, help="Fixed override name=value (repeatable); also a start value.")
+@click.option("--fix-excess", is_flag=True,
+              help="With fewer measured rows than parameters: hold the least identified parameters (pivoted QR of "
+                   "the Jacobian at the start) at their start values, and say which (else an error).")
 @click.option("--seed", type=int, default=DEFAULTS["seed"], show_default=True,
               help="Root seed, the same at every evaluation.")
 @click.option("--ios", type=int, default=DEFAULTS["ios"], show_default=True, help="Measured I/Os per replication.")
@@ -48,7 +53,7 @@ def command_line(scenario, measured, params, sets, output, **budget) -> str:
                    "with the fit's table and uncertainty in comments.")
 @click.option("--threads", type=int, default=None, help="Numba threads (the result does not depend on it).")
 @click.option("-q", "--quiet", is_flag=True, help="No progress lines.")
-def calibrate_cmd(scenario, measured, params, sets, seed, ios, replications, noise_seeds, max_evals,
+def calibrate_cmd(scenario, measured, params, sets, fix_excess, seed, ios, replications, noise_seeds, max_evals,
                   output, threads, quiet):
     """Fit scenario parameters to MEASURED intervals; print fitted values with their uncertainty
     and per-row errors, and with -o write them as a scenario-params TOML."""
@@ -72,16 +77,18 @@ def calibrate_cmd(scenario, measured, params, sets, seed, ios, replications, noi
     from ..batch.estimates import check_run, timed_simulations
     from ..calibrate.simulation import calibration_simulations
     evals = 1 if plist == [] else max(max_evals, len(fit_names) + 1) + noise_seeds + 1
+    if fix_excess and plist != [] and len(rows) < len(fit_names):
+        evals += len(fit_names) + 1      # the selection step: the Jacobian at the start values
     check_run(timed_simulations(calibration_simulations(scn, rows, start, base, ios, replications, evals)),
               "--max-evals", max_evals, "this calibration (at most)")
     say = None if quiet else (lambda s: click.echo(s, err=True))
     res = calibrate(scn, rows, plist, start=start, base=base, ios=ios, replications=replications,
                     seed=seed, noise_seeds=noise_seeds if plist != [] else 0, max_nfev=max_evals,
-                    progress=say)
+                    progress=say, fix_excess=fix_excess)
     click.echo(f"mcio calibrate: scenario {scenario}, {len(rows)} measured rows from {measured}")
     click.echo(res.to_text())
     if output:
-        cmd = command_line(scenario, measured, params, sets, output, seed=seed, ios=ios,
+        cmd = command_line(scenario, measured, params, sets, output, fix_excess, seed=seed, ios=ios,
                            replications=replications, noise_seeds=noise_seeds, max_evals=max_evals)
         text = res.to_toml(cmd, measured)
         from ..store import write_bytes

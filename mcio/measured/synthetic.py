@@ -17,16 +17,21 @@ sampling noise of that interval length (short intervals are noisier; RMF's 15 mi
 What each level's rows hold (what RMF's reports state), from the run's accumulators:
 
 - device (DIRECT ACCESS DEVICE ACTIVITY): rate, response, IOSQ, CMR, pend, disconnect, connect
-  (per device, measured), % DEV CONN and % DEV UTIL (RMF's: connect, connect + disconnect).
+  (per device, measured), % DEV CONN and % DEV UTIL (RMF's: connect, connect + disconnect), PAV
+  (exposures: 1 + the configuration's static aliases).
 - channel (CHANNEL PATH ACTIVITY): MP busy (PART = TOTAL: one LPAR), bus busy (the busier link
   direction's data rate / link rate), READ and WRITE MB/s (the channel's links), FICON and zHPF
   operation rates and open exchanges (measured total, split by the configuration's z/HPF share:
-  the kernel does not count modes per channel), deferred.
+  the kernel does not count modes per channel), deferred; generation and SPEED ('4G', '8G').
 - lcu and lcu_path (I/O QUEUING ACTIVITY): the LCU's rate (measured); CHPID TAKEN per path (the
-  LCU's rate spread evenly over its path group, as ``channels.selection = "rotate"`` does: derived).
+  LCU's rate spread evenly over its path group, as ``channels.selection = "rotate"`` does: derived)
+  and AVG CMR DLY per path (the LCU's devices' mean: the kernel does not count CMR per path).
 - cache (CACHE SUBSYSTEM ACTIVITY, one row per LCU = SSID): read and write rates and hit ratios
   drawn binomially from the measured I/O count and the LCU's known read/write and miss mix (the
   kernel counts no hits per LCU: sampling noise added here, with the generator's own seed).
+
+:func:`write_rmf` prints such a day as RMF Postprocessor text (one file per report) and
+:func:`write_smf` as an SMF dump (74.1, 73, 78.3, 74.5), for ``mcio base`` end to end.
 """
 from __future__ import annotations
 
@@ -173,6 +178,8 @@ def generate(load_scales=None, interval_s: float = 10.0, seed: int = 1, start="2
     devs_per_lcu = {l["name"]: l["devices"] for cu in cfg["topology"]["control_unit"] for l in cu["lcu"]}
     mix = _lcu_mix(cfg, devs_per_lcu)
     zs = cfg["channels"].get("zhpf_share", 0.0)
+    # RMF's PAV column: exposures = the base + its static aliases
+    pav = str(1 + int(cfg.get("devices", {}).get("aliases", 0)))
     for i, scale in enumerate(scales):
         c = copy.deepcopy(cfg)
         c["topology"]["load_scale"] = float(scale)
@@ -201,7 +208,7 @@ def generate(load_scales=None, interval_s: float = 10.0, seed: int = 1, start="2
             comp = dvs[d, DS_SUM:DS_SUM + 6] / n   # response, iosq, pend, cmr, disconnect, connect
             r = n / T_s
             dev_rows.append({**key, "devnum": f"{LCUS[lcu][1] + k_in_lcu[d]:04X}" if lcu in LCUS else f"{d:04X}",
-                             "volser": f"SY{d:04X}", "lcu": lcu, "dev_type": "3390-9", "ssch_per_s": r,
+                             "volser": f"SY{d:04X}", "lcu": lcu, "dev_type": "3390-9", "ssch_per_s": r, "pav": pav,
                              "resp_ms": comp[0], "iosq_ms": comp[1], "pend_ms": comp[2], "cmr_ms": comp[3],
                              "disc_ms": comp[4], "conn_ms": comp[5], "dev_conn_pct": r * comp[5] / 10.0,
                              "dev_util_pct": 100.0 * devs[d, S.V_BUSY_MS] / T_ms})
@@ -216,6 +223,7 @@ def generate(load_scales=None, interval_s: float = 10.0, seed: int = 1, start="2
             rd, wr = names.index(f"{chpid}.read"), names.index(f"{chpid}.write")
             busy = 100.0 * chs[ci, S.C_MP_BUSY_MS] / T_ms
             ch_rows.append({**key, "chpid": chpid, "chpid_type": "FC", "generation": _GEN.get(chpid, ""),
+                            "speed": f"{_GEN[chpid]}G" if chpid in _GEN else "",
                             "util_part_pct": busy, "util_total_pct": busy,
                             "bus_pct": 100.0 * max(util[rd], util[wr]),
                             "read_mb_s_part": mb[rd], "read_mb_s_total": mb[rd],
@@ -229,11 +237,12 @@ def generate(load_scales=None, interval_s: float = 10.0, seed: int = 1, start="2
             sel = dev_lcu == li
             n = float(dvs[sel, DS_N].sum())
             r = n / T_s
+            cmr = float(dvs[sel, DS_SUM + 3].sum() / n) if n > 0 else float("nan")
             cu = f"{LCUS[lcu][1]:04X}" if lcu in LCUS else lcu
             lcu_rows.append({**key, "lcu": lcu, "cu": cu, "ssch_per_s": r})
             paths = tables_paths(cfg, lcu)
             for p in paths:
-                path_rows.append({**key, "lcu": lcu, "chpid": p, "taken_per_s": r / len(paths)})
+                path_rows.append({**key, "lcu": lcu, "chpid": p, "taken_per_s": r / len(paths), "cmr_ms": cmr})
             rs, rmiss, wmiss = mix[lcu]
             nr = rng.binomial(int(n), rs)
             hits = rng.binomial(nr, 1 - rmiss)
@@ -266,13 +275,119 @@ def tables_paths(cfg: dict, lcu: str) -> list[str]:
     raise KeyError(lcu)
 
 
-__all__ = ["KNOWN", "ZHPF_RATIO", "truth_config", "day_curve", "generate", "lcu_kb"]
+def small_config(devices_per_lcu: int = 16) -> dict:
+    """:func:`truth_config` with ``devices_per_lcu`` devices on each LCU (quick tests): the same
+    channels, path groups, workloads and known figures."""
+    cfg = truth_config()
+    for cu in cfg["topology"]["control_unit"]:
+        for lc in cu["lcu"]:
+            lc["devices"] = int(devices_per_lcu)
+    return cfg
+
+
+#: the reports RMF prints for a base model, one file each (as a planner would get them)
+RMF_REPORTS = {"device": ("device",), "channel": ("channel",), "ioq": ("lcu", "lcu_path"), "cache": ("cache",)}
+
+
+def write_rmf(measured: Measured, directory, prefix: str = "rmf") -> list:
+    """``measured`` as RMF Postprocessor text, one file per report (DEVICE, CHAN, IOQ, CACHE:
+    ``<prefix>_<report>.txt`` in ``directory``), written by :mod:`mcio.measured.rmf_write`; the paths."""
+    from pathlib import Path
+    from . import rmf_write
+    out = []
+    for rep, levels in RMF_REPORTS.items():
+        p = Path(directory) / f"{prefix}_{rep}.txt"
+        rmf_write.write(Measured({lv: measured[lv] for lv in levels}, list(measured.sources), {}), p)
+        out.append(p)
+    return out
+
+
+def write_smf(measured: Measured, path, seed: int = 1) -> int:
+    """``measured`` as an SMF dump (RDW-prefixed records 74.1, 73, 78.3 and 74.5 per interval,
+    :mod:`mcio.measured.smf_write`), its figures turned back into the SMF counters the readers'
+    formulas invert (docs/measured_smf.md): SSCH counts, connect / pend / disconnect in 128 us
+    units, channel partition busy in 1024 us units, CHPID TAKEN counts and CMR per path, cache
+    read / write requests and hits per device (each LCU's cache counts split over its devices by
+    their I/O counts: a multinomial draw, ``seed``). Fields the readers do not decode yet (CMR per
+    device, CPMF channel data: MB/s, FICON / zHPF operations, SSIDs) are not written. Returns the
+    bytes written."""
+    import datetime as dt
+    from . import smf_write as W
+    dev, ch, lcu, path_, cache = (measured[lv] for lv in ("device", "channel", "lcu", "lcu_path", "cache"))
+    rng = np.random.default_rng([seed, 73])
+    recs = []
+    for t in measured.intervals():
+        d = dev[dev["interval"] == t]
+        if not len(d):
+            continue
+        T = float(d["interval_s"].iloc[0])
+        sysid = str(d["system"].iloc[0]) or "SYN1"
+        start = pd.Timestamp(t).to_pydatetime()
+        sam = max(int(round(T)), 1)
+        ssc = np.round(d["ssch_per_s"].to_numpy() * T).astype(np.int64)
+        u128 = lambda col: np.round(d[col].fillna(0.0).to_numpy() * ssc / 0.128).astype(np.int64)  # noqa: E731
+        que = np.round(d["iosq_ms"].fillna(0.0).to_numpy() / 1000.0 * ssc / T * sam).astype(np.int64)
+        dv = {"SMF74NUM": [int(x, 16) for x in d["devnum"]], "SMF74LCU": [int(x or "0", 16) for x in d["lcu"]],
+              "SMF74SER": list(d["volser"]), "SMF74TYP": np.full(len(d), 0x3010200F), "SMF74NUX": np.ones(len(d)),
+              "SMF74SSC": ssc, "SMF74MEC": ssc, "SMF74CNN": u128("conn_ms"), "SMF74PEN": u128("pend_ms"),
+              "SMF74DIS": u128("disc_ms"), "SMF74QUE": que}
+        dv["SMF74ATV"] = dv["SMF74CNN"] + dv["SMF74PEN"] + dv["SMF74DIS"]
+        recs += W.records_74_1(sysid, start, T, sam, dv)
+        c = ch[ch["interval"] == t]
+        if len(c):
+            pti = int(round(T * 1e6 / 1024))
+            busy = c["util_part_pct"].fillna(c["util_total_pct"]).fillna(0.0).to_numpy() / 100.0
+            recs.append(W.record_73(sysid, start, T, sam, {
+                "SMF73PID": [int(x, 16) for x in c["chpid"]], "SMF73FG3": np.full(len(c), 0x02),
+                "SMF73PTI": np.full(len(c), pti), "SMF73PBY": np.round(busy * pti).astype(np.int64),
+                "SMF73ACR": [x or "FC" for x in c["chpid_type"]], "SMF73CMG": np.full(len(c), 2)}))
+        lq = []
+        for _, L in lcu[lcu["interval"] == t].iterrows():
+            pp = path_[(path_["interval"] == t) & (path_["lcu"] == L["lcu"])]
+            pt = np.round(pp["taken_per_s"].to_numpy() * T).astype(np.int64)
+            cmr = pp["cmr_ms"].fillna(0.0).to_numpy()
+            lq.append({"R783ID2": int(L["lcu"], 16), "R783DST": 0, "paths": {
+                "R783CPID": [int(x, 16) for x in pp["chpid"]], "R783CPST": np.full(len(pp), 0x80),
+                "R783CUN": np.ones(len(pp)), "R783CU1": np.full(len(pp), int((L["cu"] or "0").split()[0], 16)),
+                "R783PT": pt, "R783CMR": np.round(cmr * pt / 0.128).astype(np.int64)}})
+        if lq:
+            recs.append(W.record_78_3(sysid, start, T, sam, lq))
+        cc = cache[(cache["interval"] == t) & (cache["devnum"] == "")]
+        cols = {k: [] for k in ("R745DVOL", "R745DEVN", "R745DRCR", "R745DCRH", "R745DWRC", "R745DWCH")}
+        for _, C in cc.iterrows():
+            sel = (d["lcu"] == C["ssid"]).to_numpy()
+            if not sel.any():
+                continue
+            p = ssc[sel] / max(ssc[sel].sum(), 1)
+            nr, nw = int(round(C["read_per_s"] * T)), int(round(C["write_per_s"] * T))
+            rh = int(round(C["read_hit_ratio"] * nr))
+            wh = int(round(C["write_hit_ratio"] * nw)) if np.isfinite(C["write_hit_ratio"]) else nw
+            # the LCU's hits and misses spread over its devices (sums kept exactly)
+            r_hit, r_miss = rng.multinomial(rh, p), rng.multinomial(nr - rh, p)
+            w_hit, w_miss = rng.multinomial(wh, p), rng.multinomial(nw - wh, p)
+            cols["R745DVOL"] += list(d["volser"][sel])
+            cols["R745DEVN"] += [int(x, 16) for x in d["devnum"][sel]]
+            cols["R745DRCR"] += list(r_hit + r_miss)
+            cols["R745DCRH"] += list(r_hit)
+            cols["R745DWRC"] += list(w_hit + w_miss)
+            cols["R745DWCH"] += list(w_hit)
+        if cols["R745DEVN"]:
+            recs += W.records_74_5(sysid, start, T, sam, {k: np.asarray(v) if k != "R745DVOL" else v
+                                                           for k, v in cols.items()})
+    return W.write_dump(path, recs)
+
+
+__all__ = ["KNOWN", "ZHPF_RATIO", "RMF_REPORTS", "truth_config", "small_config", "day_curve", "generate", "lcu_kb",
+           "write_rmf", "write_smf"]
 
 
 def main(argv=None) -> None:
-    """``python -m mcio.measured.synthetic OUT.csv [N_INTERVALS] [INTERVAL_S] [SEED]``: write a
-    synthetic day as mcio's tidy table (mcio.measured.tidy), readable by ``mcio base``."""
+    """``python -m mcio.measured.synthetic OUT [N_INTERVALS] [INTERVAL_S] [SEED]``: write a
+    synthetic day readable by ``mcio base``: OUT ending ``.smf`` an SMF dump (:func:`write_smf`),
+    OUT an existing directory the four RMF report files (:func:`write_rmf`), else mcio's tidy
+    table (mcio.measured.tidy, CSV)."""
     import sys
+    from pathlib import Path
     from .tidy import write
     a = list(sys.argv[1:] if argv is None else argv)
     if not a:
@@ -280,8 +395,17 @@ def main(argv=None) -> None:
     n = int(a[1]) if len(a) > 1 else 8
     s = float(a[2]) if len(a) > 2 else 10.0
     seed = int(a[3]) if len(a) > 3 else 1
-    write(generate(day_curve(n), interval_s=s, seed=seed), a[0])
-    print(f"wrote {a[0]}: {n} intervals of {s:g} s, seed {seed}")
+    day = generate(day_curve(n), interval_s=s, seed=seed)
+    out = Path(a[0])
+    if out.suffix.lower() == ".smf":
+        write_smf(day, out)
+        what = str(out)
+    elif out.is_dir():
+        what = ", ".join(str(p) for p in write_rmf(day, out))
+    else:
+        write(day, out)
+        what = str(out)
+    print(f"wrote {what}: {n} intervals of {s:g} s, seed {seed}")
 
 
 if __name__ == "__main__":
