@@ -57,6 +57,18 @@ class SweepInterrupted(KeyboardInterrupt):
         return self.args[0]
 
 
+class Interrupted(KeyboardInterrupt):
+    """Ctrl-C after a command wrote part of its work: the one line says what was kept."""
+
+    exit_code = 130
+
+    def __init__(self, kept: str):
+        super().__init__(f"interrupted: {kept}")
+
+    def __str__(self):
+        return self.args[0]
+
+
 def flag() -> np.ndarray:
     """The shared stop flag: an int64 array of one element (0 run, 1 stop), for the kernels."""
     return _FLAG

@@ -72,6 +72,8 @@ def _commands(tmp_path):
         "headroom": ["headroom", "mm1-demo", "--target", "response_ms <= 3", "--ios", str(10**8),
                      "--replications", "3"],
         "uncertain": ["uncertain", str(uncertain), "-o", str(tmp_path / "u.h5")],
+        "base": ["base", str(HERE / "data" / "measured" / "esamon_seed002.txt"), "--ios", HUGE,
+                 "-o", str(tmp_path / "b.toml")],
     }
 
 
@@ -95,7 +97,7 @@ def sigint_once_running(args, err_path):
     return rc, lines
 
 
-COMMANDS = ["sweep", "run", "reproduce", "compare", "calibrate", "isfc-run", "isfc-plan", "headroom", "uncertain"]
+COMMANDS = ["sweep", "run", "reproduce", "compare", "calibrate", "isfc-run", "isfc-plan", "headroom", "uncertain", "base"]
 
 
 def test_every_command_that_simulates_is_interrupted_here():
@@ -134,6 +136,10 @@ def test_ctrl_c_in_every_command_is_one_line_and_exit_130(name, tmp_path):
         assert lines[0] in ("mcio: interrupted: 0 of 2 points saved; resume with --resume",
                             "mcio: interrupted: the run was stopped before it finished; nothing written"), text
         assert not (tmp_path / "s.h5").exists()
+    elif name == "base":  # the base model is written before it is compared: kept, and said
+        assert lines[0] == (f"mcio: interrupted: {tmp_path / 'b.toml'} written (the base model); its comparison "
+                            "with the measured intervals was stopped"), text
+        assert (tmp_path / "b.toml").read_text().startswith("#")
     else:                 # writes only at its end: nothing written, no output left behind
         assert lines[0] == "mcio: interrupted: the run was stopped before it finished; nothing written", text
         assert not any(p.suffix in (".h5", ".toml") and not p.name.startswith("huge") for p in tmp_path.iterdir()), \

@@ -115,8 +115,15 @@ def base_cmd(inputs, how, output, replay_spec, sets, store, wide, no_compare, ha
                        "replays the measured intervals on it)")
         if no_compare:
             return
-        _check_budget(b.model(), len(intervals), ios, replications)
-        df = replay(b.model(), obs, intervals, b.workload_lcu, ios=ios, replications=replications, seed=seed)
+        try:
+            _check_budget(b.model(), len(intervals), ios, replications)   # (its pilot runs the kernels)
+            df = replay(b.model(), obs, intervals, b.workload_lcu, ios=ios, replications=replications, seed=seed)
+        except KeyboardInterrupt as e:
+            if not output or str(e):   # (an interrupt that already says what it kept)
+                raise
+            from ..interrupt import Interrupted
+            raise Interrupted(f"{output} written (the base model); its comparison with the measured intervals "
+                              "was stopped") from None
         title = "base model vs measured"
         click.echo(format_table(df, title))
     if store:
