@@ -416,8 +416,9 @@ def _split_slow(lay: Layout, lines, which, out):
     if out is None:
         out = [np.full(len(lines), "", dtype=object) for _c in lay.cols]
     for i in which:
-        for k, v in lay.cells(lines[i]).items():
-            out[k][i] = v
+        got = lay.cells(lines[i])
+        for k, col in enumerate(out):
+            col[i] = got.get(k, "")
     return out
 
 
@@ -453,9 +454,13 @@ def conform(level: str, df) -> "object":
             out[c] = pd.to_datetime(df[c]).astype("datetime64[ns]").to_numpy()
         else:
             out[c] = pd.to_numeric(df[c]).astype(d).to_numpy()
+        if d == "str":  # as object, not pandas' own string dtype (which it infers from str objects)
+            out[c] = pd.Series(out[c], dtype=object, index=pd.RangeIndex(len(df)))
     for c in df.columns:
         if str(c).startswith("_"):
             out[c] = df[c].to_numpy()
+        elif c not in spec:
+            raise ValueError(f"measured.{level}: unknown column {c!r}")
     return pd.DataFrame(out, index=pd.RangeIndex(len(df)))
 
 

@@ -32,12 +32,14 @@ DEVICE_LAYOUT = (
     (("DEV", "NUM"), 5, "devnum", ""),
     (("DEVICE", "TYPE"), 6, "dev_type", ""),
     (("VOLUME", "SERIAL"), 6, "volser", ""),
+    (("PAV",), 5, "pav", ""),
     (("LCU",), 4, "lcu", ""),
     (("DEVICE", "ACTIVITY", "RATE"), 9, "ssch_per_s", "%.3f"),
     (("AVG", "RESP", "TIME"), 7, "resp_ms", "%.3f"),
     (("AVG", "IOSQ", "TIME"), 7, "iosq_ms", "%.3f"),
     (("AVG", "CMR", "DLY"), 7, "cmr_ms", "%.3f"),
     (("AVG", "DB", "DLY"), 7, "db_ms", "%.3f"),
+    (("AVG", "INT", "DLY"), 7, "int_dly_ms", "%.3f"),
     (("AVG", "PEND", "TIME"), 7, "pend_ms", "%.3f"),
     (("AVG", "DISC", "TIME"), 7, "disc_ms", "%.3f"),
     (("AVG", "CONN", "TIME"), 7, "conn_ms", "%.3f"),
@@ -55,6 +57,7 @@ IOQ_LAYOUT = (
     (("AVG", "CMR", "DLY"), 7, "cmr_ms", "%.3f"),
     (("CONTENTION", "RATE"), 10, "cont_per_s", "%.3f"),
     (("DELAY", "Q", "LNGTH"), 7, "delay_q_length", "%.3f"),
+    (("AVG", "CSS", "DLY"), 7, "css_dly_ms", "%.3f"),
     (("WAIT",), 7, "hpav_wait", "%.3f"),
     (("MAX",), 5, "hpav_max", "%.0f"),
 )
@@ -66,9 +69,11 @@ CACHE_DEV_LAYOUT = (
     (("TOTAL", "H/R"), 8, "hit_ratio", "%.3f"),
     (("READ", "H/R"), 8, "read_hit_ratio", "%.3f"),
     (("WRITE", "H/R"), 8, "write_hit_ratio", "%.3f"),
+    (("%", "READ"), 6, "read_pct", "%.1f"),
 )
 CHAN_LEAVES = (  # (heading, width, column, format)
     ("ID", 3, "chpid", ""), ("TYPE", 6, "chpid_type", ""), ("G", 3, "generation", ""),
+    ("SPEED", 5, "speed", ""), ("SHR", 3, "shared", ""),
     ("PART", 8, "util_part_pct", "%.2f"), ("TOTAL", 8, "util_total_pct", "%.2f"), ("BUS", 8, "bus_pct", "%.2f"),
     ("PART", 9, "read_mb_s_part", "%.2f"), ("TOTAL", 9, "read_mb_s_total", "%.2f"),
     ("PART", 9, "write_mb_s_part", "%.2f"), ("TOTAL", 9, "write_mb_s_total", "%.2f"),
@@ -77,8 +82,8 @@ CHAN_LEAVES = (  # (heading, width, column, format)
     ("RATE", 10, "zhpf_ops_per_s", "%.1f"), ("ACTIVE", 8, "zhpf_active", "%.1f"),
     ("DEFER", 8, "zhpf_defer_per_s", "%.1f"),
 )
-CHAN_GROUPS = (("CHANNEL PATH", 0, 3), ("UTILIZATION(%)", 3, 6), ("READ(MB/SEC)", 6, 8),
-               ("WRITE(MB/SEC)", 8, 10), ("FICON OPERATIONS", 10, 13), ("ZHPF OPERATIONS", 13, 16))
+CHAN_GROUPS = (("CHANNEL PATH", 0, 5), ("UTILIZATION(%)", 5, 8), ("READ(MB/SEC)", 8, 10),
+               ("WRITE(MB/SEC)", 10, 12), ("FICON OPERATIONS", 12, 15), ("ZHPF OPERATIONS", 15, 18))
 
 
 def fmt(v, f: str) -> str:
@@ -234,7 +239,7 @@ def _ioq_pages(key, lcu_df, path_df, newpage) -> list[str]:
             vals["lcu"] = lcu if k == 0 else None
             vals["cu"] = (L.get("cu") or "") if k == 0 else None
             lines.append(_row(IOQ_LAYOUT, spans, vals))
-        tot = {c: L.get(c) for c in ("cont_per_s", "delay_q_length", "hpav_wait", "hpav_max")}
+        tot = {c: L.get(c) for c in ("cont_per_s", "delay_q_length", "css_dly_ms", "hpav_wait", "hpav_max")}
         tot.update(chpid="*", taken_per_s=L.get("ssch_per_s"))
         if not prs:
             tot.update(lcu=lcu, cu=L.get("cu") or "")
