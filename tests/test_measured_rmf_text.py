@@ -418,3 +418,14 @@ def test_conform_types_as_table_frame():
     for lv in ("device", "channel", "lcu", "lcu_path", "cache"):
         rows = m[lv].to_dict("records")
         pd.testing.assert_frame_equal(rp.conform(lv, pd.DataFrame(rows)), frame(lv, rows), check_exact=True)
+
+
+def test_writer_rows_a_column_at_a_time_as_row_by_row():
+    m = _measured(n_dev=9)
+    for layout, df in ((rmf_write.DEVICE_LAYOUT, m["device"]), (rmf_write.CACHE_DEV_LAYOUT, m["cache"])):
+        df = df.copy()
+        df.loc[df.index[1], df.columns[-1]] = np.nan
+        df.loc[df.index[2], "io_per_s" if "io_per_s" in df else "ssch_per_s"] = 123456789.125  # wider than its column
+        df.loc[df.index[3], "volser"] = None
+        _h, spans = rmf_write._stacked(layout)
+        assert rmf_write._rows(layout, spans, df) == [rmf_write._row(layout, spans, r) for r in df.to_dict("records")]

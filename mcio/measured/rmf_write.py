@@ -14,6 +14,7 @@ from __future__ import annotations
 import math
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 
 from .table import Measured
@@ -148,6 +149,25 @@ def _row(layout, spans, values) -> str:
     return " " + line.rstrip()
 
 
+def _rows(layout, spans, df: pd.DataFrame) -> list[str]:
+    """The lines :func:`_row` prints for every row of ``df``, built a column at a time."""
+    n = len(df)
+    if not n:
+        return []
+    sdt = np.dtypes.StringDType()
+    line = np.full(n, "", dtype=sdt)
+    for (_w, width, col, f), (pos, _wd) in zip(layout, spans):
+        if col is None or col not in df:
+            cell = np.full(n, "", dtype=sdt)
+        else:
+            vals = df[col].tolist()
+            cell = np.array([fmt(v, f) for v in vals], dtype=sdt)
+        cell = np.strings.ljust(cell, width) if f == "" else np.strings.rjust(cell, width)
+        pad = np.maximum(pos - np.strings.str_len(line), 0)
+        line = np.strings.add(np.strings.add(line, np.strings.multiply(np.array(" ", dtype=sdt), pad)), cell)
+    return [" " + ln for ln in np.strings.rstrip(line).tolist()]
+
+
 def _groups(measured: Measured, level: str):
     df = measured[level]
     if not len(df):
@@ -173,11 +193,11 @@ def write(measured: Measured, path) -> Path:
         df = groups["device"].get(key)
         if df is not None:
             head, spans = _stacked(DEVICE_LAYOUT)
-            recs = df.sort_values("devnum").to_dict("records")
-            for k in range(0, len(recs), ROWS_PER_PAGE):
+            rows = _rows(DEVICE_LAYOUT, spans, df.sort_values("devnum"))
+            for k in range(0, len(rows), ROWS_PER_PAGE):
                 newpage("device", key)
                 out += head
-                out += [_row(DEVICE_LAYOUT, spans, r) for r in recs[k:k + ROWS_PER_PAGE]]
+                out += rows[k:k + ROWS_PER_PAGE]
         df = groups["channel"].get(key)
         if df is not None:
             recs = df.sort_values("chpid").to_dict("records")
@@ -304,5 +324,5 @@ def _cache_page(key, d) -> list[str]:
         head.insert(0, " " + overlay("", lo, "--DASD I/O RATE--".center(wd, "-")))
         lines += [" " + "-" * 131, " " + " " * 46 + "CACHE SUBSYSTEM DEVICE OVERVIEW", " " + "-" * 131]
         lines += head
-        lines += [_row(CACHE_DEV_LAYOUT, spans, r) for r in devs.to_dict("records")]
+        lines += _rows(CACHE_DEV_LAYOUT, spans, devs)
     return lines
