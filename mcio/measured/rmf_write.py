@@ -161,7 +161,10 @@ def _rows(layout, spans, df: pd.DataFrame) -> list[str]:
             cell = np.full(n, "", dtype=sdt)
         else:
             vals = df[col].tolist()
-            cell = np.array([fmt(v, f) for v in vals], dtype=sdt)
+            if f and df[col].dtype.kind == "f":  # fmt's rule, inline: NaN prints '------'
+                cell = np.array(["------" if v != v else f % v for v in vals], dtype=sdt)
+            else:
+                cell = np.array([fmt(v, f) for v in vals], dtype=sdt)
         cell = np.strings.ljust(cell, width) if f == "" else np.strings.rjust(cell, width)
         pad = np.maximum(pos - np.strings.str_len(line), 0)
         line = np.strings.add(np.strings.add(line, np.strings.multiply(np.array(" ", dtype=sdt), pad)), cell)
