@@ -429,3 +429,14 @@ def test_writer_rows_a_column_at_a_time_as_row_by_row():
         df.loc[df.index[3], "volser"] = None
         _h, spans = rmf_write._stacked(layout)
         assert rmf_write._rows(layout, spans, df) == [rmf_write._row(layout, spans, r) for r in df.to_dict("records")]
+
+
+def test_decimals_read_as_float_reads_them():
+    rng = np.random.default_rng(3)
+    vals = [("%." + str(rng.integers(0, 7)) + "f") % rng.uniform(0, 10.0 ** rng.integers(0, 9)) for _ in range(20000)]
+    vals += [".192", "12.", "0", "999999999999999", "00012.500"]
+    got = rp.decimals(np.array(vals))
+    assert got is not None and (got == np.array([float(v) for v in vals])).all()
+    for other in ("1.5K", "", "-1", "1.2.3", ".", "1 2", "1e5", "1234567890123456"):  # left to float() / number()
+        assert rp.decimals(np.array(["1.0", other])) is None
+    assert list(rp.numbers("x", [1, 2, 3, 4], "L", np.array(["1.5K", "----", "2", "N/A"]))[[0, 2]]) == [1500.0, 2.0]
