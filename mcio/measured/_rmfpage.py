@@ -324,11 +324,6 @@ class Cells:
 _WORD = re.compile(r"\S+")
 
 
-def cells(line: str, cols: list[Column]) -> dict[int, str]:
-    """The values of a data line by column index (see :class:`Cells`)."""
-    return Cells(cols)(line)
-
-
 def full_label(c: Column) -> str:
     """Group and label together, dashes and repeated blanks removed, e.g. 'HPAV WAIT'."""
     return " ".join((c.group + " " + c.label).split())

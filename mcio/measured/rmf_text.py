@@ -211,10 +211,6 @@ def _table(page, is_last_heading, above: int = 3):
     return None
 
 
-def _by_label(cols) -> dict[str, int]:
-    return {rp.full_label(c): i for i, c in enumerate(cols)}
-
-
 def _is_device_heading(ln: str) -> bool:
     return bool(re.search(r"\bGROUP\b", ln) and re.search(r"\bNUM\b", ln) and re.search(r"\bRATE\b", ln))
 
