@@ -165,8 +165,11 @@ def text_lines(path):
 
 def _decode(raws: list[bytes]) -> list[str]:
     """Lines (without their CR) decoded as UTF-8, a line that is not UTF-8 as Latin-1."""
+    if not raws:
+        return []
     try:
-        return b"\n".join(raws).decode("utf-8").replace("\r", "").split("\n") if raws else []
+        text = b"\n".join(raws).decode("utf-8")
+        return [ln.rstrip("\r") for ln in text.split("\n")] if "\r" in text else text.split("\n")
     except UnicodeDecodeError:
         out = []
         for raw in raws:
