@@ -11,7 +11,8 @@ peak RSS. Memory is bounded if the peak does not grow with the number of days.
     nice python -m benchmarks.measured_rmf                          # 3 days x 96 x 1,000 devices
     nice python -m benchmarks.measured_rmf --days 3 30 --reports device
     nice python -m benchmarks.measured_rmf --read-only /tmp/rmf30.txt
-Figures go to benchmarks/README.md, not here.
+Reports wall time and CPU time (the CPU time varies less on a shared machine). Figures go to
+docs/measured.md, not here.
 """
 from __future__ import annotations
 
@@ -27,6 +28,13 @@ import time
 
 def maxrss_mb() -> float:
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0
+
+
+def cpu_s() -> float:
+    """CPU seconds (user + system) of this process: less sensitive than wall time to other jobs on
+    a shared machine."""
+    r = resource.getrusage(resource.RUSAGE_SELF)
+    return r.ru_utime + r.ru_stime
 
 
 def synthetic_day(day: int, per_day: int, devices: int, reports: str, seed: int = 1):
@@ -128,7 +136,7 @@ def write(path: str, days: int, per_day: int, devices: int, reports: str) -> dic
 def read(path: str, chunk: int) -> dict:
     import mcio.measured.rmf_text as rmf_text
     rss0 = maxrss_mb()
-    t0 = time.perf_counter()
+    t0, c0 = time.perf_counter(), cpu_s()
     rows, chunks, intervals, per_level = 0, 0, 0, {}
     for m in rmf_text.iter_read(path, chunk_intervals=chunk):
         chunks += 1
@@ -136,7 +144,7 @@ def read(path: str, chunk: int) -> dict:
             per_level[lv] = per_level.get(lv, 0) + len(f)
             rows += len(f)
         intervals += len(m.intervals())
-    return {"read_s": time.perf_counter() - t0, "rows": rows, "rows_per_level": per_level, "chunks": chunks,
+    return {"read_s": time.perf_counter() - t0, "read_cpu_s": cpu_s() - c0, "rows": rows, "rows_per_level": per_level, "chunks": chunks,
             "intervals": intervals, "rss_after_import_mb": rss0, "peak_rss_mb": maxrss_mb()}
 
 
