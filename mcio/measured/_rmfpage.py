@@ -128,7 +128,7 @@ def iter_pages(lines, cc: bool | None = None):
 
 CC_SNIFF_LINES = 5000
 #: what every title line starts with (words of 1 to 3 letters), a cheap test before title_of
-_TITLE_HINT = re.compile(r"\s*(?:[01-]\s+)?\S{1,3} {1,3}\S{1,3} {1,3}\S")
+_TITLE_HINT = re.compile(r"\s*(?:[01-]\s+)?\S{1,3}\s{1,6}\S{1,3}\s{1,6}\S")
 
 
 BLOCK_BYTES = 1 << 22
