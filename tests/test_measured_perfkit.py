@@ -23,6 +23,7 @@ def test_fcx108_device_rows_exact():
     assert (r["dev_type"], r["volser"]) == ("3390-A", "PRD002")
     assert (r["ssch_per_s"], r["pend_ms"], r["disc_ms"], r["conn_ms"], r["resp_ms"]) == (13.2, .145, .160, .399, .704)
     assert r["dev_util_pct"] == 0.9 and r["read_share"] == 0.66
+    assert (r["serv_ms"], r["cu_wait_ms"], r["queued"]) == (.704, 0.0, .01)
     assert d.loc["9800", "ssch_per_s"] == 25.3 and d.loc["9800", "read_share"] == 0.75
 
 

@@ -49,6 +49,64 @@ def test_row_under_ibm_channel_heading(tmp_path):
     assert (r["zhpf_ops_per_s"], r["zhpf_active"], r["zhpf_defer_per_s"]) == (12.3, 1.0, 0.0)
 
 
+def test_ibm_dasd_heading_is_understood():
+    """IBM's z/OS 2.4 DASD activity page head and headings (the stored copy breaks off in the first
+    row): the header reads exactly, every heading reads as its Measured column."""
+    p = DATA / "rmf_ibm_dasd_v2r4_head.txt"
+    assert rmf_text.sniff(p.read_bytes()[:4096])
+    (page,) = rp.pages(p, p.read_text())
+    assert page.title == "DIRECT ACCESS DEVICE ACTIVITY"
+    h = rp.header(p, page)
+    assert (h.system, h.start, h.interval_s) == ("SYSF", pd.Timestamp("2019-05-11 06:00:00"), 899.998)
+    lay = rp.layout(p.read_text().splitlines()[-3:])
+    assert set(rmf_text.DEVICE_COLS) <= set(lay.index)  # incl. PAV and AVG INT DLY
+    m = rmf_text.read(p)
+    assert len(m["device"]) == 0 and m.skipped == {}
+
+
+def _row_under(lay, values: dict) -> str:
+    """A data line with ``values`` (heading -> text) under ``lay``'s headings: numbers right-aligned
+    to the heading's end, text from the heading's start (a 5-digit device number one to the left,
+    as IBM's first row prints it; mcio's guess for the other columns)."""
+    line = ""
+    for lab, v in values.items():
+        c = lay.cols[lay.index[lab]]
+        left = lab in ("STORAGE GROUP", "DEV NUM", "DEVICE TYPE", "VOLUME SERIAL", "PAV", "LCU")
+        pos = c.start - (lab == "DEV NUM") if left else c.end - len(v)
+        line = line.ljust(pos) + v
+    return line
+
+
+def test_row_under_ibm_dasd_heading(tmp_path):
+    """A made-up row (and an LCU summary line) under IBM's real DASD headings lands in the right
+    columns, with the fast and the token-by-token split alike."""
+    text = (DATA / "rmf_ibm_dasd_v2r4_head.txt").read_text()
+    lay = rp.layout(text.splitlines()[-3:])
+    vals = {"STORAGE GROUP": "SGPROD", "DEV NUM": "09801", "DEVICE TYPE": "33909", "NUMBER CYL": "30051",
+            "VOLUME SERIAL": "PRD002", "PAV": "1.0H", "LCU": "0018", "DEVICE ACTIVITY RATE": "1234.5",
+            "AVG RESP TIME": "2.25", "AVG IOSQ TIME": "1.50", "AVG CMR DLY": ".100", "AVG DB DLY": ".010",
+            "AVG INT DLY": ".002", "AVG PEND TIME": ".300", "AVG DISC TIME": "9.75", "AVG CONN TIME": ".700",
+            "% DEV CONN": "86.38", "% DEV UTIL": "99.99", "% DEV RESV": "0.0", "AVG NMBR ALLOC": "1.0",
+            "% ANY ALLOC": "50.0"}
+    summary = {k: v for k, v in vals.items() if k not in ("STORAGE GROUP", "DEV NUM", "DEVICE TYPE", "NUMBER CYL",
+                                                          "VOLUME SERIAL", "PAV")}
+    p = tmp_path / "dasd.txt"
+    p.write_text(text + _row_under(lay, vals) + "\n" + _row_under(lay, dict(summary, **{"VOLUME SERIAL": "LCU"})) + "\n")
+    got = []
+    for fast in (True, False):
+        rp.FAST = fast
+        try:
+            got.append(rmf_text.read(p)["device"])
+        finally:
+            rp.FAST = True
+    pd.testing.assert_frame_equal(got[0], got[1])
+    (r,) = got[0].to_dict("records")
+    assert (r["devnum"], r["dev_type"], r["volser"], r["pav"], r["lcu"]) == ("09801", "33909", "PRD002", "1.0H", "0018")
+    assert (r["ssch_per_s"], r["resp_ms"], r["iosq_ms"], r["cmr_ms"], r["db_ms"], r["int_dly_ms"]) == (1234.5, 2.25, 1.5, .1, .01, .002)
+    assert (r["pend_ms"], r["disc_ms"], r["conn_ms"], r["dev_conn_pct"], r["dev_util_pct"]) == (.3, 9.75, .7, 86.38, 99.99)
+    assert (r["system"], r["interval_s"]) == ("SYSF", 899.998)
+
+
 def test_ibm_cache_subsystem_excerpt_exact():
     m = rmf_text.read(DATA / "rmf_ibm_cache_v2r4.txt")
     (r,) = m["cache"].to_dict("records")
@@ -84,10 +142,12 @@ def _measured(seed=7, n_dev=61):
                     dev_type="33909", ssch_per_s=rng.uniform(0, 900), resp_ms=rng.uniform(0.1, 9),
                     iosq_ms=rng.uniform(0, 1), cmr_ms=rng.uniform(0, .1), db_ms=0.0, pend_ms=rng.uniform(.05, .4),
                     disc_ms=rng.uniform(0, 3), conn_ms=rng.uniform(.05, 1), dev_conn_pct=rng.uniform(0, 60),
-                    dev_util_pct=np.nan if i == 3 else rng.uniform(0, 99)))
+                    dev_util_pct=np.nan if i == 3 else rng.uniform(0, 99), int_dly_ms=rng.uniform(0, .02),
+                    pav=("1.0H", "8", "", "2.5*")[i % 4]))
             for c in ("40", "41", "C8"):
                 rows["channel"].append(dict(
-                    k, chpid=c, chpid_type="FC_S", generation="11", util_part_pct=rng.uniform(0, 100),
+                    k, chpid=c, chpid_type="FC_S", generation="11", speed="16G" if c != "C8" else "",
+                    shared="Y" if c != "41" else "N", util_part_pct=rng.uniform(0, 100),
                     util_total_pct=rng.uniform(0, 100), bus_pct=rng.uniform(0, 100),
                     read_mb_s_part=rng.uniform(0, 2000), read_mb_s_total=rng.uniform(0, 3000),
                     write_mb_s_part=rng.uniform(0, 900), write_mb_s_total=rng.uniform(0, 900),
@@ -97,7 +157,8 @@ def _measured(seed=7, n_dev=61):
             for lcu in ("0018", "0019"):
                 rows["lcu"].append(dict(k, lcu=lcu, cu="9800 9880", ssch_per_s=rng.uniform(0, 9000),
                                         cont_per_s=rng.uniform(0, 9), delay_q_length=rng.uniform(0, 2),
-                                        hpav_wait=rng.uniform(0, 1), hpav_max=float(rng.integers(0, 32))))
+                                        hpav_wait=rng.uniform(0, 1), hpav_max=float(rng.integers(0, 32)),
+                                        css_dly_ms=rng.uniform(0, .1)))
                 for c in ("40", "41", "C8"):
                     rows["lcu_path"].append(dict(k, lcu=lcu, chpid=c, taken_per_s=rng.uniform(0, 3000),
                                                  dp_busy_pct=rng.uniform(0, 5), cu_busy_pct=rng.uniform(0, 5),
@@ -112,7 +173,7 @@ def _measured(seed=7, n_dev=61):
                     rows["cache"].append(dict(k, ssid=ssid, cu="B005", devnum="%04X" % (0x9800 + i), volser="PR%04d" % i,
                                               io_per_s=rng.uniform(0, 500), read_hit_ratio=rng.uniform(.5, 1),
                                               write_hit_ratio=1.0, hit_ratio=rng.uniform(.5, 1),
-                                              staging_per_s=rng.uniform(0, 30)))
+                                              staging_per_s=rng.uniform(0, 30), read_pct=rng.uniform(0, 100)))
     return Measured({lv: frame(lv, r) for lv, r in rows.items()})
 
 
@@ -122,7 +183,7 @@ def _tol(level, col):
     if level == "channel":
         fmt = {c: f_ for _h, _w, c, f_ in rmf_write.CHAN_LEAVES}.get(col, "%.3f")
     elif level == "cache":
-        fmt = "%.3f"
+        fmt = {c: f_ for _w, _wd, c, f_ in rmf_write.CACHE_DEV_LAYOUT}.get(col, "%.3f")
     else:
         fmt = {c: f_ for _w, _wd, c, f_ in f[level]}.get(col, "%.3f")
         if level == "lcu" and col == "ssch_per_s":
@@ -158,6 +219,8 @@ def test_round_trip(tmp_path):
     assert got.skipped == {} and got.sources == [str(p)]
     for lv in ("device", "channel", "lcu", "lcu_path"):
         _compare(lv, m[lv], got[lv])
+    for lv in ("device", "channel", "lcu", "lcu_path", "cache"):  # typed as table.frame types them
+        assert (got[lv].dtypes == frame(lv, []).dtypes).all(), lv
     want_cache = m["cache"].copy()
     dev = want_cache["devnum"] != ""
     for c in ("read_per_s", "write_per_s", "seq_read_per_s"):  # the device overview prints none of these
@@ -322,3 +385,58 @@ def test_ioq_note_line_and_bad_lcu(tmp_path):
     bad.write_text("\n".join(lines[:k] + [lines[k].replace("0018", "00G8")] + lines[k + 1:]) + "\n")
     with pytest.raises(McioError, match=rf"bad.txt.*line {k + 1}.*LCU number.*'00G8'"):
         rmf_text.read(bad)
+
+
+def test_fast_split_equals_token_split(tmp_path):
+    """The one-pass fixed-width split gives what the token-by-token split gives, also where values
+    overflow their column (they cross a cut and go the slow way) and sit in the gaps."""
+    m = _measured(n_dev=40)
+    m.frames["device"].loc[5, "ssch_per_s"] = 123456789.125  # wider than its column
+    m.frames["device"].loc[6, "resp_ms"] = 98765.5
+    p = rmf_write.write(m, tmp_path / "r.txt")
+    lines = p.read_text().splitlines()
+    k = next(i for i, ln in enumerate(lines) if " 9807 " in ln)
+    lines[k] = lines[k][:30] + " " + lines[k][30:]  # every value after column 30 one to the right
+    q = tmp_path / "shifted.txt"
+    q.write_text("\n".join(lines) + "\n")
+    for f in (p, q):
+        got = []
+        for fast in (True, False):
+            rp.FAST = fast
+            try:
+                got.append(rmf_text.read(f))
+            finally:
+                rp.FAST = True
+        for lv in ("device", "channel", "lcu", "lcu_path", "cache"):
+            pd.testing.assert_frame_equal(got[0][lv], got[1][lv], check_exact=True)
+    d = rmf_text.read(p)["device"].set_index(["system", "interval", "devnum"]).sort_index()
+    assert (d["ssch_per_s"] == 123456789.125).sum() == 1 and (d["resp_ms"] == 98765.5).sum() == 1
+
+
+def test_conform_types_as_table_frame():
+    m = _measured(n_dev=3)
+    for lv in ("device", "channel", "lcu", "lcu_path", "cache"):
+        rows = m[lv].to_dict("records")
+        pd.testing.assert_frame_equal(rp.conform(lv, pd.DataFrame(rows)), frame(lv, rows), check_exact=True)
+
+
+def test_writer_rows_a_column_at_a_time_as_row_by_row():
+    m = _measured(n_dev=9)
+    for layout, df in ((rmf_write.DEVICE_LAYOUT, m["device"]), (rmf_write.CACHE_DEV_LAYOUT, m["cache"])):
+        df = df.copy()
+        df.loc[df.index[1], df.columns[-1]] = np.nan
+        df.loc[df.index[2], "io_per_s" if "io_per_s" in df else "ssch_per_s"] = 123456789.125  # wider than its column
+        df.loc[df.index[3], "volser"] = None
+        _h, spans = rmf_write._stacked(layout)
+        assert rmf_write._rows(layout, spans, df) == [rmf_write._row(layout, spans, r) for r in df.to_dict("records")]
+
+
+def test_decimals_read_as_float_reads_them():
+    rng = np.random.default_rng(3)
+    vals = [("%." + str(rng.integers(0, 7)) + "f") % rng.uniform(0, 10.0 ** rng.integers(0, 9)) for _ in range(20000)]
+    vals += [".192", "12.", "0", "999999999999999", "00012.500"]
+    got = rp.decimals(np.array(vals))
+    assert got is not None and (got == np.array([float(v) for v in vals])).all()
+    for other in ("1.5K", "", "-1", "1.2.3", ".", "1 2", "1e5", "1234567890123456"):  # left to float() / number()
+        assert rp.decimals(np.array(["1.0", other])) is None
+    assert list(rp.numbers("x", [1, 2, 3, 4], "L", np.array(["1.5K", "----", "2", "N/A"]))[[0, 2]]) == [1500.0, 2.0]

@@ -24,12 +24,15 @@ def test_device_channel_ioq_exact():
     assert (r["ssch_per_s"], r["resp_ms"], r["iosq_ms"], r["pend_ms"], r["disc_ms"], r["conn_ms"], r["dev_util_pct"]) == \
         (18.371, .463, 0.0, .126, .034, .303, 0.62)
     assert pd.isna(d.loc["9801", "dev_util_pct"])  # '------' = not available
+    assert (r["pav"], r["int_dly_ms"], d.loc["9801", "pav"]) == ("1.0H", .002, "8")
     (c,) = m["channel"].to_dict("records")
     assert (c["chpid"], c["util_part_pct"], c["util_total_pct"], c["bus_pct"], c["zhpf_ops_per_s"]) == ("40", 12.3, 40.25, 10.0, 8000.1)
+    assert (c["speed"], c["shared"]) == ("16G", "Y")
     lp = m["lcu_path"].set_index("chpid")
     assert list(lp.index) == ["40", "41"] and lp.loc["41", "taken_per_s"] == 480.5 and lp.loc["41", "cmr_ms"] == 0.025
     (lcu,) = m["lcu"].to_dict("records")
     assert (lcu["lcu"], lcu["cu"], lcu["ssch_per_s"], lcu["cont_per_s"], lcu["hpav_max"]) == ("0018", "9800", 980.5, 0.5, 4.0)
+    assert lcu["css_dly_ms"] == 0.013
     assert m.skipped == {"CPU": 1}
 
 

@@ -15,8 +15,10 @@ import math
 import re
 from dataclasses import dataclass, field
 
+import numpy as np
+
 from ..errors import McioError
-from .table import COLUMNS, bad_file
+from .table import COLUMNS, KEYS, bad_file
 
 #: page title (spaces removed) -> report kind; the readers know these, any other title is counted
 #: in ``Measured.skipped`` under its own name
@@ -39,14 +41,16 @@ _SCALED = re.compile(r"^([-+]?\d*\.?\d+)([KMG])$")
 
 def bad(path, where: str, expected: str) -> McioError:
     """``table.bad_file`` (one clear error naming file, line, what was expected)."""
-    try:
-        return bad_file(path, where, expected)
-    except TypeError:  # table.bad_file builds McioError with one argument; see the h-rmf report
-        return McioError(str(path), where, f"expected {expected}")
+    return bad_file(path, where, expected)
 
 
 def title_of(line: str) -> str | None:
     """The page title of ``line`` in plain words if it is a spaced-capitals title, else None."""
+    s = line.lstrip()
+    if s[:1] in ("1", "0", "-") and s[1:2] == " ":
+        s = s[1:].lstrip()
+    if len(s) < 15 or s[:12].count(" ") < 3:  # cheap test first: words of 1 to 3 letters
+        return None
     s = line.strip()
     toks = s.split()
     if toks and toks[0] in ("1", "0", "-") and len(line) - len(line.lstrip()) == 0:
@@ -65,11 +69,17 @@ def title_of(line: str) -> str | None:
 @dataclass
 class Page:
     """One printed page: its title, the (1-based) line number of its title line, and its lines
-    (``(lineno, text)``, carriage control removed)."""
+    from the title on (carriage control and trailing blanks removed); ``texts[k]`` is line
+    ``lineno + k`` of the file."""
 
     title: str
     lineno: int
-    lines: list[tuple[int, str]] = field(default_factory=list)
+    texts: list[str] = field(default_factory=list)
+
+    @property
+    def lines(self) -> list[tuple[int, str]]:
+        """``(lineno, text)`` of every line of the page."""
+        return list(zip(range(self.lineno, self.lineno + len(self.texts)), self.texts))
 
 
 def has_cc(lines: list[str]) -> bool:
@@ -100,26 +110,34 @@ def iter_pages(lines, cc: bool | None = None):
         cc = has_cc(head)
         it = itertools.chain(head, it)
     page = None
+    texts: list[str] = []
+    hint = _TITLE_HINT.match
     for i, ln in enumerate(it, 1):
-        body = ln[1:] if cc and ln else ln
-        t = title_of(body)
+        body = ln[1:] if cc else ln
+        t = title_of(body) if hint(body) else None
         if t is not None:
             if page is not None:
                 yield page
             page = Page(t, i)
+            texts = page.texts
         if page is not None:
-            page.lines.append((i, body.rstrip()))
+            texts.append(body.rstrip())
     if page is not None:
         yield page
 
 
 CC_SNIFF_LINES = 5000
+#: what every title line starts with (words of 1 to 3 letters), a cheap test before title_of
+_TITLE_HINT = re.compile(r"\s*(?:[01-]\s+)?\S{1,3}\s{1,6}\S{1,3}\s{1,6}\S")
+
+
+BLOCK_BYTES = 1 << 22
 
 
 def text_lines(path):
-    """The lines of a report file, decoded lazily: UTF-8 (Latin-1 where a line is not UTF-8), or
-    EBCDIC (cp037, lines ended by NL or LF) when the head reads as EBCDIC; a binary file is a bad
-    file."""
+    """The lines of a report file, decoded lazily a block at a time: UTF-8 (Latin-1 where a line
+    is not UTF-8), or EBCDIC (cp037, lines ended by NL or LF) when the head reads as EBCDIC; a
+    binary file is a bad file."""
     with open(path, "rb") as f:
         head = f.read(65536)
         if b"\x00" in head[:4096]:
@@ -127,11 +145,13 @@ def text_lines(path):
         ebcdic = b"A C T I V I T Y" not in head and "A C T I V I T Y" in head.decode("cp037", errors="replace")
         f.seek(0)
         if not ebcdic:
-            for raw in f:
-                try:
-                    yield raw.decode("utf-8").rstrip("\r\n")
-                except UnicodeDecodeError:
-                    yield raw.decode("latin-1").rstrip("\r\n")
+            rest = b""
+            for block in iter(lambda: f.read(BLOCK_BYTES), b""):
+                raws = (rest + block).split(b"\n")
+                rest = raws.pop()
+                yield from _decode(raws)
+            if rest:
+                yield from _decode([rest])
             return
         buf = ""
         for chunk in iter(lambda: f.read(1 << 20), b""):
@@ -141,6 +161,23 @@ def text_lines(path):
             yield from parts
         if buf:
             yield buf
+
+
+def _decode(raws: list[bytes]) -> list[str]:
+    """Lines (without their CR) decoded as UTF-8, a line that is not UTF-8 as Latin-1."""
+    if not raws:
+        return []
+    try:
+        text = b"\n".join(raws).decode("utf-8")
+        return [ln.rstrip("\r") for ln in text.split("\n")] if "\r" in text else text.split("\n")
+    except UnicodeDecodeError:
+        out = []
+        for raw in raws:
+            try:
+                out.append(raw.decode("utf-8").rstrip("\r"))
+            except UnicodeDecodeError:
+                out.append(raw.decode("latin-1").rstrip("\r"))
+        return out
 
 
 @dataclass
@@ -158,7 +195,7 @@ def header(path, page: Page) -> Header:
     import pandas as pd
 
     sysid = date = time = ivl = None
-    for _n, ln in page.lines[:8]:
+    for ln in page.texts[:8]:
         sysid = sysid or _SYSTEM.search(ln)
         date = date or _DATE.search(ln)
         time = time or _TIME.search(ln)
@@ -290,11 +327,6 @@ class Cells:
 _WORD = re.compile(r"\S+")
 
 
-def cells(line: str, cols: list[Column]) -> dict[int, str]:
-    """The values of a data line by column index (see :class:`Cells`)."""
-    return Cells(cols)(line)
-
-
 def full_label(c: Column) -> str:
     """Group and label together, dashes and repeated blanks removed, e.g. 'HPAV WAIT'."""
     return " ".join((c.group + " " + c.label).split())
@@ -308,3 +340,169 @@ def complete(level: str, rows: list[dict]) -> list[dict]:
         for c in text:
             r.setdefault(c, "")
     return rows
+
+
+# ---- whole tables at once -----------------------------------------------------------------------
+
+#: False: every data line is split token by token (Cells); True: the lines of a table are cut at
+#: fixed positions in one numpy pass, lines where a token crosses a cut being split by Cells (the
+#: two give the same cells; tests compare them)
+FAST = True
+
+
+@dataclass
+class Layout:
+    """A table's columns and where its lines are cut: column k owns the characters from
+    ``bounds[k-1]`` to ``bounds[k]``. A bound lies in the gap between two columns' headings at the
+    point that sends a token in the gap to the nearer column, as :class:`Cells` does; a token that
+    crosses a bound is split by :class:`Cells`. ``bounds`` is None when the headings overlap."""
+
+    cols: list[Column]
+    index: dict[str, int]
+    cells: Cells
+    bounds: list[int] | None
+
+
+_LAYOUTS: dict[tuple[str, ...], Layout] = {}
+
+
+def layout(hlines: list[str]) -> Layout:
+    """The :class:`Layout` of a table headed by ``hlines`` (cached: a report repeats its headings
+    on every page)."""
+    key = tuple(hlines)
+    got = _LAYOUTS.get(key)
+    if got is None:
+        cols = columns(hlines)
+        bounds = []
+        for a, b in zip(cols, cols[1:]):
+            if b.start < a.end:
+                bounds = None
+                break
+            bounds.append(max(1, (a.end + b.start + 1) // 2))
+        got = Layout(cols, {full_label(c): i for i, c in enumerate(cols)}, Cells(cols), bounds)
+        if len(_LAYOUTS) > 256:
+            _LAYOUTS.clear()
+        _LAYOUTS[key] = got
+    return got
+
+
+def split_lines(lay: Layout, lines: list[str]) -> list[np.ndarray]:
+    """The cells of ``lines`` under ``lay``'s columns: one array of stripped strings per column
+    ('' where a line has nothing under a column)."""
+    n = len(lines)
+    if not n:
+        return [np.array([], dtype=object) for _c in lay.cols]
+    if not FAST or lay.bounds is None:
+        return _split_slow(lay, lines, range(n), None)
+    width = max(max(map(len, lines)), lay.bounds[-1] if lay.bounds else 0) + 1
+    codes = np.array(lines, dtype=f"<U{width}").view(np.uint32).reshape(n, width)
+    ink = codes > 32
+    crossed = np.zeros(n, dtype=bool)
+    for b in lay.bounds:
+        crossed |= ink[:, b - 1] & ink[:, b]
+    edges = [0] + lay.bounds + [width]
+    out = []
+    for a, b in zip(edges, edges[1:]):
+        cell = np.ascontiguousarray(codes[:, a:b]).view(f"<U{b - a}").ravel()
+        out.append(np.strings.strip(cell))
+    if crossed.any():
+        out = _split_slow(lay, lines, np.flatnonzero(crossed), [c.astype(object) for c in out])
+    return out
+
+
+def _split_slow(lay: Layout, lines, which, out):
+    if out is None:
+        out = [np.full(len(lines), "", dtype=object) for _c in lay.cols]
+    for i in which:
+        got = lay.cells(lines[i])
+        for k, col in enumerate(out):
+            col[i] = got.get(k, "")
+    return out
+
+
+def numbers(path, linenos, label: str, cells: np.ndarray) -> np.ndarray:
+    """The values of a column of cells (see :func:`number`): NaN where not available, a bad file
+    naming the first line whose cell is not a number."""
+    cells = cells.astype(str)
+    got = decimals(cells)  # the common case: a plain decimal in every cell
+    if got is not None:
+        return got
+    try:
+        return cells.astype(np.float64)
+    except ValueError:
+        pass
+    out = np.full(len(cells), np.nan)
+    na = ((np.strings.strip(cells, "-") == "") | (np.strings.strip(cells, "*") == "")
+          | (cells == "N/A") | (cells == "NA"))
+    idx = np.flatnonzero(~na)
+    try:
+        out[idx] = cells[idx].astype(np.float64)
+    except ValueError:  # scaled values (12.3K) or a bad cell: one at a time
+        for i in idx:
+            out[i] = number(path, int(linenos[i]), label, str(cells[i]))
+    return out
+
+
+_POW10 = 10.0 ** np.arange(16)
+
+
+def decimals(cells: np.ndarray) -> np.ndarray | None:
+    """Plain decimals ('164.372', '.192', '12') read from their character codes, as ``float()``
+    reads them (the digits as an integer of at most 15 digits, divided by a power of ten: both
+    exact, so the quotient is the correctly rounded value); None unless every cell is one."""
+    n, w = len(cells), cells.dtype.itemsize // 4
+    if n == 0 or w == 0 or cells.dtype.kind != "U":
+        return None
+    c = np.ascontiguousarray(cells).view(np.uint32).reshape(n, w).astype(np.int64)
+    d = c - 48
+    dig = (d >= 0) & (d <= 9)
+    dot = c == 46
+    nul = c == 0
+    ndig = dig.sum(axis=1)
+    if (not (dig | dot | nul).all() or (dot.sum(axis=1) > 1).any() or (ndig == 0).any() or (ndig > 15).any()
+            or (nul[:, :-1] & ~nul[:, 1:]).any()):
+        return None
+    m = np.zeros(n, dtype=np.int64)
+    dec = np.zeros(n, dtype=np.int64)
+    after = np.zeros(n, dtype=bool)
+    for j in range(w):
+        dj = dig[:, j]
+        m = np.where(dj, m * 10 + d[:, j], m)
+        dec += dj & after
+        after |= dot[:, j]
+    return m / _POW10[dec]
+
+
+def conform(level: str, df) -> "object":
+    """``df`` with exactly the columns of ``level`` (plus any starting with '_'), in order and
+    typed as ``table.frame`` types them: missing text columns '', missing numbers NaN."""
+    import pandas as pd
+
+    spec = {**KEYS, **COLUMNS[level]}
+    out = {}
+    for c, (d, *_r) in spec.items():
+        if c not in df:
+            out[c] = np.full(len(df), "", dtype=object) if d == "str" else np.full(len(df), np.nan)
+        elif d == "str":
+            out[c] = df[c].astype(object).fillna("").to_numpy()
+        elif d.startswith("datetime"):
+            out[c] = pd.to_datetime(df[c]).astype("datetime64[ns]").to_numpy()
+        else:
+            out[c] = pd.to_numeric(df[c]).astype(d).to_numpy()
+        if d == "str":  # as object, not pandas' own string dtype (which it infers from str objects)
+            out[c] = pd.Series(out[c], dtype=object, index=pd.RangeIndex(len(df)))
+    for c in df.columns:
+        if str(c).startswith("_"):
+            out[c] = df[c].to_numpy()
+        elif c not in spec:
+            raise ValueError(f"measured.{level}: unknown column {c!r}")
+    return pd.DataFrame(out, index=pd.RangeIndex(len(df)))
+
+
+def text(cells: np.ndarray) -> np.ndarray:
+    """A column of text cells as objects, words separated by one blank (as :class:`Cells` joins
+    the tokens under one column)."""
+    cells = cells.astype(str)
+    if (np.strings.find(cells, "  ") >= 0).any():
+        return np.array([" ".join(c.split()) for c in cells], dtype=object)
+    return cells.astype(object)

@@ -30,6 +30,7 @@ FCX108_COLS = {
     "Addr": "devnum", "Type": "dev_type", "Label/ID": "volser", "Rate/s I/O": "ssch_per_s",
     "Time (msec) Pend": "pend_ms", "Time (msec) Disc": "disc_ms", "Time (msec) Conn": "conn_ms",
     "Time (msec) Resp": "resp_ms", "Percent Busy": "dev_util_pct", "Percent READ": "read_share",
+    "Serv": "serv_ms", "CUWt": "cu_wait_ms", "Qued": "queued",
 }
 #: FCX215 heading -> channel column
 FCX215_COLS = {

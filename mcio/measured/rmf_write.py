@@ -14,6 +14,7 @@ from __future__ import annotations
 import math
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 
 from .table import Measured
@@ -32,12 +33,14 @@ DEVICE_LAYOUT = (
     (("DEV", "NUM"), 5, "devnum", ""),
     (("DEVICE", "TYPE"), 6, "dev_type", ""),
     (("VOLUME", "SERIAL"), 6, "volser", ""),
+    (("PAV",), 5, "pav", ""),
     (("LCU",), 4, "lcu", ""),
     (("DEVICE", "ACTIVITY", "RATE"), 9, "ssch_per_s", "%.3f"),
     (("AVG", "RESP", "TIME"), 7, "resp_ms", "%.3f"),
     (("AVG", "IOSQ", "TIME"), 7, "iosq_ms", "%.3f"),
     (("AVG", "CMR", "DLY"), 7, "cmr_ms", "%.3f"),
     (("AVG", "DB", "DLY"), 7, "db_ms", "%.3f"),
+    (("AVG", "INT", "DLY"), 7, "int_dly_ms", "%.3f"),
     (("AVG", "PEND", "TIME"), 7, "pend_ms", "%.3f"),
     (("AVG", "DISC", "TIME"), 7, "disc_ms", "%.3f"),
     (("AVG", "CONN", "TIME"), 7, "conn_ms", "%.3f"),
@@ -55,6 +58,7 @@ IOQ_LAYOUT = (
     (("AVG", "CMR", "DLY"), 7, "cmr_ms", "%.3f"),
     (("CONTENTION", "RATE"), 10, "cont_per_s", "%.3f"),
     (("DELAY", "Q", "LNGTH"), 7, "delay_q_length", "%.3f"),
+    (("AVG", "CSS", "DLY"), 7, "css_dly_ms", "%.3f"),
     (("WAIT",), 7, "hpav_wait", "%.3f"),
     (("MAX",), 5, "hpav_max", "%.0f"),
 )
@@ -66,9 +70,11 @@ CACHE_DEV_LAYOUT = (
     (("TOTAL", "H/R"), 8, "hit_ratio", "%.3f"),
     (("READ", "H/R"), 8, "read_hit_ratio", "%.3f"),
     (("WRITE", "H/R"), 8, "write_hit_ratio", "%.3f"),
+    (("%", "READ"), 6, "read_pct", "%.1f"),
 )
 CHAN_LEAVES = (  # (heading, width, column, format)
     ("ID", 3, "chpid", ""), ("TYPE", 6, "chpid_type", ""), ("G", 3, "generation", ""),
+    ("SPEED", 5, "speed", ""), ("SHR", 3, "shared", ""),
     ("PART", 8, "util_part_pct", "%.2f"), ("TOTAL", 8, "util_total_pct", "%.2f"), ("BUS", 8, "bus_pct", "%.2f"),
     ("PART", 9, "read_mb_s_part", "%.2f"), ("TOTAL", 9, "read_mb_s_total", "%.2f"),
     ("PART", 9, "write_mb_s_part", "%.2f"), ("TOTAL", 9, "write_mb_s_total", "%.2f"),
@@ -77,8 +83,8 @@ CHAN_LEAVES = (  # (heading, width, column, format)
     ("RATE", 10, "zhpf_ops_per_s", "%.1f"), ("ACTIVE", 8, "zhpf_active", "%.1f"),
     ("DEFER", 8, "zhpf_defer_per_s", "%.1f"),
 )
-CHAN_GROUPS = (("CHANNEL PATH", 0, 3), ("UTILIZATION(%)", 3, 6), ("READ(MB/SEC)", 6, 8),
-               ("WRITE(MB/SEC)", 8, 10), ("FICON OPERATIONS", 10, 13), ("ZHPF OPERATIONS", 13, 16))
+CHAN_GROUPS = (("CHANNEL PATH", 0, 5), ("UTILIZATION(%)", 5, 8), ("READ(MB/SEC)", 8, 10),
+               ("WRITE(MB/SEC)", 10, 12), ("FICON OPERATIONS", 12, 15), ("ZHPF OPERATIONS", 15, 18))
 
 
 def fmt(v, f: str) -> str:
@@ -143,6 +149,28 @@ def _row(layout, spans, values) -> str:
     return " " + line.rstrip()
 
 
+def _rows(layout, spans, df: pd.DataFrame) -> list[str]:
+    """The lines :func:`_row` prints for every row of ``df``, built a column at a time."""
+    n = len(df)
+    if not n:
+        return []
+    sdt = np.dtypes.StringDType()
+    line = np.full(n, "", dtype=sdt)
+    for (_w, width, col, f), (pos, _wd) in zip(layout, spans):
+        if col is None or col not in df:
+            cell = np.full(n, "", dtype=sdt)
+        else:
+            vals = df[col].tolist()
+            if f and df[col].dtype.kind == "f":  # fmt's rule, inline: NaN prints '------'
+                cell = np.array(["------" if v != v else f % v for v in vals], dtype=sdt)
+            else:
+                cell = np.array([fmt(v, f) for v in vals], dtype=sdt)
+        cell = np.strings.ljust(cell, width) if f == "" else np.strings.rjust(cell, width)
+        pad = np.maximum(pos - np.strings.str_len(line), 0)
+        line = np.strings.add(np.strings.add(line, np.strings.multiply(np.array(" ", dtype=sdt), pad)), cell)
+    return [" " + ln for ln in np.strings.rstrip(line).tolist()]
+
+
 def _groups(measured: Measured, level: str):
     df = measured[level]
     if not len(df):
@@ -168,11 +196,11 @@ def write(measured: Measured, path) -> Path:
         df = groups["device"].get(key)
         if df is not None:
             head, spans = _stacked(DEVICE_LAYOUT)
-            recs = df.sort_values("devnum").to_dict("records")
-            for k in range(0, len(recs), ROWS_PER_PAGE):
+            rows = _rows(DEVICE_LAYOUT, spans, df.sort_values("devnum"))
+            for k in range(0, len(rows), ROWS_PER_PAGE):
                 newpage("device", key)
                 out += head
-                out += [_row(DEVICE_LAYOUT, spans, r) for r in recs[k:k + ROWS_PER_PAGE]]
+                out += rows[k:k + ROWS_PER_PAGE]
         df = groups["channel"].get(key)
         if df is not None:
             recs = df.sort_values("chpid").to_dict("records")
@@ -234,7 +262,7 @@ def _ioq_pages(key, lcu_df, path_df, newpage) -> list[str]:
             vals["lcu"] = lcu if k == 0 else None
             vals["cu"] = (L.get("cu") or "") if k == 0 else None
             lines.append(_row(IOQ_LAYOUT, spans, vals))
-        tot = {c: L.get(c) for c in ("cont_per_s", "delay_q_length", "hpav_wait", "hpav_max")}
+        tot = {c: L.get(c) for c in ("cont_per_s", "delay_q_length", "css_dly_ms", "hpav_wait", "hpav_max")}
         tot.update(chpid="*", taken_per_s=L.get("ssch_per_s"))
         if not prs:
             tot.update(lcu=lcu, cu=L.get("cu") or "")
@@ -299,5 +327,5 @@ def _cache_page(key, d) -> list[str]:
         head.insert(0, " " + overlay("", lo, "--DASD I/O RATE--".center(wd, "-")))
         lines += [" " + "-" * 131, " " + " " * 46 + "CACHE SUBSYSTEM DEVICE OVERVIEW", " " + "-" * 131]
         lines += head
-        lines += [_row(CACHE_DEV_LAYOUT, spans, r) for r in devs.to_dict("records")]
+        lines += _rows(CACHE_DEV_LAYOUT, spans, devs)
     return lines

@@ -44,9 +44,11 @@ COLUMN_NAMES = {
         "AVG CMR DLY": "cmr_ms", "AVG DB DLY": "db_ms", "AVG PEND TIME": "pend_ms", "DPTAVG": "pend_ms",
         "AVG DISC TIME": "disc_ms", "DDTAVG": "disc_ms", "AVG CONN TIME": "conn_ms", "DCTAVG": "conn_ms",
         "% DEV CONN": "dev_conn_pct", "% DEV UTIL": "dev_util_pct", "DVUTL": "dev_util_pct",
+        "AVG INT DLY": "int_dly_ms", "PAV": "pav",
     },
     "CHAN": {
         "ID": "chpid", "CHANNEL PATH ID": "chpid", "CHPID": "chpid", "TYPE": "chpid_type", "G": "generation",
+        "SPEED": "speed", "SHR": "shared",
         "UTILIZATION (%) PART": "util_part_pct", "CHLBSY": "util_part_pct",
         "UTILIZATION (%) TOTAL": "util_total_pct", "CHTBSY": "util_total_pct",
         "UTILIZATION (%) BUS": "bus_pct", "CHBTOT": "bus_pct",
@@ -67,7 +69,7 @@ COLUMN_NAMES = {
         "% CU BUSY": "cu_busy_pct", "IOCUB": "cu_busy_pct", "AVG CUB DLY": "cub_dly_ms", "IOCBT": "cub_dly_ms",
         "AVG CMR DLY": "cmr_ms", "IOCMR": "cmr_ms", "CONTENTION RATE": "cont_per_s", "IOCTR": "cont_per_s",
         "DELAY Q LNGTH": "delay_q_length", "IODLQ": "delay_q_length", "HPAV WAIT": "hpav_wait",
-        "IOHWAIT": "hpav_wait", "HPAV MAX": "hpav_max", "IOHMAX": "hpav_max",
+        "IOHWAIT": "hpav_wait", "HPAV MAX": "hpav_max", "IOHMAX": "hpav_max", "AVG CSS DLY": "css_dly_ms",
     },
     "CACHE": {
         "SSID": "ssid", "CU-ID": "cu", "CUID": "cu", "DEV NUM": "devnum", "DEVN": "devnum", "VOLSER": "volser",
@@ -75,11 +77,12 @@ COLUMN_NAMES = {
         "CADHRT": "hit_ratio", "READ H/R": "read_hit_ratio", "WRITE H/R": "write_hit_ratio",
         "STAGING RATE": "staging_per_s", "STAGE": "staging_per_s",
         "READ I/O REQUESTS RATE": "read_per_s", "WRITE I/O REQUESTS RATE": "write_per_s",
-        "SEQUENTIAL READ RATE": "seq_read_per_s",
+        "SEQUENTIAL READ RATE": "seq_read_per_s", "% READ": "read_pct",
     },
 }
 KEY_COLUMN = {"DEVICE": "devnum", "CHAN": "chpid", "IOQ": "lcu", "CACHE": "ssid"}
-_TEXT = {"devnum", "volser", "lcu", "dev_type", "chpid", "chpid_type", "generation", "cu", "ssid"}
+_TEXT = {"devnum", "volser", "lcu", "dev_type", "chpid", "chpid_type", "generation", "cu", "ssid", "pav", "speed",
+         "shared"}
 _ISO = re.compile(r"(\d{4})-(\d\d)-(\d\d)[T ](\d\d):(\d\d):(\d\d)")
 _RMFDT = re.compile(r"(\d\d)/(\d\d)/(\d{4})\s+(\d\d)[.:](\d\d)[.:](\d\d)")
 _MMSS = re.compile(r"^(\d+)\.(\d\d)\.(\d{3})$")
@@ -170,7 +173,7 @@ def _emit(mid, keys, cols, recs, rows) -> None:
     elif mid == "CACHE":
         rows["cache"] += [dict(keys, **r) for r in recs]
     else:  # IOQ: rows with a channel path are LCU paths, rows with '*' or none are the LCU's total
-        lcu_cols = ("cu", "cont_per_s", "delay_q_length", "hpav_wait", "hpav_max")
+        lcu_cols = ("cu", "cont_per_s", "delay_q_length", "hpav_wait", "hpav_max", "css_dly_ms")
         path_cols = ("taken_per_s", "dp_busy_pct", "cu_busy_pct", "cub_dly_ms", "cmr_ms")
         for r in recs:
             chp = r.get("chpid", "")
