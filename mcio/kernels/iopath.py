@@ -237,10 +237,14 @@ def run_one(fp, ip, dp, ev, ec, cls_cum, cls_kb, cls_miss, cls_mp, cls_proto,
                                                                     grp_ch, chg_ptr, chg)
     # (``if UNITS``: a constant Numba prunes before typing; run_one keeps the one-control-unit,
     # one-workload code, its state as before)
+    # A control unit's station is reached only by I/Os holding an open exchange (from GETCH to
+    # DONE), so no more than the channels' exchanges are ever at it at once: with at least as
+    # many servers it never queues, and needs no event of its own (kernels/stations.py).
+    reach = min(P, OECAP.sum())
     if UNITS:
-        cu = cu_state(dp, un[0], un[1], un[2], P)
+        cu = cu_state(dp, un[0], un[1], un[2], reach)
     else:
-        cu = cu_state_single(ip[IP_HA_SERVERS], ip[IP_BE_SERVERS], dp, P)
+        cu = cu_state_single(ip[IP_HA_SERVERS], ip[IP_BE_SERVERS], dp, reach)
     WL = UNITS and ip[IP_WORKLOADS] == 1
     wl = un[3]
     cls_wl = wl[4]
