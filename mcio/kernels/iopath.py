@@ -265,16 +265,16 @@ def run_one(fp, ip, dp, ev, ec, cls_cum, cls_kb, cls_miss, cls_mp, cls_proto,
     t = 0.0
     t_last = 0.0
     a_sys = a_iosq = n_events = 0.0
-    b_cur = 0
+    b_cur = np.int64(0)           # (int64 from the start, not literals: see _column_sums)
     b_next = (STOP + NB - 1) // NB
     t0 = 0.0
     n_sys = 0
-    done = 0
+    done = np.int64(0)
     stop = False
     next_arr, trace_i, rs_n = _first_arrivals(s, trace, TRACE, is_open, think_zero, P, rng, heap,
                                               rs_slot, rs_stage)
     bk = np.empty((BLOCK_IOS, N_BK))   # measured completions' figures, summed a block at a time
-    nbk = 0
+    nbk = np.int64(0)
     poll_at = POLL_IOS              # the completion count of the next look at ctl_stop
     x_next = -1                     # the I/O whose event was just taken, and its stage
     stage_next = -1
