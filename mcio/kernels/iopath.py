@@ -59,8 +59,8 @@ from .stations import N_ST, cu_state, cu_state_single, stage_be, stage_ha, stati
 from .workloads import count_units, stage_arrive_wl, units_restart
 from .cards import PAST_CARD, cards_state, stage_card
 from .transfer import links_close, links_restart, links_state, stage_xfer, transfer_ends
-from .stats import A_AREA_BE, A_AREA_HA, A_AREA_IOSQ, A_AREA_MPQ, A_AREA_SYS, A_EVENTS, A_TIME_MS, \
-    A_UNSTABLE, C_OE_MAX
+from .stats import A_AREA_BE, A_AREA_HA, A_AREA_IOSQ, A_AREA_MPQ, A_AREA_SYS, A_EVENTS, A_STALLED, \
+    A_TIME_MS, A_UNSTABLE, C_OE_MAX
 from .winner import winner_new
 
 #: compiled as a constant: False in ``run_one`` (the single-path model: LLVM drops the control
@@ -361,7 +361,11 @@ def run_one(fp, ip, dp, ev, ec, cls_cum, cls_kb, cls_miss, cls_mp, cls_proto,
 
         # ---- the next event: heap, a link transfer ending, or an open arrival ----
         tn, src, cmin = next_event(heap, tm_t, tm_c, tw_t, tw_c, next_arr)
-        if src < 0:
+        if not tn < INF:
+            # no event before the run's end, or the next one never comes (an infinite service
+            # time: past the largest double): the run ends with what it has, flagged stalled
+            # (going on at t = inf would take idle MPs' INF for events: a crash)
+            acc[A_UNSTABLE] = A_STALLED
             break
         dt = tn - t_last
         if dt > 0.0:
