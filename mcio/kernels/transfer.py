@@ -108,7 +108,7 @@ def _ps_next(c, now, bw, ps_n, ps_v, ps_list, sf, ps_next_t, ps_next_slot, tw_t,
     rem = sf[best, SF_TAG] - ps_v[c]
     if rem < 0.0:
         rem = 0.0
-    ps_next_t[c] = now + (rem / bw if n == 1 else rem * n / bw)     # (rem * 1 is rem to the bit)
+    ps_next_t[c] = now + rem * n / bw
     ps_next_slot[c] = best
     winner_set(c, ps_next_t[c], c, tw_t, tw_c)
 
