@@ -242,6 +242,8 @@ def simulate_part(model: Model, ios: int = 200_000, replications: int = 4, seed:
     out = run_kernels(model, ios, replications, seed, warmup, point, use_fast, tables, links=units,
                       with_units=units)
     acc, chs, devs, hist, bat = out[:5]
+    # the event engine stopped at an event of infinite time (kernels/iopath.py)
+    stalled = not use_fast and bool((acc[:, S.A_UNSTABLE] == S.A_STALLED).any())
     if over_capacity:
         acc[:, S.A_UNSTABLE] = 1.0
     cut = interrupt.requested() and bool((acc[:, S.A_N] < ios).any())   # stopped (in a sweep)
@@ -271,6 +273,8 @@ def simulate_part(model: Model, ios: int = 200_000, replications: int = 4, seed:
     part.attrs.update({
         "unstable_reason": (f"open load over capacity: {station} utilisation {util:.3f} >= 1" if over_capacity
                             else short if short
+                            else "stalled: a service time without end (past the largest double, ms)"
+                            if stalled
                             else "queue outgrew the model's I/O pool" if int(part.data("unstable")) else ""),
         "title": "mcio simulation",
         "mcio_version": __version__, "numba_version": numba.__version__,

@@ -318,7 +318,7 @@ def fill_exponential(lanes, scal, out, n, mean):
     for c0 in range(0, n, _CHUNK):
         w = out[c0:min(c0 + _CHUNK, n)]
         _xoshiro_raw(lanes, raw, w.shape[0] // LANES)
-        nrej = 0
+        nrej = np.int64(0)       # not a literal 0: the call below would compile once for it
         for j in range(w.shape[0]):
             ri = raw[j] >> np.uint64(3)
             idx = ri & np.uint64(0xFF)

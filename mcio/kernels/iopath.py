@@ -59,8 +59,8 @@ from .stations import N_ST, cu_state, cu_state_single, stage_be, stage_ha, stati
 from .workloads import count_units, stage_arrive_wl, units_restart
 from .cards import PAST_CARD, cards_state, stage_card
 from .transfer import links_close, links_restart, links_state, stage_xfer, transfer_ends
-from .stats import A_AREA_BE, A_AREA_HA, A_AREA_IOSQ, A_AREA_MPQ, A_AREA_SYS, A_EVENTS, A_TIME_MS, \
-    A_UNSTABLE, C_OE_MAX
+from .stats import A_AREA_BE, A_AREA_HA, A_AREA_IOSQ, A_AREA_MPQ, A_AREA_SYS, A_EVENTS, A_STALLED, \
+    A_TIME_MS, A_UNSTABLE, C_OE_MAX
 from .winner import winner_new
 
 #: compiled as a constant: False in ``run_one`` (the single-path model: LLVM drops the control
@@ -237,10 +237,14 @@ def run_one(fp, ip, dp, ev, ec, cls_cum, cls_kb, cls_miss, cls_mp, cls_proto,
                                                                     grp_ch, chg_ptr, chg)
     # (``if UNITS``: a constant Numba prunes before typing; run_one keeps the one-control-unit,
     # one-workload code, its state as before)
+    # A control unit's station is reached only by I/Os holding an open exchange (from GETCH to
+    # DONE), so no more than the channels' exchanges are ever at it at once: with at least as
+    # many servers it never queues, and needs no event of its own (kernels/stations.py).
+    reach = min(P, OECAP.sum())
     if UNITS:
-        cu = cu_state(dp, un[0], un[1], un[2], P)
+        cu = cu_state(dp, un[0], un[1], un[2], reach)
     else:
-        cu = cu_state_single(ip[IP_HA_SERVERS], ip[IP_BE_SERVERS], dp, P)
+        cu = cu_state_single(ip[IP_HA_SERVERS], ip[IP_BE_SERVERS], dp, reach)
     WL = UNITS and ip[IP_WORKLOADS] == 1
     wl = un[3]
     cls_wl = wl[4]
@@ -261,16 +265,16 @@ def run_one(fp, ip, dp, ev, ec, cls_cum, cls_kb, cls_miss, cls_mp, cls_proto,
     t = 0.0
     t_last = 0.0
     a_sys = a_iosq = n_events = 0.0
-    b_cur = 0
+    b_cur = np.int64(0)           # (int64 from the start, not literals: see _column_sums)
     b_next = (STOP + NB - 1) // NB
     t0 = 0.0
     n_sys = 0
-    done = 0
+    done = np.int64(0)
     stop = False
     next_arr, trace_i, rs_n = _first_arrivals(s, trace, TRACE, is_open, think_zero, P, rng, heap,
                                               rs_slot, rs_stage)
     bk = np.empty((BLOCK_IOS, N_BK))   # measured completions' figures, summed a block at a time
-    nbk = 0
+    nbk = np.int64(0)
     poll_at = POLL_IOS              # the completion count of the next look at ctl_stop
     x_next = -1                     # the I/O whose event was just taken, and its stage
     stage_next = -1
@@ -357,7 +361,11 @@ def run_one(fp, ip, dp, ev, ec, cls_cum, cls_kb, cls_miss, cls_mp, cls_proto,
 
         # ---- the next event: heap, a link transfer ending, or an open arrival ----
         tn, src, cmin = next_event(heap, tm_t, tm_c, tw_t, tw_c, next_arr)
-        if src < 0:
+        if not tn < INF:
+            # no event before the run's end, or the next one never comes (an infinite service
+            # time: past the largest double): the run ends with what it has, flagged stalled
+            # (going on at t = inf would take idle MPs' INF for events: a crash)
+            acc[A_UNSTABLE] = A_STALLED
             break
         dt = tn - t_last
         if dt > 0.0:

@@ -306,7 +306,7 @@ def stage_getch(x, t, sf, si, paths, oe, oe_tl, chs, sel, oecap):
         si[x, SI_DEF] = 1
         enqueue(gq_h, gq_t, si, g, x)
         return -1
-    oe_add(c, t, 1, oe, oe_tl, chs)
+    oe_add(c, t, np.int64(1), oe, oe_tl, chs)
     if oe[c] > chs[c, C_OE_MAX]:
         chs[c, C_OE_MAX] = oe[c]
     si[x, SI_CH] = c
@@ -345,7 +345,7 @@ def stage_mpstart(x, t, sf, si, rng, mp, mp_ms, cls_mp, start_frac, mp_det, uni)
         winner_set(c, t + (sf[x, SF_W_START] + sf[x, SF_W_WAKE]), x * 8 + EV_MP, tm_t, tm_c)
     else:
         enqueue(mq_h, mq_t, si, c, x)
-        mq_add(c, t, 1, mq_n, mq_tl, mq_area)
+        mq_add(c, t, np.int64(1), mq_n, mq_tl, mq_area)
     return -1
 
 
@@ -538,12 +538,12 @@ def flush_block(bk, n, acc, hist):
     if n == 0:
         return 0
     acc[A_N] += float(n)
-    _column_sums(bk, n, BK_RESP, acc, A_SUM_RESP, A_SQ_RESP)
-    _column_sums(bk, n, BK_IOSQ, acc, A_SUM_IOSQ, A_SQ_IOSQ)
-    _column_sums(bk, n, BK_PEND, acc, A_SUM_PEND, A_SQ_PEND)
-    _column_sums(bk, n, BK_CMR, acc, A_SUM_CMR, A_SQ_CMR)
-    _column_sums(bk, n, BK_DISC, acc, A_SUM_DISC, A_SQ_DISC)
-    _column_sums(bk, n, BK_CONN, acc, A_SUM_CONN, A_SQ_CONN)
+    _column_sums(bk, n, np.int64(BK_RESP), acc, np.int64(A_SUM_RESP), np.int64(A_SQ_RESP))
+    _column_sums(bk, n, np.int64(BK_IOSQ), acc, np.int64(A_SUM_IOSQ), np.int64(A_SQ_IOSQ))
+    _column_sums(bk, n, np.int64(BK_PEND), acc, np.int64(A_SUM_PEND), np.int64(A_SQ_PEND))
+    _column_sums(bk, n, np.int64(BK_CMR), acc, np.int64(A_SUM_CMR), np.int64(A_SQ_CMR))
+    _column_sums(bk, n, np.int64(BK_DISC), acc, np.int64(A_SUM_DISC), np.int64(A_SQ_DISC))
+    _column_sums(bk, n, np.int64(BK_CONN), acc, np.int64(A_SUM_CONN), np.int64(A_SQ_CONN))
     busy = acc[A_DEV_BUSY_MS]
     zvm = acc[A_DEV_BUSY_ZVM_MS]
     dfr = acc[A_DEFERRED]
@@ -563,13 +563,13 @@ def close_exchange(c, t, sf, si, paths, oe, oe_tl, chs):
     """An I/O's exchange on channel c closes at ``t``: the longest-deferred I/O of a path group
     through c takes it; returns that I/O (to resume at MPSTART) or -1."""
     dev_grp, grp_ptr, grp_ch, chg_ptr, chg, rotor, gq_h, gq_t = paths
-    best_g = -1
+    best_g = np.int64(-1)
     for j in range(chg_ptr[c], chg_ptr[c + 1]):
         gg = chg[j]
         if gq_h[gg] >= 0 and (best_g < 0 or sf[gq_h[gg], SF_T_START] < sf[gq_h[best_g], SF_T_START]):
             best_g = gg
     if best_g < 0:
-        oe_add(c, t, -1, oe, oe_tl, chs)
+        oe_add(c, t, np.int64(-1), oe, oe_tl, chs)
         return -1
     y = dequeue(gq_h, gq_t, si, best_g)      # takes the exchange: the level does not change
     si[y, SI_CH] = c
@@ -652,7 +652,7 @@ def mp_work_ends(y, t, sf, si, mp, chs):
     elif mq_h[c] >= 0:
         z = dequeue(mq_h, mq_t, si, c)
         if si[z, SI_MPSTAGE] == 0:
-            mq_add(c, t, -1, mq_n, mq_tl, mq_area)
+            mq_add(c, t, np.int64(-1), mq_n, mq_tl, mq_area)
             winner_set(c, t + sf[z, SF_W_START], z * 8 + EV_MP, tm_t, tm_c)
         else:
             winner_set(c, t + sf[z, SF_W_END], z * 8 + EV_MP, tm_t, tm_c)

@@ -7,9 +7,10 @@ stages that cross them (``stage_ha``, ``stage_be``). Compiled and inlined like e
 State ``cu`` = (row int64[S], zero bool[S], kw_n int64[S], kw_free float64[S, M],
 work float64[S], served float64[S], dev_cu int64[D], multi bool) over the S = 2U stations
 (``cu_state``): each station's row of service draws, whether its service is zero, its number of
-servers if it can queue (fewer servers than slots, else 0: it never queues), its servers' free
-times (ms; ``servers.kw_start``), the service assigned since the measurement started (ms, the
-utilisation's area) and the visits since then; each device's control unit; ``multi``: more than
+servers if it can queue (fewer servers than I/Os can reach it: the slots, at most the channels'
+open exchanges; else 0: it never queues), its servers' free times (ms; ``servers.kw_start``), the
+service assigned since the measurement started (ms, the utilisation's area) and the visits since
+then; each device's control unit; ``multi``: more than
 one control unit (else every I/O uses control unit 0 without a look-up). The single-path model's
 kernel (``iopath.run_one``) has only the first five, for its one control unit's two stations
 (``cu_state_single``): every ``len(cu) > 5`` below is a constant Numba prunes before typing, so
@@ -39,8 +40,9 @@ N_ST = 2
 
 @nb.njit(**JIT)
 def cu_state_single(ha_servers, be_servers, dp, n_slots):
-    """The single-path model's two stations at time 0: (row, zero, kw_n, kw_free, work)."""
-    # a station with at least as many servers as slots never queues: no heap of free times
+    """The single-path model's two stations at time 0: (row, zero, kw_n, kw_free, work);
+    ``n_slots``: the most I/Os that can be at a station at once."""
+    # a station with at least as many servers as can reach it never queues: no heap of free times
     kw_n = np.array([ha_servers if ha_servers < n_slots else 0,
                      be_servers if be_servers < n_slots else 0], np.int64)
     return (np.array([D_HA, D_BACKEND], np.int64),
@@ -51,7 +53,8 @@ def cu_state_single(ha_servers, be_servers, dp, n_slots):
 @nb.njit(**JIT)
 def cu_state(dp, cu_row, cu_servers, dev_cu, n_slots):
     """The stations' state at time 0 (``cu`` above) from each station's row of draws
-    (int64[S]) and servers (int64[S]), and each device's control unit (int64[D])."""
+    (int64[S]) and servers (int64[S]), and each device's control unit (int64[D]); ``n_slots``:
+    the most I/Os that can be at a station at once."""
     n = cu_row.shape[0]
     zero = np.zeros(n, np.bool_)
     kw_n = np.zeros(n, np.int64)
@@ -76,8 +79,8 @@ def cu_serve(st, a, x, sf, rng, cu):
     """I/O ``x`` arrives at control-unit station ``st`` at ``a`` (ms): returns when its service
     ends. FIFO over the station's servers by the Kiefer-Wolfowitz recursion: it starts when it
     arrives or when the first server frees, whichever is later (arrivals are taken in time
-    order, so this is the FIFO queue's own sample path; a station with as many servers as
-    slots never queues). The service is the station's row's next draw."""
+    order, so this is the FIFO queue's own sample path; a station with as many servers as I/Os
+    can reach it never queues). The service is the station's row's next draw."""
     row, zero, kw_n, kw_free, work = cu[0], cu[1], cu[2], cu[3], cu[4]
     if zero[st]:
         return a

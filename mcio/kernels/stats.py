@@ -32,6 +32,9 @@ from dataclasses import dataclass
  A_AREA_SYS, A_AREA_IOSQ, A_AREA_HA, A_AREA_BE, A_DEV_BUSY_MS, A_UNSTABLE, A_EVENTS,
  A_DEFERRED, A_AREA_MPQ, A_DEV_BUSY_ZVM_MS) = range(24)
 N_ACC = 24
+#: acc[A_UNSTABLE] when the event engine stalled (its next event at an infinite time) rather than
+#: outgrew its pool of I/Os (1.0)
+A_STALLED = 2.0
 COMPONENTS = ("response", "iosq", "pend", "cmr", "disconnect", "connect")
 
 # ---- per-channel accumulators chs[channel, k]

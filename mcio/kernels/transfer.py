@@ -80,8 +80,13 @@ def xfer_link(x, si, lk):
 @nb.njit(**JIT_STAGE)
 def _ps_advance(c, now, bw, ps_n, ps_v, ps_tl):
     """Move link c's virtual time (KB served per active transfer) forward to ``now``."""
-    if ps_n[c] > 0:
-        ps_v[c] += (now - ps_tl[c]) * bw / ps_n[c]
+    n = ps_n[c]
+    if n == 1:
+        # alone on the link (the common case below saturation): x / 1 is x to the bit, so the
+        # division is left out
+        ps_v[c] += (now - ps_tl[c]) * bw
+    elif n > 0:
+        ps_v[c] += (now - ps_tl[c]) * bw / n
     ps_tl[c] = now
 
 

@@ -1,0 +1,139 @@
+"""What a first answer costs in compiling: the Numba specialisations ``mcio run`` compiles with an
+empty cache, and the command's CPU time cold (empty cache) and warm (the cache it just filled).
+
+    python benchmarks/compile_cost.py                    # mcio run (the README main job's model)
+    python benchmarks/compile_cost.py --against b986a43  # the same for another commit, alternating
+    python benchmarks/compile_cost.py --list             # which functions compile, how often, how long
+    python benchmarks/compile_cost.py -- run examples/topology/two_subsystems.toml
+
+Each measurement is a new process with ``NUMBA_CACHE_DIR`` a new temporary directory (Numba then
+keeps every cache entry there, none in the tree's ``__pycache__``), running the command through
+``mcio.cli.main``. The child counts Numba's ``numba:compile`` events (one per specialisation
+compiled, nested ones included: a function compiled on its own for a caller's typing counts too)
+and sums the outermost events' durations (the compile's wall time), and reports its own CPU time
+(user + system, ``resource``) for the whole process: interpreter, imports, compiling, the run.
+Then a second process runs the same command on the filled cache (the warm figure).
+
+``--against REF`` also measures ``git archive REF`` unpacked in a temporary directory, the two
+trees alternating (``--repeat`` rounds), so a before/after comparison shares the machine's load.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(HERE)
+
+_CHILD = r"""
+import collections, json, resource, sys, time
+from numba.core import event as ev
+
+names = collections.Counter()
+own = collections.Counter()          # seconds of each function's compiles, nested ones excluded
+outer = [0.0]
+stack = []
+
+
+def _name(event):
+    f = event.data["dispatcher"].py_func
+    return f.__qualname__ + " (" + f.__module__ + ")"
+
+
+class Listener(ev.Listener):
+    def on_start(self, event):
+        now = time.perf_counter()
+        if stack:
+            own[stack[-1][0]] += now - stack[-1][1]
+        names[_name(event)] += 1
+        stack.append([_name(event), now, now])
+
+    def on_end(self, event):
+        now = time.perf_counter()
+        name, since, began = stack.pop()
+        own[name] += now - since
+        if stack:
+            stack[-1][1] = now
+        else:
+            outer[0] += now - began
+
+ev.register("numba:compile", Listener())
+t0 = time.perf_counter()
+import mcio.cli
+try:
+    mcio.cli.main(sys.argv[1:], standalone_mode=False)
+except SystemExit:
+    pass
+ru = resource.getrusage(resource.RUSAGE_SELF)
+json.dump({"compiled": sum(names.values()), "names": dict(names), "own_s": dict(own),
+           "mcio": sum(n for k, n in names.items() if "(mcio." in k), "compile_s": outer[0],
+           "cpu_s": ru.ru_utime + ru.ru_stime, "wall_s": time.perf_counter() - t0},
+          sys.stderr)
+"""
+
+
+def measure(tree: str, args: list[str]) -> dict:
+    """Cold then warm figures of ``mcio ARGS`` on the source tree ``tree``."""
+    with tempfile.TemporaryDirectory(prefix="mcio-numba-") as cache:
+        env = dict(os.environ, NUMBA_CACHE_DIR=cache, PYTHONPATH=tree)
+        out = {}
+        for kind in ("cold", "warm"):
+            p = subprocess.run([sys.executable, "-c", _CHILD, *args], env=env, cwd=tree,
+                               stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+            last = p.stderr.strip().splitlines()[-1] if p.stderr.strip() else ""
+            try:
+                out[kind] = json.loads(last[last.index("{"):])
+            except ValueError:
+                raise SystemExit(f"{tree}: the child failed:\n{p.stderr[-3000:]}")
+        return out
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--against", help="also measure this git ref (git archive into a temp dir)")
+    ap.add_argument("--repeat", type=int, default=1, help="rounds (trees alternate in each)")
+    ap.add_argument("--list", action="store_true", help="print the functions compiled, by count")
+    ap.add_argument("args", nargs="*", default=["run"], help="the mcio command (default: run)")
+    a = ap.parse_args()
+    trees = {"this tree": ROOT}
+    tmp = None
+    if a.against:
+        tmp = tempfile.TemporaryDirectory(prefix="mcio-ref-")
+        subprocess.run(f"git -C {ROOT} archive {a.against} | tar -x -C {tmp.name}", shell=True,
+                       check=True)
+        trees = {a.against: tmp.name, "this tree": ROOT}
+    print(f"mcio {' '.join(a.args)}; load average {os.getloadavg()}")
+    rows = {k: [] for k in trees}
+    for r in range(a.repeat):
+        for name, tree in trees.items():
+            m = measure(tree, a.args)
+            rows[name].append(m)
+            c, w = m["cold"], m["warm"]
+            print(f"round {r} {name:>12}: cold {c['compiled']:4d} specialisations ({c['mcio']} of "
+                  f"mcio's), compiling "
+                  f"{c['compile_s']:5.1f} s wall, process {c['cpu_s']:5.1f} s CPU ({c['wall_s']:5.1f} s "
+                  f"wall); warm {w['compiled']} compiled, {w['cpu_s']:4.2f} s CPU ({w['wall_s']:4.2f} s wall)",
+                  flush=True)
+    print(f"load average {os.getloadavg()}")
+    for name, ms in rows.items():
+        med = lambda f: sorted(f(m) for m in ms)[len(ms) // 2]
+        print(f"{name:>12}: specialisations {ms[0]['cold']['compiled']} ({ms[0]['cold']['mcio']} of "
+              f"mcio's), cold CPU "
+              f"{med(lambda m: m['cold']['cpu_s']):.1f} s, warm CPU {med(lambda m: m['warm']['cpu_s']):.2f} s, "
+              f"warm wall {med(lambda m: m['warm']['wall_s']):.2f} s (median of {len(ms)})")
+        if a.list:
+            own = ms[0]["cold"]["own_s"]
+            print("    compiles  own s  function (own: its compiles' time, nested compiles excluded)")
+            for fn, n in sorted(ms[0]["cold"]["names"].items(), key=lambda kv: (-own[kv[0]], kv[0])):
+                print(f"    {n:8d} {own[fn]:6.2f}  {fn}")
+    if tmp is not None:
+        tmp.cleanup()
+
+
+if __name__ == "__main__":
+    main()
