@@ -114,7 +114,7 @@ def _sweep_body(ds) -> list[str]:
     if ds.attrs.get("spec_toml"):
         parts.append("<p>The spec as run:</p><pre>" + e(str(ds.attrs["spec_toml"])) + "</pre>")
     if ds.attrs.get("model_toml"):
-        parts.append("<p>The base model, every field resolved:</p><pre>" + e(str(ds.attrs["model_toml"])) + "</pre>")
+        parts.append("<p>The base model, every field that counts:</p><pre>" + e(str(ds.attrs["model_toml"])) + "</pre>")
     return parts
 
 
