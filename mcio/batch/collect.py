@@ -3,8 +3,8 @@ bytes each, not a :class:`~mcio.part.Part` of ~40 array views, entry tuples and 
 (~12 KB a point; what it cost and what this holds: benchmarks/README.md, "memory per point").
 
 Each variable gets one array over the points ``(P,) + shape`` when the first point arrives; an
-engine point whose buffer is laid out by the layout already seen (:class:`mcio.part.Layout`) is
-copied as one row into a block, and a full block goes into those arrays one variable at a time;
+engine point whose buffer layout (:class:`mcio.part.Layout`) holds those variables is copied as
+one row into that layout's block, and a full block goes into those arrays one variable at a time;
 any other point of the same variables, dims, dtypes and shapes (an unstable point's blanked
 figures, a resumed or Dask point read from its record) is copied variable by variable. A point of
 another structure is kept as its Part, and the sweep is then assembled by
@@ -19,6 +19,9 @@ from ..errors import McioError
 
 #: Rows of a block of engine buffers before they go into the per-variable arrays.
 BLOCK_ROWS = 256
+#: Engine layouts given a block (a sweep has a few: one per variant, per structure); points of
+#: further layouts are copied variable by variable.
+MAX_LAYOUTS = 16
 
 
 class Collected:
@@ -36,9 +39,7 @@ class Collected:
         self.names = None      # the stacked variables (in point 0's order when it is stacked)
         self.kinds = None      # name -> (dims, dtype, shape, is_coord, attrs)
         self.out = None        # name -> array (P,) + shape
-        self.layout = None     # the engine layout whose buffers are copied as rows
-        self._block = None
-        self._rows: list[int] = []
+        self._plans: dict = {}  # engine layout -> its copies and block (:meth:`_plan`), or None
         self.reasons: dict[int, str] = {}
         self.first = None      # point 0: (attrs, {name: (dims, attrs, is_coord)}) of its Part
         self.others: dict = {}  # point -> Part, where its variables are not the stacked ones
@@ -66,49 +67,71 @@ class Collected:
         self.have[p] = True
         self.count += 1
 
-    def _ignorable(self, name: str, entry) -> bool:
-        # a sweep coordinate added to the point (no dims, a sweep dim's name): assembly takes the
-        # axes' values from the spec and never reads it
-        return entry[3] and not entry[0] and name in self.axis_dims
+    def _ignorable(self, name: str, dims, is_coord) -> bool:
+        # a sweep coordinate the point carries (no dims, a sweep dim's name, e.g. the variant's
+        # name, whose text width differs by variant): assembly takes the axes' values from the
+        # spec and never reads it, so it is not stacked
+        return bool(is_coord) and not dims and name in self.axis_dims
 
     def _start(self, part) -> None:
         """The variables every point is expected to hold, from the first point to arrive."""
-        pre = part.packed_prefix()
-        if pre is not None:
-            layout = pre[0]
-            self.layout = layout
-            names = layout.names
-            kinds = {n: (m[0], dt, sh, m[2], m[1]) for n, m, dt, sh in zip(names, layout.metas, layout.dtypes,
-                                                                          layout.shapes)}
+        if part.packed is not None:   # (an engine point, even with blanked figures: its layout)
+            lay = part.packed[0]
+            entries = [(n, m[0], dt, sh, m[2], m[1]) for n, m, dt, sh in zip(lay.names, lay.metas, lay.dtypes,
+                                                                          lay.shapes)]
         else:
-            kinds = {}
-            for name, e in part.vars.items():
-                if not self._ignorable(name, e):
-                    a = np.asarray(e[1])
-                    kinds[name] = (tuple(e[0]), a.dtype, a.shape, bool(e[3]), e[2])
-            names = tuple(kinds)
+            entries = [(n, tuple(e[0]), np.asarray(e[1]).dtype, np.asarray(e[1]).shape, bool(e[3]), e[2])
+                       for n, e in part.vars.items()]
+        kinds = {n: (tuple(dims), dt, tuple(sh), bool(c), attrs) for n, dims, dt, sh, c, attrs in entries
+                 if not self._ignorable(n, dims, c)}
         if any(dt.kind not in "biufU" or dt.itemsize == 0 for _, dt, _, _, _ in kinds.values()):
             self.names, self.kinds, self.out = (), {}, {}   # (nothing stacked: every point kept whole)
             return
-        self.names, self.kinds = tuple(names), kinds
+        self.names, self.kinds = tuple(kinds), kinds
         P = self.n_points
         self.out = {n: np.empty((P,) + sh, dtype=dt) for n, (_, dt, sh, _, _) in kinds.items()}
+
+    def _plan(self, layout):
+        """``[copies, block, rows]`` for the engine points of ``layout`` if its variables (sweep
+        coordinates aside) are the stacked ones: ``copies`` (name, dtype, shape, offset, bytes)
+        of each, ``block`` its rows not yet copied, ``rows`` their points; else None."""
+        got = self._plans.get(layout, False)
+        if got is not False:
+            return got
+        if len(self._plans) >= 4 * MAX_LAYOUTS:   # (layouts remade over and over: no more verdicts kept)
+            return None
+        got, copies = None, []
+        names = [n for n, m in zip(layout.names, layout.metas) if not self._ignorable(n, m[0], m[2])]
+        if tuple(names) == self.names and len(self._plans) < MAX_LAYOUTS:
+            for n, m, dt, sh, off in zip(layout.names, layout.metas, layout.dtypes, layout.shapes, layout.offsets):
+                if n in self.kinds:
+                    if self.kinds[n][:4] != (tuple(m[0]), dt, tuple(sh), bool(m[2])):
+                        break
+                    copies.append((n, dt, sh, off, dt.itemsize * int(np.prod(sh, dtype=np.int64))))
+            else:
+                width = -(-layout.nbytes // 8) * 8   # (8-byte rows: aligned views)
+                got = [copies, np.empty((min(BLOCK_ROWS, self.n_points), width), dtype=np.uint8), []]
+        self._plans[layout] = got
+        return got
 
     def _stack(self, p: int, part) -> bool:
         """Copy point ``p`` into the stacked arrays if it holds exactly their variables (and sweep
         coordinates besides); False if not (nothing copied)."""
         if not self.names:
             return False
-        pre = part.packed_prefix() if self.layout is not None else None
-        if pre is not None and pre[0] is self.layout:
-            names = pre[2]
-            n = len(self.names)
-            if len(names) > n and not all(self._ignorable(k, part.vars[k]) for k in names[n:]):
-                return False
-            self._row(p, pre[1])
-            return True
         vs = part.vars
-        names = [k for k, e in vs.items() if k in self.kinds or not self._ignorable(k, e)]
+        pre = part.packed_prefix()
+        if pre is not None:
+            plan = self._plan(pre[0])
+            extra = pre[2][len(pre[0].names):]
+            if plan is not None and all(self._ignorable(k, vs[k][0], vs[k][3]) for k in extra):
+                copies, block, rows = plan
+                block[len(rows), :pre[0].nbytes] = np.frombuffer(pre[1], dtype=np.uint8, count=pre[0].nbytes)
+                rows.append(p)
+                if len(rows) == len(block):
+                    self._flush(plan)
+                return True
+        names = [k for k, e in vs.items() if not self._ignorable(k, e[0], e[3])]
         if tuple(names) != self.names:
             return False
         for k in names:
@@ -121,31 +144,17 @@ class Collected:
             self.out[k][p] = vs[k][1]
         return True
 
-    def _row(self, p: int, buf) -> None:
-        """Point ``p``'s engine buffer as the next row of the block (8-byte rows: aligned views)."""
-        lay = self.layout
-        if self._block is None:
-            width = -(-lay.nbytes // 8) * 8
-            self._block = np.empty((min(BLOCK_ROWS, self.n_points), width), dtype=np.uint8)
-        k = len(self._rows)
-        self._block[k, :lay.nbytes] = np.frombuffer(buf, dtype=np.uint8, count=lay.nbytes)
-        self._rows.append(p)
-        if k + 1 == len(self._block):
-            self._flush()
-
-    def _flush(self) -> None:
-        """The block's rows into the per-variable arrays."""
-        k = len(self._rows)
-        if not k:
-            return
-        rows = self._rows
-        lay, blk = self.layout, self._block[:k]
-        where = slice(rows[0], rows[0] + k) if rows[-1] - rows[0] == k - 1 and rows == list(
-            range(rows[0], rows[0] + k)) else np.asarray(rows)
-        for name, dt, sh, off in zip(lay.names, lay.dtypes, lay.shapes, lay.offsets):
-            nb = dt.itemsize * int(np.prod(sh, dtype=np.int64))
-            self.out[name][where] = blk[:, off:off + nb].view(dt).reshape((k,) + sh)
-        self._rows = []
+    def _flush(self, plan=None) -> None:
+        """A block's rows (every block's, without ``plan``) into the per-variable arrays."""
+        for copies, block, rows in ([plan] if plan is not None else [q for q in self._plans.values() if q]):
+            k = len(rows)
+            if not k:
+                continue
+            blk = block[:k]
+            where = slice(rows[0], rows[0] + k) if rows == list(range(rows[0], rows[0] + k)) else np.asarray(rows)
+            for name, dt, sh, off, nb in copies:
+                self.out[name][where] = blk[:, off:off + nb].view(dt).reshape((k,) + sh)
+            rows.clear()
 
     # ---- the Dataset ------------------------------------------------------------------------
     def parts(self) -> list:
@@ -157,14 +166,13 @@ class Collected:
             q = self.others.get(p)
             if q is None:
                 from ..part import Part
-                attrs = self.first[0] if p == 0 else {"unstable_reason": self.reasons.get(p, "")}
                 vs = {}
                 for name in self.names:
                     dims, _, _, is_coord, attrs = self.kinds[name]
                     if p == 0:
                         dims, attrs = e0[name][0], e0[name][1]
                     vs[name] = (dims, self.out[name][p], attrs, is_coord)
-                q = Part(p, {}, attrs, vs)
+                q = Part(p, {}, self.first[0] if p == 0 else {"unstable_reason": self.reasons.get(p, "")}, vs)
             out.append(q)
         return out
 
