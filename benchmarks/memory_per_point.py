@@ -15,6 +15,7 @@ simulation, is what is measured.
 
     python benchmarks/memory_per_point.py                       # 10^4 points, in memory and -o
     python benchmarks/memory_per_point.py --points 1000000 --out-only   # ~20-40 min of CPU
+    git archive b986a43 | tar -x -C /tmp/before && python benchmarks/memory_per_point.py --tree /tmp/before
 
 Results: benchmarks/README.md ("memory per point").
 """
@@ -60,15 +61,16 @@ def grid_spec(points: int, replications: int = 4, ios: int = 200) -> str:
             f'[run]\nreplications = {replications}\nios = {ios}\nwarmup = 100\nseed = 3\n')
 
 
-def measure(points: int, out: bool, replications: int = 4, ios: int = 200, trace: bool = False) -> dict:
-    """One case in a new process: {points, base, peak (bytes), py_peak, ds_bytes, wall, cpu (s),
-    file_bytes, per_point (bytes: (peak - base) / points)}."""
-    env = dict(os.environ, PYTHONPATH=os.pathsep.join([ROOT, os.environ.get("PYTHONPATH", "")]))
+def measure(points: int, out: bool, replications: int = 4, ios: int = 200, trace: bool = False,
+            tree: str = ROOT) -> dict:
+    """One case in a new process on ``tree``'s mcio: {points, base, peak (bytes), py_peak,
+    ds_bytes, wall, cpu (s), file_bytes, per_point (bytes: (peak - base) / points)}."""
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join([tree, os.environ.get("PYTHONPATH", "")]))
     with tempfile.TemporaryDirectory() as d:
         path = os.path.join(d, "grid.h5") if out else ""
         r = subprocess.run([sys.executable, "-c", CHILD, grid_spec(points, replications, ios),
                             grid_spec(2, replications, ios), path, "1" if trace else "0"],
-                           env=env, capture_output=True, text=True, cwd=ROOT)
+                           env=env, capture_output=True, text=True, cwd=tree)
         if r.returncode:
             raise RuntimeError(f"memory case failed:\n{r.stderr[-3000:]}")
         m = json.loads(r.stdout.strip().splitlines()[-1])
@@ -83,12 +85,14 @@ def main(argv=None) -> int:
     ap.add_argument("--ios", type=int, default=200)
     ap.add_argument("--out-only", action="store_true", help="only the runs that write a file")
     ap.add_argument("--tracemalloc", action="store_true", help="also the Python allocations' peak")
+    ap.add_argument("--tree", default=ROOT, help="the source tree whose mcio runs (default: this one), e.g. "
+                                                "an older commit unpacked by git archive")
     a = ap.parse_args(argv)
     print(f"{'points':>9} {'file':>5} {'peak-base MiB':>14} {'B/point':>8} {'py B/pt':>8} {'ds B/pt':>8} "
           f"{'file B/pt':>9} {'wall s':>8} {'cpu s':>8}", flush=True)
     for P in a.points:
         for out in ((True,) if a.out_only else (False, True)):
-            m = measure(P, out, a.replications, a.ios, a.tracemalloc)
+            m = measure(P, out, a.replications, a.ios, a.tracemalloc, a.tree)
             print(f"{P:>9} {'-o' if out else 'mem':>5} {(m['peak'] - m['base']) / 2**20:>14.1f} "
                   f"{m['per_point']:>8.0f} {m['py_peak'] / P:>8.0f} {m['ds_bytes'] / P:>8.0f} "
                   f"{m['file_bytes'] / P:>9.0f} {m['wall']:>8.1f} {m['cpu']:>8.1f}", flush=True)

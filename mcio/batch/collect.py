@@ -16,6 +16,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..errors import McioError
+from ..part import Part
 
 #: Rows of a block of engine buffers before they go into the per-variable arrays.
 BLOCK_ROWS = 256
@@ -52,7 +53,10 @@ class Collected:
 
     # ---- adding points ----------------------------------------------------------------------
     def add(self, p: int, part) -> None:
-        """Take point ``p``'s results (a Part); the caller may drop the Part afterwards."""
+        """Take point ``p``'s results (a Part, or a Dataset as :func:`assemble` takes); the caller
+        may drop them afterwards."""
+        if not isinstance(part, Part):
+            part = Part.from_dataset(part)
         if self.have[p]:
             raise McioError("point", p, "was collected twice")
         if p == 0:
@@ -165,7 +169,6 @@ class Collected:
         for p in range(self.n_points):
             q = self.others.get(p)
             if q is None:
-                from ..part import Part
                 vs = {}
                 for name in self.names:
                     dims, _, _, is_coord, attrs = self.kinds[name]
