@@ -164,16 +164,16 @@ def threads_speedup(which: str = "ficon", repeat: int = 2) -> dict:
             "serial_s": serial, "cpu1_s": c1, "kernel_threads_s": ks, "wall_s": (w1, w2)}
 
 
-def warm_run(repeat: int = 5, args=("run",)) -> dict:
-    """``python -m mcio.cli ARGS`` as new processes on the kernels' warm cache: median wall and CPU
-    (user + system) seconds; the first run (which may fill the cache) is not counted."""
+def warm_run(repeat: int = 5, args=("run",), tree: str = ROOT) -> dict:
+    """``python -m mcio.cli ARGS`` of ``tree`` as new processes on the kernels' warm cache: median
+    wall and CPU (user + system) seconds; the first run (which may fill the cache) is not counted."""
     from compare_cli import installed_env
-    env = installed_env(ROOT)
+    env = installed_env(tree)
 
     def one():
         r0 = resource.getrusage(resource.RUSAGE_CHILDREN)
         t = time.perf_counter()
-        subprocess.run([sys.executable, "-m", "mcio.cli", *args], cwd=ROOT, env=env, check=True,
+        subprocess.run([sys.executable, "-m", "mcio.cli", *args], cwd=tree, env=env, check=True,
                        capture_output=True)
         wall = time.perf_counter() - t
         r1 = resource.getrusage(resource.RUSAGE_CHILDREN)
