@@ -129,19 +129,22 @@ def sweep(spec_or_path, out=None, resume: bool = False, progress: Callable | Non
             warnings.warn(McioWarning(f"--resume: {len(bad)} damaged record(s) in {str(run.log)!r}"
                                       f"{f', {n_re} point(s) recomputed' if n_re else ''}: {shown}{more}"),
                           stacklevel=2)
-        return _run_points(spec, run, good, progress, dask, worker_threads)
+        return _run_points(spec, run, {p: functools.partial(run.read, p, rec) for p, rec in good.items()},
+                           progress, dask, worker_threads)
 
 
 @gcscope.older_objects_frozen()
 def _run_points(spec, run, good: dict, progress, dask, worker_threads):
-    """Compute the points not in ``good`` ({point: Part} resumed; emptied here), storing each in
-    ``run`` (a PartStore) if given, then assemble (and with ``run`` write the final file). Ctrl-C
-    ends in SweepInterrupted. Finished points are held stacked (:class:`Collected`), not as Parts."""
+    """Compute the points not in ``good`` ({point: a function reading its resumed Part}; emptied
+    here), storing each in ``run`` (a PartStore) if given, then assemble (and with ``run`` write
+    the final file). Ctrl-C ends in SweepInterrupted. Finished points are held stacked
+    (:class:`Collected`), not as Parts."""
     from .. import store
     total = spec.n_points
     done = Collected(spec)
     while good:   # (one at a time: each resumed Part goes once it is copied)
-        done.add(*good.popitem())
+        p, read = good.popitem()
+        done.add(p, read())
     todo = (p for p in range(total) if p not in done)
     prog = _Progress(progress, total, tick=dask is None)
     computed = 0
