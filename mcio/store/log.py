@@ -12,7 +12,7 @@ from typing import Callable
 from ..errors import McioError
 from .paths import check_writable, parts_dir, tmp_path, write_bytes
 from .record import (UNIFORM_DIMS, PartError, _record_layout, _record_point, encode_part, is_layout_record,
-                     part_signature, read_log, read_part)
+                     log_layouts, part_signature, read_log, read_part, split_log)
 
 SPEC_FILE = "spec.toml"
 
@@ -93,7 +93,8 @@ class PartStore:
 
     def validate(self, total: int, coords: Callable[[int], dict],
                  expected: Callable[[int], dict] | None = None) -> tuple[dict, dict]:
-        """Read and check every record: ``(good, bad)`` with ``good`` {point: its record's bytes}
+        """Read and check every record: ``(good, bad)`` with ``good`` {point: its record's bytes, a
+        memoryview of the log's}
         (:meth:`read` makes the Part: one at a time, so a resumed sweep never holds every
         point's Part) and ``bad``
         {point, or "bytes A-B" where no point can be read: reason}. With anything bad the log is
@@ -111,10 +112,10 @@ class PartStore:
             raise McioError("--resume", str(self.log), f"cannot be read ({e.strerror or e})") from None
         if not data and self.log.exists():
             bad[f"{self.LOG}"] = "empty"
-        layouts, records = read_log(data)
-        cands = {}   # point: record bytes, the first whole copy of each
+        layouts = log_layouts(split_log(data))
+        cands = {}   # point: (offset, length) of its record, the first whole copy of each
         sigs, lids, by_layout = {}, {}, {}
-        for off, rec, why in records:
+        for off, rec, why in split_log(data):   # (one record at a time: none kept but the layouts)
             where = f"{self.LOG} bytes {off}-{off + len(rec)}"
             if is_layout_record(rec):
                 if why:
@@ -137,7 +138,7 @@ class PartStore:
                 bad[key] = e.reason
                 continue
             bad.pop(p, None)
-            cands[p] = rec
+            cands[p] = (off, len(rec))
             lids[p] = lid = _record_layout(rec)
             if lid is None:
                 sigs[p] = part_signature(part)
@@ -148,11 +149,12 @@ class PartStore:
         good, keep = {}, []
         for p, why in _unlike_the_others(dict.fromkeys(cands), expected, sigs).items():
             bad[p] = why
-        for p, rec in cands.items():
+        view = memoryview(data)   # (each good record a view of the log's bytes: no copy of each)
+        for p, (off, n) in cands.items():
             if p in bad:
                 continue
-            good[p] = rec
-            keep.append(rec)
+            good[p] = view[off:off + n]
+            keep.append(good[p])
             lid = lids[p]
             if lid is not None:
                 used[lid] = layouts[lid][1]
@@ -165,7 +167,7 @@ class PartStore:
 
     def read(self, p: int, rec: bytes):
         """The Part of a record :meth:`validate` found good for point ``p``."""
-        return read_part(rec, self.spec_sha256, p, layouts=self._read_layouts)
+        return read_part(bytes(rec), self.spec_sha256, p, layouts=self._read_layouts)
 
     def _open(self):
         if self._fd is None:
