@@ -5,9 +5,10 @@ one running sum and nothing else — measured in the same run, one thread each.
     python benchmarks/fastpath_ceiling.py [--ios 40000000] [--repeat 3]
 
 Prints M I/O/s of each (best of --repeat, the two interleaved) and the ratio mcio / hand-written
-(the performance issue's target: >= 0.75), for mcio's whole ``simulate`` call (packing, kernels,
-MSER, the Dataset) and for its kernels alone (``run_kernels``), and the Numba target CPU the
-kernels were compiled for. The hand loop is what no general engine can beat: it takes no
+of the rates (above 1: mcio faster), for mcio's whole ``simulate`` call (packing, kernels, MSER,
+the Dataset) and for its kernels alone (``run_kernels``), in wall time (issue 6's target: >= 0.75)
+and in CPU time (``process_time``, every thread: issue 29's target, >= 0.9), and the Numba
+target CPU the kernels were compiled for. The hand loop is what no general engine can beat: it takes no
 statistics but the mean, no histogram, no warm-up bookkeeping, no components.
 
 To see an AVX2-only target on a newer CPU, compile for it in a cache of its own (Numba takes the
@@ -144,18 +145,20 @@ def measure(ios: int = 40_000_000, repeat: int = 3) -> dict:
     lindley_mm1(1000, RHO, 1.0, *st)                                   # compile
     simulate(m, ios=2000, replications=REPLICATIONS, warmup=100)       # compile / load
     per_rep = ios // REPLICATIONS - WARMUP
-    best = {"hand": 0.0, "simulate": 0.0, "kernels": 0.0}
+    best = {k: 0.0 for k in ("hand", "simulate", "kernels", "hand_cpu", "simulate_cpu", "kernels_cpu")}
+
+    def timed(key, f):
+        t, c = time.perf_counter(), time.process_time()
+        got = f()
+        best[key] = max(best[key], ios / (time.perf_counter() - t))
+        best[key + "_cpu"] = max(best[key + "_cpu"], ios / max(time.process_time() - c, 1e-9))
+        return got
+
     for _ in range(repeat):
-        t = time.perf_counter()
-        r = lindley_mm1(ios, RHO, 1.0, *st)
-        best["hand"] = max(best["hand"], ios / (time.perf_counter() - t))
-        t = time.perf_counter()
-        ds = simulate(m, ios=per_rep, replications=REPLICATIONS, warmup=WARMUP)
-        best["simulate"] = max(best["simulate"], ios / (time.perf_counter() - t))
+        r = timed("hand", lambda: lindley_mm1(ios, RHO, 1.0, *st))
+        ds = timed("simulate", lambda: simulate(m, ios=per_rep, replications=REPLICATIONS, warmup=WARMUP))
         assert ds.attrs["engine"].startswith("fast")
-        t = time.perf_counter()
-        run_kernels(m, per_rep, REPLICATIONS, 0, WARMUP, 0, True)
-        best["kernels"] = max(best["kernels"], ios / (time.perf_counter() - t))
+        timed("kernels", lambda: run_kernels(m, per_rep, REPLICATIONS, 0, WARMUP, 0, True))
     best["hand_mean_ms"] = r
     best["mcio_mean_ms"] = float(ds.response_ms.mean())
     return best
@@ -173,7 +176,9 @@ def main() -> None:
     print(f"mcio fast path (simulate):  {b['simulate'] / 1e6:7.1f} M I/O/s (mean response {b['mcio_mean_ms']:.3f} ms)")
     print(f"mcio kernels (run_kernels): {b['kernels'] / 1e6:7.1f} M I/O/s")
     print(f"ratio mcio / hand-written:  {b['simulate'] / b['hand']:.2f} simulate, "
-          f"{b['kernels'] / b['hand']:.2f} kernels alone (target >= 0.75, simulate)")
+          f"{b['kernels'] / b['hand']:.2f} kernels alone (wall; rates, so > 1 means mcio is faster)")
+    print(f"the same in CPU time:       {b['simulate_cpu'] / b['hand_cpu']:.2f} simulate, "
+          f"{b['kernels_cpu'] / b['hand_cpu']:.2f} kernels alone (issue 29's target: >= 0.9, simulate)")
 
 
 if __name__ == "__main__":

@@ -84,6 +84,56 @@ def assemble(spec, parts: list):
     return ds
 
 
+def assemble_stacked(spec, names, metas: dict, stacked: dict, reason, attrs0: dict):
+    """What :func:`assemble` makes of Parts that all hold the variables ``names`` (point 0's
+    order) under the same dims, dtypes and shapes, given them stacked over the points
+    (:class:`mcio.batch.collect.Collected`): ``stacked`` {name: array (P,) + shape}, ``metas``
+    {name: (dims, attrs, is_coord)} of point 0, ``reason`` each point's ``unstable_reason``
+    (object array), ``attrs0`` point 0's global attributes. The data variables' arrays are
+    taken as they are (reshaped to the grid), not copied."""
+    import xarray as xr
+
+    from .. import store
+    from ..part import variable
+
+    shape = spec.shape
+    axis_dims = set(spec.dims)
+    labels = {}
+    for name in names:
+        dims, _, is_coord = metas[name]
+        if is_coord and dims == (name,):
+            col = stacked[name]
+            if not (col == col[0]).all():   # (equal lengths: assemble's prefix test is equality)
+                raise McioError("parts", name, "labels differ between points; cannot align them")
+            labels[name] = np.array(col[0])
+    data_vars = {}
+    for name in names:
+        dims, attrs, is_coord = metas[name]
+        if not is_coord:
+            arr = stacked[name]
+            data_vars[name] = variable(spec.dims + tuple(dims), arr.reshape(shape + arr.shape[1:]), dict(attrs))
+    data_vars["unstable_reason"] = variable(spec.dims, reason.reshape(shape), {
+        "units": "1", "long_name": "why the point is unstable (its steady-state figures are NaN); empty if stable"})
+    attrs_of = dim_attrs(spec)
+    coords = {}
+    if spec.variants:
+        coords[VARIANT_DIM] = variable((VARIANT_DIM,), np.asarray(spec.variant_names, dtype=object),
+                                       attrs_of[VARIANT_DIM])
+    coords.update({a.dim: variable((a.dim,), np.asarray(a.values), a.attrs) for a in spec.axes})
+    for name, lab in labels.items():
+        if name not in axis_dims:
+            coords[name] = variable((name,), lab, dict(metas[name][1]))
+    for name in names:   # scalar coordinates equal in every point
+        dims, attrs, is_coord = metas[name]
+        if is_coord and not dims and name not in axis_dims:
+            col = stacked[name]
+            if (col == col[0]).all():
+                coords[name] = variable((), np.array(col[0]), dict(attrs))
+    ds = xr.Dataset(data_vars, coords=coords)
+    ds.attrs = store.global_attrs(spec, attrs0)
+    return ds
+
+
 def _stacked_buffers(parts: list) -> dict | None:
     """Every data variable of ``parts`` stacked over the points, {name: array[P, ...]}, from the
     engine's buffers (:class:`mcio.part.Layout`): one copy of all the buffers, then one per

@@ -41,12 +41,13 @@ SWEEP_BYTES = 15 << 20          # writing a results file: h5py, netCDF, the back
 #: Bytes of kernel state per replication that runs at once, per I/O slot (the closed population,
 #: or the event engine's 2**16-slot pool of an open model; the fast path has none) and device row.
 KERNEL_BYTES_PER_SLOT = 290
-#: Bytes a finished point holds until the final file is written (its Part with ~40 array views
-#: and coordinates, its row of the assembled Dataset, the allocator's share), measured by peak
-#: RSS over 1,000-8,000-point grids: per point, per replication, per replication and channel.
-RESULT_BYTES_PER_POINT = 14_900
-RESULT_BYTES_PER_REPLICATION = 480
-RESULT_BYTES_PER_REPLICATION_CHANNEL = 210
+#: Bytes a finished point holds until the final file is written: its row of every variable
+#: (:mod:`mcio.batch.collect`; per replication, per replication and channel: the engine buffer's
+#: growth) and the rest (its scalars, the axis value, the file's text columns and the allocator's
+#: share, from the peak RSS of 10,000-point grids: benchmarks/memory_per_point.py).
+RESULT_BYTES_PER_POINT = 870
+RESULT_BYTES_PER_REPLICATION = 184
+RESULT_BYTES_PER_REPLICATION_CHANNEL = 56
 
 
 @dataclass(frozen=True)

@@ -17,7 +17,7 @@ from typing import Callable
 from .. import gcscope, interrupt
 from ..kernelcache import cache_errors
 from ..errors import McioError, McioWarning
-from .assembly import assemble
+from .collect import Collected
 from .estimates import warn_if_long
 from .points import PointCut, ios_simulated, point_part
 from .spec import SweepSpec, load_spec, parse_spec
@@ -108,7 +108,7 @@ def sweep(spec_or_path, out=None, resume: bool = False, progress: Callable | Non
         import_distributed(dask)
     warn_if_long(spec)
     if out is None:
-        return _run_points(spec, None, set(), {}, progress, dask, worker_threads)
+        return _run_points(spec, None, {}, progress, dask, worker_threads)
     out = store.check_writable(out)
     with store.OutputLock(out):
         if resume and out.exists() and not store.parts_dir(out).exists():
@@ -129,16 +129,23 @@ def sweep(spec_or_path, out=None, resume: bool = False, progress: Callable | Non
             warnings.warn(McioWarning(f"--resume: {len(bad)} damaged record(s) in {str(run.log)!r}"
                                       f"{f', {n_re} point(s) recomputed' if n_re else ''}: {shown}{more}"),
                           stacklevel=2)
-        return _run_points(spec, run, set(good), good, progress, dask, worker_threads)
+        return _run_points(spec, run, {p: functools.partial(run.read, p, rec) for p, rec in good.items()},
+                           progress, dask, worker_threads)
 
 
 @gcscope.older_objects_frozen()
-def _run_points(spec, run, done: set, parts: dict, progress, dask, worker_threads):
-    """Compute the points not in ``done`` (storing each in ``run``, a PartStore, if given), then
-    assemble (and with ``run`` write the final file). Ctrl-C ends in SweepInterrupted."""
+def _run_points(spec, run, good: dict, progress, dask, worker_threads):
+    """Compute the points not in ``good`` ({point: a function reading its resumed Part}; emptied
+    here), storing each in ``run`` (a PartStore) if given, then assemble (and with ``run`` write
+    the final file). Ctrl-C ends in SweepInterrupted. Finished points are held stacked
+    (:class:`Collected`), not as Parts."""
     from .. import store
     total = spec.n_points
-    todo = [p for p in range(total) if p not in done]
+    done = Collected(spec)
+    while good:   # (one at a time: each resumed Part goes once it is copied)
+        p, read = good.popitem()
+        done.add(p, read())
+    todo = (p for p in range(total) if p not in done)
     prog = _Progress(progress, total, tick=dask is None)
     computed = 0
     stopped = False
@@ -148,8 +155,8 @@ def _run_points(spec, run, done: set, parts: dict, progress, dask, worker_thread
             try:
                 with closing(_compute(spec, todo, dask, worker_threads, store=run)) as results:
                     for p, part, ios in results:  # a Dask cluster is shut down (if started here) on leaving
-                        parts[p] = part
-                        done.add(p)
+                        done.add(p, part)
+                        del part
                         computed += 1
                         prog.point_done(len(done), ios)
                         if interrupt.requested():
@@ -168,7 +175,8 @@ def _run_points(spec, run, done: set, parts: dict, progress, dask, worker_thread
                 run.remove()  # nothing finished (e.g. no scheduler there): leave nothing behind
         raise
     prog.close()
-    ds = assemble(spec, [parts[p] for p in range(total)])
+    ds = done.dataset()
+    del done
     if run is not None:
         try:
             store.write_results(ds, run.out, chunk_dims=spec.dims)

@@ -73,6 +73,9 @@ MAX_POINTS = 10_000_000
 #: have every axis value checked on the base model (ranges of more than SAMPLED_VALUES values at
 #: that many evenly spaced values, both ends included: bounds are intervals) and the rest when run.
 EAGER_POINTS = 10_000
+#: Grids up to this many points also keep every point's model built at load (a model is ~2.7 kB,
+#: more than a point's results: larger grids build each point's model again when it runs).
+KEEP_MODELS_POINTS = 1_000
 SAMPLED_VALUES = 1_000
 #: Nesting of tables and arrays a spec may have (a model needs 4).
 MAX_DEPTH = 32
@@ -300,7 +303,11 @@ def _parse_models(raw: dict, text, source: str, title: str, scenario) -> SweepSp
     check_size(spec, estimate(spec, fast_path=False))
     if n <= EAGER_POINTS:
         # build every point's model now: a bad axis value fails at validation, not mid-sweep
-        models = tuple(spec.point_model(p) for p in range(spec.n_points))
+        models = (spec.point_model(p) for p in range(spec.n_points))
+        if spec.n_points > KEEP_MODELS_POINTS:
+            effect.check_models(models)   # (one model at a time: none kept)
+            return spec
+        models = tuple(models)
         effect.check_models(models)
         return SweepSpec(**{**spec.__dict__, "_models": models})
     sampled = [*(bases or (model,))]

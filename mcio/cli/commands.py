@@ -174,7 +174,10 @@ def report(ds, spec, point: int) -> str:
         chpid = [str(v) for v in ds["chpid"].values] if "chpid" in ds.coords else None
         for c in range(ds.sizes.get("channel", 0)):
             def cm(name, f=np.nanmean):
-                return float(f(ds[name].isel(channel=c).values)) if name in ds else float("nan")
+                if name not in ds:
+                    return float("nan")
+                v = ds[name].variable   # (numpy, not isel: xarray's indexing imports dask.array)
+                return float(f(np.take(v.values, c, axis=v.dims.index("channel"))))
             lines.append(f"{chpid[c] if chpid else c:>6}{100 * cm('channel_busy'):>9.1f}{100 * cm('link_busy'):>9.1f}"
                          f"{cm('open_exchanges_mean'):>9.2f}{cm('open_exchanges_max', np.nanmax):>9.0f}"
                          f"{cm('deferred_iops'):>10.1f}{cm('channel_ssch_iops'):>10.1f}{cm('channel_mb_s'):>9.2f}")

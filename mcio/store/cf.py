@@ -162,7 +162,11 @@ def _encoding(dims, shape, dtype, chunk_dims) -> dict:
 
 def _chars(a: np.ndarray) -> np.ndarray:
     """Strings as a CF character array (one more axis of S1; see :func:`_as_chars`)."""
-    a = np.asarray(a).astype(str)
-    raw = [x.encode("utf-8") for x in a.ravel()]
+    a = np.asarray(a)
+    flat = a.ravel()
+    if a.dtype.kind == "O" and all(type(x) is str and not x.endswith("\x00") for x in flat):
+        raw = [x.encode("utf-8") for x in flat]   # (what astype(str) gives, without its P x longest x 4 bytes)
+    else:
+        raw = [x.encode("utf-8") for x in a.astype(str).ravel()]
     n = max([1] + [len(b) for b in raw])
     return np.array(raw, dtype=f"S{n}").view("S1").reshape(a.shape + (n,))   # (1-d first: a 0-d view cannot change size)

@@ -193,19 +193,21 @@ def _write_plan(path: Path, dims: dict, variables: list, gattrs: dict) -> None:
         aux = [name for name, _, _, _, _, is_coord in variables if is_coord and name not in dims]
         aux_dims = {c: {d for d in by_name[c][1] if not d.startswith("strlen")} for c in aux}
         for name, vdims, a, attrs, enc, is_coord in variables:
-            if name in scales:
-                h = scales[name]
-            else:
-                h = T.dataset(fid, name, a, enc)
-                ids.append(h)
-                for i, d in enumerate(vdims):
-                    h5ds.attach_scale(h, scales[d], i)
-            for k, x in attrs.items():
-                T.attr(h, k, x)
-            if not is_coord:
-                mine = [c for c in aux if aux_dims[c] <= set(vdims)]
-                if mine:
-                    T.attr(h, "coordinates", " ".join(mine))
+            own = name not in scales
+            h = T.dataset(fid, name, a, enc) if own else scales[name]
+            try:
+                if own:
+                    for i, d in enumerate(vdims):
+                        h5ds.attach_scale(h, scales[d], i)
+                for k, x in attrs.items():
+                    T.attr(h, k, x)
+                if not is_coord:
+                    mine = [c for c in aux if aux_dims[c] <= set(vdims)]
+                    if mine:
+                        T.attr(h, "coordinates", " ".join(mine))
+            finally:
+                if own:   # closed once written: its chunk cache goes now, not after the last variable
+                    h.close()
         for k, x in gattrs.items():
             T.attr(fid, k, x)
     finally:

@@ -12,7 +12,7 @@ from typing import Callable
 from ..errors import McioError
 from .paths import check_writable, parts_dir, tmp_path, write_bytes
 from .record import (UNIFORM_DIMS, PartError, _record_layout, _record_point, encode_part, is_layout_record,
-                     part_signature, read_log, read_part)
+                     log_layouts, part_signature, read_log, read_part, split_log)
 
 SPEC_FILE = "spec.toml"
 
@@ -45,6 +45,7 @@ class PartStore:
         self.spec_sha256 = spec_hash(spec_text)
         self._fd = None
         self._layouts: set = set()   # IDs of the layout records in the log
+        self._read_layouts: dict = {}   # the log's layouts as validate read them (for read)
         spec_file = self.dir / SPEC_FILE
         if self.dir.is_symlink():
             raise McioError("output", str(self.out), f"{str(self.dir)!r} is a symbolic link, where the sweep keeps "
@@ -92,7 +93,10 @@ class PartStore:
 
     def validate(self, total: int, coords: Callable[[int], dict],
                  expected: Callable[[int], dict] | None = None) -> tuple[dict, dict]:
-        """Read and check every record: ``(good, bad)`` with ``good`` {point: Part} and ``bad``
+        """Read and check every record: ``(good, bad)`` with ``good`` {point: its record's bytes, a
+        memoryview of the log's}
+        (:meth:`read` makes the Part: one at a time, so a resumed sweep never holds every
+        point's Part) and ``bad``
         {point, or "bytes A-B" where no point can be read: reason}. With anything bad the log is
         rewritten (atomically) with the good records only, so the bad points are recomputed.
 
@@ -108,9 +112,10 @@ class PartStore:
             raise McioError("--resume", str(self.log), f"cannot be read ({e.strerror or e})") from None
         if not data and self.log.exists():
             bad[f"{self.LOG}"] = "empty"
-        layouts, records = read_log(data)
-        cands = {}   # point: (Part, record bytes), the first whole copy of each
-        for off, rec, why in records:
+        layouts = log_layouts(split_log(data))
+        cands = {}   # point: (offset, length) of its record, the first whole copy of each
+        sigs, lids, by_layout = {}, {}, {}
+        for off, rec, why in split_log(data):   # (one record at a time: none kept but the layouts)
             where = f"{self.LOG} bytes {off}-{off + len(rec)}"
             if is_layout_record(rec):
                 if why:
@@ -128,24 +133,28 @@ class PartStore:
             if p in cands:
                 continue  # a point stored twice (recomputed after a damaged copy): the first whole one
             try:
-                cands[p] = (read_part(rec, self.spec_sha256, p, coords(p) if p is not None else None, layouts), rec)
-                bad.pop(p, None)
+                part = read_part(rec, self.spec_sha256, p, coords(p) if p is not None else None, layouts)
             except PartError as e:
                 bad[key] = e.reason
-        good, keep, lids, sigs, by_layout = {}, [], {}, {}, {}
-        for p, (part, rec) in cands.items():
+                continue
+            bad.pop(p, None)
+            cands[p] = (off, len(rec))
             lids[p] = lid = _record_layout(rec)
             if lid is None:
                 sigs[p] = part_signature(part)
             else:   # (a format-2 part's variables are its layout's: one signature per layout)
                 sigs[p] = by_layout.get(lid) or by_layout.setdefault(lid, part_signature(part))
-        for p, why in _unlike_the_others({p: part for p, (part, _) in cands.items()}, expected, sigs).items():
+            del part
+        self._read_layouts = layouts
+        good, keep = {}, []
+        for p, why in _unlike_the_others(dict.fromkeys(cands), expected, sigs).items():
             bad[p] = why
-        for p, (part, rec) in cands.items():
+        view = memoryview(data)   # (each good record a view of the log's bytes: no copy of each)
+        for p, (off, n) in cands.items():
             if p in bad:
                 continue
-            good[p] = part
-            keep.append(rec)
+            good[p] = view[off:off + n]
+            keep.append(good[p])
             lid = lids[p]
             if lid is not None:
                 used[lid] = layouts[lid][1]
@@ -155,6 +164,10 @@ class PartStore:
         else:
             self._layouts = set(layouts)
         return good, bad
+
+    def read(self, p: int, rec: bytes):
+        """The Part of a record :meth:`validate` found good for point ``p``."""
+        return read_part(bytes(rec), self.spec_sha256, p, layouts=self._read_layouts)
 
     def _open(self):
         if self._fd is None:

@@ -163,6 +163,13 @@ def read_log(data: bytes):
     """The layouts of a points log ({ID: (table, record bytes)}, from its whole layout records)
     and its records as :func:`split_log` yields them, layout records included."""
     records = list(split_log(data))
+    return log_layouts(records), records
+
+
+def log_layouts(records) -> dict:
+    """{ID: (table, record bytes)} of the whole layout records among ``records`` (``(offset,
+    bytes, reason)`` as :func:`split_log` yields them: a list, or the generator itself, so that
+    a long log's records need not all be held at once)."""
     layouts = {}
     for _, rec, why in records:
         if not why and is_layout_record(rec):
@@ -171,7 +178,7 @@ def read_log(data: bytes):
             except PartError:
                 continue
             layouts.setdefault(lid, (table, rec))
-    return layouts, records
+    return layouts
 
 
 class PartError(ValueError):

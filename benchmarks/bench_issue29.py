@@ -1,0 +1,165 @@
+"""asv benchmarks of issue 29's targets, so a regression shows in asv's history: the measurements
+are ``benchmarks/issue29.py``'s (its docstring says how each is taken); the targets are in each
+benchmark's docstring. CPU figures least of 3, one Numba thread unless said."""
+from __future__ import annotations
+
+from .common import set_threads
+
+
+class MainJobCpu:
+    """mcio's CPU ns per I/O of ``simulate`` on the README main job's model (ficon-channel
+    scenario, closed) at each population: the numerator of the issue's same-work ratio (target:
+    <= 1.25x the hand-specialised anchor's, which is kept outside the project)."""
+
+    params = ([5, 26, 80, 578],)
+    param_names = ["population"]
+    timeout = 900
+    number = 1
+    repeat = 1
+
+    def setup_cache(self):
+        from .issue29 import mainjob_cpu_ns
+        return mainjob_cpu_ns(repeat=3)
+
+    def teardown(self, *args):
+        set_threads(2)
+
+    def track_main_job_cpu_ns_per_io(self, got, population):
+        return got[population]
+
+    track_main_job_cpu_ns_per_io.unit = "ns"
+
+
+class ChannelCost:
+    """The event kernel's CPU per I/O at 256 channels over 1 channel, the same load per channel
+    (``channel_scaling.py``'s model, CU scaled; target <= 1.3)."""
+
+    timeout = 900
+
+    def setup_cache(self):
+        from .issue29 import channel_cost
+        return channel_cost(repeat=3)
+
+    def teardown(self, *args):
+        set_threads(2)
+
+    def track_256_over_1_channel_cost(self, got):
+        return got[256] / got[1]
+
+    track_256_over_1_channel_cost.unit = "x"
+
+    def track_1_channel_cpu_ns_per_io(self, got):
+        return got[1]
+
+    track_1_channel_cpu_ns_per_io.unit = "ns"
+
+
+class ColdCompile:
+    """``mcio run`` with an empty Numba cache (``benchmarks/compile_cost.py``, a new process each;
+    targets: <= ~40 specialisations for the main job, <= 10 s of CPU); skipped where that script
+    is absent."""
+
+    timeout = 1200
+
+    def setup_cache(self):
+        from .issue29 import cold_compile
+        return cold_compile()
+
+    def _get(self, got, kind, key):
+        if not got:
+            raise NotImplementedError("benchmarks/compile_cost.py is not in this tree")
+        return got[kind][key]
+
+    def track_cold_specialisations(self, got):
+        return self._get(got, "cold", "compiled")
+
+    track_cold_specialisations.unit = "specialisations"
+
+    def track_cold_cpu_s(self, got):
+        return self._get(got, "cold", "cpu_s")
+
+    track_cold_cpu_s.unit = "s"
+
+
+class WarmRun:
+    """``python -m mcio.cli run`` (the built-in main job) as a new process, kernels cached: wall
+    (target <= 1 s on an idle machine) and CPU seconds, median of 5."""
+
+    timeout = 600
+
+    def setup_cache(self):
+        from .issue29 import warm_run
+        return warm_run(repeat=5)
+
+    def track_warm_run_wall_s(self, got):
+        return got["wall"]
+
+    track_warm_run_wall_s.unit = "s"
+
+    def track_warm_run_cpu_s(self, got):
+        return got["cpu"]
+
+    track_warm_run_cpu_s.unit = "s"
+
+
+class MemoryPerPoint:
+    """Bytes a sweep adds per point, peak RSS over 10^4- and 10^5-point fast-path grids, in
+    memory and to a file (``memory_per_point.py``; target <= 2 KB a point)."""
+
+    params = ([10_000, 100_000], [False, True])
+    param_names = ["points", "to_file"]
+    timeout = 1800
+    number = 1
+    repeat = 1
+
+    def track_sweep_bytes_per_point(self, points, to_file):
+        from .memory_per_point import measure
+        return measure(points, to_file)["per_point"]
+
+    track_sweep_bytes_per_point.unit = "bytes"
+
+
+class FastPathCeilingCpu:
+    """The fast path's rate over the hand-written Lindley loop's, same M/M/1 and generator, CPU
+    time (``fastpath_ceiling.py``, best of 3 of 2e7 I/Os; target >= 0.9 for ``simulate``)."""
+
+    timeout = 600
+
+    def setup_cache(self):
+        from .issue29 import ceiling
+        return ceiling(ios=20_000_000, repeat=3)
+
+    def teardown(self, *args):
+        set_threads(2)
+
+    def track_fastpath_ceiling_cpu_ratio(self, b):
+        return b["simulate_cpu"] / b["hand_cpu"]
+
+    track_fastpath_ceiling_cpu_ratio.unit = "mcio / hand-written"
+
+    def track_fastpath_ceiling_kernels_cpu_ratio(self, b):
+        return b["kernels_cpu"] / b["hand_cpu"]
+
+    track_fastpath_ceiling_kernels_cpu_ratio.unit = "mcio / hand-written"
+
+
+class ThreadsCpuBound:
+    """1 -> 2 Numba threads on 4 replications, the speed-up the CPU times allow (the one-thread
+    run's CPU over the two-thread run's serial CPU plus its busier kernel thread's; target >= 1.9):
+    unlike ``bench_threads``' wall-time ratio, it holds on a shared machine."""
+
+    timeout = 1200
+
+    def setup_cache(self):
+        from .issue29 import threads_speedup
+        return {w: threads_speedup(w, repeat=2) for w in ("ficon", "fast")}
+
+    def track_ficon_cpu_bound_speedup(self, got):
+        return got["ficon"]["cpu_bound"]
+
+    track_ficon_cpu_bound_speedup.unit = "x"
+
+    def track_fast_path_cpu_bound_speedup(self, got):
+        return got["fast"]["cpu_bound"]
+
+    track_fast_path_cpu_bound_speedup.unit = "x"

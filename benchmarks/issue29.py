@@ -1,0 +1,256 @@
+"""Issue 29's figures in one place (the asv suite ``bench_issue29.py`` wraps these functions):
+
+- ``mainjob``: mcio's CPU ns per I/O on the README main job's model (the ficon-channel scenario,
+  closed) at populations 5, 26, 80 and 578 (the issue's same-work figure is this over the
+  anchor's, which lives outside the project);
+- ``channels``: CPU ns per I/O of the event kernel at 1 and 256 channels at the same per-channel
+  load (``channel_scaling.py``'s model, CU scaled), and their ratio (target <= 1.3);
+- ``ceiling``: the fast path against the hand-written Lindley loop (``fastpath_ceiling.py``), the
+  ratio of the rates in CPU time (target >= 0.9: mcio at least 0.9x the hand loop's speed);
+- ``threads``: 1 -> 2 Numba threads on 4 replications (FICON model 4e6 I/Os, fast path 1e8):
+  the wall-time speed-up (target >= 1.9, meaningful on an idle machine only) and, whatever the
+  load, the speed-up the CPU times allow (below);
+- ``warm``: ``mcio run`` (the built-in main job) as a new process on a warm kernel cache: wall
+  and CPU seconds (target <= 1 s wall), median of ``--repeat``;
+- ``cold``: ``benchmarks/compile_cost.py`` (the specialisations an empty cache compiles, cold
+  CPU), where that script exists;
+- ``memory``: bytes per point of a 10^4-point fast-path grid in memory and to a file
+  (``memory_per_point.py``; target <= 2 KB).
+
+    python benchmarks/issue29.py                    # everything (~10 min on a quiet machine)
+    python benchmarks/issue29.py threads warm       # some
+
+CPU figures are least-of-``--repeat`` ``time.process_time`` (every thread of the process), one
+Numba thread unless said: other work on a shared machine adds less to them than to wall times.
+The threads' CPU-bound speed-up: on two threads the replications' kernels run in mcio's kernel
+pool, whose tasks are timed here per thread (``time.thread_time``); the rest of the process's
+CPU is the serial Python around them (packing, statistics, the Dataset). Two free cores would
+run the two-thread call in its serial CPU plus its busier kernel thread's CPU: the one-thread
+call's CPU over that is the speed-up the work allows, whatever else the machine runs (two
+threads slowing each other down through shared caches or memory show in their CPU, and count).
+The load average is printed before and after. Results: benchmarks/README.md, "issue 29".
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import resource
+import statistics
+import subprocess
+import sys
+import threading
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(HERE)
+for p in (ROOT, HERE):
+    if p not in sys.path:
+        sys.path.insert(0, p)
+
+POPULATIONS = (5, 26, 80, 578)
+SEED = 2026
+
+
+def _least_cpu(call, repeat: int) -> float:
+    best = float("inf")
+    for _ in range(repeat):
+        c = time.process_time()
+        call()
+        best = min(best, time.process_time() - c)
+    return best
+
+
+def mainjob_cpu_ns(populations=POPULATIONS, ios: int = 400_000, repeat: int = 3) -> dict:
+    """{N: least CPU ns per I/O of ``simulate`` (2 replications, 10 % warm-up counted), one thread}."""
+    from benchmarks.common import set_threads
+    from benchmarks.models import ficon_model
+    from channel_scaling import _simulate_call
+    set_threads(1)
+    calls = {n: _simulate_call(ficon_model(n)[0], ios, False) for n in populations}
+    for call in calls.values():
+        call()                                   # compile / load
+    best = {n: float("inf") for n in populations}
+    for _ in range(repeat):                      # populations alternate within a round
+        for n, call in calls.items():
+            best[n] = min(best[n], _least_cpu(call, 1) / ios * 1e9)
+    return best
+
+
+def channel_cost(ios: int = 300_000, repeat: int = 3, channels=(1, 256)) -> dict:
+    """{C: least CPU ns per I/O of the event kernel alone at C channels} (channel_scaling.py)."""
+    from benchmarks.common import set_threads
+    from channel_scaling import _kernel_call, scaled_model
+    set_threads(1)
+    calls = {c: _kernel_call(scaled_model(c), ios) for c in channels}
+    for call in calls.values():
+        call()
+    best = {c: float("inf") for c in channels}
+    for _ in range(repeat):
+        for c, call in calls.items():
+            best[c] = min(best[c], _least_cpu(call, 1) / ios * 1e9)
+    return best
+
+
+def ceiling(ios: int = 20_000_000, repeat: int = 3) -> dict:
+    """fastpath_ceiling.measure: rates (I/Os per s) wall and CPU of the hand loop, simulate and
+    the kernels alone."""
+    from fastpath_ceiling import measure
+    return measure(ios, repeat)
+
+
+class _ThreadCpu:
+    """While in use, every task of mcio's kernel pool records its thread's CPU time (the
+    replications' kernels), summed per thread."""
+
+    def __enter__(self):
+        import mcio.engine.run as R
+        self.R, self.orig, self.per_thread = R, R.kernel_pool, {}
+        lock = threading.Lock()
+        record = self.per_thread
+
+        class Pool:
+            def __init__(self, pool):
+                self.pool = pool
+
+            def submit(self, fn, *args):
+                def timed():
+                    c = time.thread_time()
+                    try:
+                        return fn(*args)
+                    finally:
+                        with lock:
+                            k = threading.get_ident()
+                            record[k] = record.get(k, 0.0) + time.thread_time() - c
+                return self.pool.submit(timed)
+
+        R.kernel_pool = lambda threads: Pool(self.orig(threads))
+        return self
+
+    def __exit__(self, *exc):
+        self.R.kernel_pool = self.orig
+
+
+def _split_cpu(call) -> tuple[float, float, list]:
+    """(wall, process CPU, [CPU of each kernel-pool thread]) of ``call()``."""
+    with _ThreadCpu() as tc:
+        t, c = time.perf_counter(), time.process_time()
+        call()
+        wall, cpu = time.perf_counter() - t, time.process_time() - c
+    return wall, cpu, sorted(tc.per_thread.values())
+
+
+def threads_speedup(which: str = "ficon", repeat: int = 2) -> dict:
+    """1 vs 2 Numba threads on 4 replications: ``wall`` (best wall-time speed-up of ``repeat``
+    interleaved pairs) and ``cpu_bound``: the one-thread run's CPU over what the two-thread run
+    needs with two free cores, its serial CPU (the process's minus the kernel threads') plus its
+    busier kernel thread's CPU (best pair); ``k_ratio``: the two threads' kernel CPU over the
+    one-thread run's kernel CPU (above 1: they slow each other down)."""
+    from benchmarks.common import ficon_model, mmc_model, rate, set_threads, warm
+    model = ficon_model()[0] if which == "ficon" else mmc_model(1)
+    total = 4_000_000 if which == "ficon" else 100_000_000
+    warm(model)
+    runs = {1: [], 2: []}
+    for _ in range(repeat):
+        for th in (1, 2):
+            runs[th].append(_split_cpu(lambda: rate(model, total, replications=4, threads=th)))
+    set_threads(2)
+    w1, w2 = min(r[0] for r in runs[1]), min(r[0] for r in runs[2])
+    pairs = []
+    for (_, c1, _), (_, c2, ks) in zip(runs[1], runs[2]):
+        serial = c2 - sum(ks)
+        pairs.append((c1 / (serial + max(ks, default=0.0)), c1, serial, ks))
+    best, c1, serial, ks = max(pairs)
+    return {"wall": w1 / w2, "cpu_bound": best, "k_ratio": sum(ks) / max(c1 - serial, 1e-9),
+            "serial_s": serial, "cpu1_s": c1, "kernel_threads_s": ks, "wall_s": (w1, w2)}
+
+
+def warm_run(repeat: int = 5, args=("run",), tree: str = ROOT) -> dict:
+    """``python -m mcio.cli ARGS`` of ``tree`` as new processes on the kernels' warm cache: median
+    wall and CPU (user + system) seconds; the first run (which may fill the cache) is not counted."""
+    from compare_cli import installed_env
+    env = installed_env(tree)
+
+    def one():
+        r0 = resource.getrusage(resource.RUSAGE_CHILDREN)
+        t = time.perf_counter()
+        subprocess.run([sys.executable, "-m", "mcio.cli", *args], cwd=tree, env=env, check=True,
+                       capture_output=True)
+        wall = time.perf_counter() - t
+        r1 = resource.getrusage(resource.RUSAGE_CHILDREN)
+        return wall, (r1.ru_utime - r0.ru_utime) + (r1.ru_stime - r0.ru_stime)
+
+    one()
+    got = [one() for _ in range(repeat)]
+    return {"wall": statistics.median(w for w, _ in got), "cpu": statistics.median(c for _, c in got),
+            "walls": [w for w, _ in got]}
+
+
+def cold_compile(args=("run",)) -> dict:
+    """``compile_cost.measure`` of this tree (cold and warm figures), or {} where
+    benchmarks/compile_cost.py does not exist."""
+    try:
+        import compile_cost
+    except ImportError:
+        return {}
+    return compile_cost.measure(ROOT, list(args))
+
+
+def memory(points: int = 10_000) -> dict:
+    """{"mem": ..., "file": ...}: memory_per_point.measure of a ``points``-point grid."""
+    from memory_per_point import measure
+    return {"mem": measure(points, False), "file": measure(points, True)}
+
+
+def main(argv=None) -> int:
+    parts = ("mainjob", "channels", "ceiling", "threads", "warm", "cold", "memory")
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("parts", nargs="*", help=f"some of: {', '.join(parts)} (default: all)")
+    ap.add_argument("--repeat", type=int, default=3)
+    a = ap.parse_args(argv)
+    bad = [p for p in a.parts if p not in parts]
+    if bad:
+        ap.error(f"unknown part(s) {', '.join(bad)}; choose from {', '.join(parts)}")
+    print(f"load average {os.getloadavg()}", flush=True)
+    for part in a.parts or parts:
+        if part == "mainjob":
+            got = mainjob_cpu_ns(repeat=a.repeat)
+            print("main job CPU ns per I/O: " + ", ".join(f"N={n} {v:.0f}" for n, v in got.items()), flush=True)
+        elif part == "channels":
+            got = channel_cost(repeat=a.repeat)
+            print(f"event kernel CPU ns per I/O: 1 channel {got[1]:.0f}, 256 channels {got[256]:.0f}: "
+                  f"{got[256] / got[1]:.2f}x (target <= 1.3)", flush=True)
+        elif part == "ceiling":
+            b = ceiling(repeat=a.repeat)
+            print(f"fast path / hand-written Lindley loop (rates): CPU {b['simulate_cpu'] / b['hand_cpu']:.2f} "
+                  f"simulate, {b['kernels_cpu'] / b['hand_cpu']:.2f} kernels; wall {b['simulate'] / b['hand']:.2f}, "
+                  f"{b['kernels'] / b['hand']:.2f} (target >= 0.9, CPU, simulate)", flush=True)
+        elif part == "threads":
+            for which in ("ficon", "fast"):
+                g = threads_speedup(which, repeat=max(2, a.repeat - 1))
+                print(f"1 -> 2 threads, {which}: wall {g['wall']:.2f}x, CPU-bound {g['cpu_bound']:.2f}x "
+                      f"(1 thread {g['cpu1_s']:.3f} s CPU; 2 threads: serial {g['serial_s']:.3f} s, kernel "
+                      f"threads {' + '.join(f'{k:.3f}' for k in g['kernel_threads_s'])} s, x{g['k_ratio']:.3f} "
+                      f"the one thread's kernels; wall {g['wall_s'][0]:.2f} / {g['wall_s'][1]:.2f} s) "
+                      f"(target >= 1.9)", flush=True)
+        elif part == "warm":
+            g = warm_run(repeat=max(3, a.repeat))
+            print(f"warm mcio run: {g['wall']:.2f} s wall, {g['cpu']:.2f} s CPU (median; walls "
+                  f"{', '.join(f'{w:.2f}' for w in g['walls'])}) (target <= 1 s wall)", flush=True)
+        elif part == "cold":
+            g = cold_compile()
+            if not g:
+                print("cold compile: benchmarks/compile_cost.py not in this tree", flush=True)
+            else:
+                c, w = g["cold"], g["warm"]
+                print(f"mcio run cold: {c['compiled']} specialisations, {c['cpu_s']:.1f} s CPU; warm "
+                      f"{w['cpu_s']:.2f} s CPU, {w['wall_s']:.2f} s wall", flush=True)
+        elif part == "memory":
+            g = memory()
+            for k, m in g.items():
+                print(f"memory per point, 10^4-point grid, {k}: {m['per_point']:.0f} B (target <= 2048)", flush=True)
+    print(f"load average {os.getloadavg()}", flush=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
