@@ -119,7 +119,7 @@ def first_run_share(repeat: int) -> float:
     return got[len(got) // 2]
 
 
-def time_case(spec, repeat: int) -> tuple[float, float, int, float, float, float, tuple[float, float], float,
+def measure_case(spec, repeat: int) -> tuple[float, float, int, float, float, float, tuple[float, float], float,
                                           float, float]:
     """(best in-memory s, best with-file s, final file bytes, saving share % (median) and that
     run's time spent saving (s), median ratio of the with-file to the in-memory run of each round,
@@ -168,7 +168,7 @@ def main(argv=None) -> int:
           f"{'saving %':>10}{'saving ms':>10}{'cpu %':>7}{'cpu ms':>8}{'file kB':>9}")
     worst, worst_paired, worst_share = 0.0, 0.0, 0.0
     for name, spec in cases:
-        m, f, size, share, spent, paired, (q1, q3), cpu_paired, cpu_share, cpu_spent = time_case(spec, repeat)
+        m, f, size, share, spent, paired, (q1, q3), cpu_paired, cpu_share, cpu_spent = measure_case(spec, repeat)
         worst, worst_paired, worst_share = max(worst, f / m), max(worst_paired, paired), max(worst_share, share)
         print(f"{name:<52}{m:>9.2f}{f:>9.2f}{f / m:>8.3f}{paired:>8.3f}{f'{q1:.3f}-{q3:.3f}':>13}{cpu_paired:>7.3f}"
               f"{share:>10.2f}{spent * 1e3:>10.1f}{cpu_share:>7.2f}{cpu_spent * 1e3:>8.1f}{size / 1024:>9.0f}", flush=True)

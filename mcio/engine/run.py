@@ -8,10 +8,13 @@ import os
 import threading
 from concurrent.futures import ThreadPoolExecutor, wait
 from datetime import datetime, timezone
+from typing import TYPE_CHECKING
 
 import numba
 import numpy as np
-import xarray as xr
+
+if TYPE_CHECKING:   # (xarray only for the annotation: `mcio run` may not need it)
+    import xarray as xr
 
 from .. import interrupt
 from .._version import __version__
