@@ -153,7 +153,7 @@ def test_example_capacity_and_load_scale(example):
         m.replace("topology.load_scale", 10.0).check_open_capacity()
     assert e.value.field == "topology.load_scale" and "load_scale <" in e.value.allowed
     dem = m.mean_demands_ms()
-    assert set(dem) == {"mp", "link", "protocol", "ha", "backend"} and dem["ha"] == pytest.approx(0.80527)
+    assert set(dem) == {"mp", "link", "protocol", "ha", "backend"} and dem["ha"] == pytest.approx(0.79673)   # the example's host adapter (ficon-channel's fitted ha_service_us)
 
 
 def test_example_round_trips_through_toml(example):

@@ -58,7 +58,7 @@ FITTED = "fitted to seed 001 by mcio calibrate (mcio/scenarios/ficon_channel_fit
 
 #: The fitted reference: FICON Express4 (z9), command mode, 4 KB, one CCW: MP work per I/O (us).
 #: (The scenario's MP also has a fitted wake-up work, channels.mp_wake_us, kept out of this figure.)
-REFERENCE_MP_US_CCW = 76.537
+REFERENCE_MP_US_CCW = 75.912
 #: Published: on FICON Express4 (z10) z/HPF reaches 2.2 times the command-mode 4 KB I/O rate.
 ZHPF_OVER_CCW_FEX4 = 2.2
 
