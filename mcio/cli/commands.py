@@ -8,7 +8,6 @@ from pathlib import Path
 
 import click
 
-from ..engine.limits import refuse_too_short
 from ..errors import McioError
 from ..model.text import for_terminal
 from .app import main, set_threads
@@ -129,6 +128,7 @@ def run_cmd(spec, point, ios, replications, threads):
               "run.replications", s.run["replications"], "this run")
     ds = run_point(s, point)   # (Ctrl-C: the kernels stop at once; the group prints one line, exit 130)
     # (no figure to report: as reproduce, a clear error)
+    from ..engine.limits import refuse_too_short
     refuse_too_short(ds, "--ios" if ios is not None else "run.ios", s.run["ios"])
     click.echo(report(ds, s, point))
     from .whatif import diagnostics

@@ -29,7 +29,6 @@ from pathlib import Path
 import numpy as np
 import xarray as xr
 
-from ..engine.limits import refuse_too_short
 
 from ..errors import McioError
 from .fields import get_value, set_value
@@ -275,6 +274,7 @@ def run_uncertain(spec, ios: int | None = None, replications: int | None = None,
     for p in range(n):
         ds0 = simulate(sm.model(p), ios=ios, replications=reps, seed=seed, warmup=run["warmup"], point=p,
                        allow_unstable=True)
+        from ..engine.limits import refuse_too_short
         refuse_too_short(ds0, "ios", ios)   # (an overload is a result; a run too short is not)
         for f in FIGURES:
             nom[f][p] = _reps(ds0, f)
