@@ -73,3 +73,13 @@ def test_scale_one_is_bit_identical_to_the_settings():
     b = simulate(_model(1.0, {"protocol_scale": 1.0}, {"protocol_scale": 1.0}), ios=1000, replications=2, seed=5)
     for v in ("workload_connect_ms", "workload_response_ms", "response_ms"):
         np.testing.assert_array_equal(a[v].values, b[v].values)
+
+
+def test_every_generation_has_a_protocol_scale_with_its_provenance():
+    """The catalogue's scale: the reference (Express8S) link rate over the generation's, assumed."""
+    for g in hardware.CATALOGUE.values():
+        f = hardware.channel_parameters(g.name)["protocol_scale"]
+        assert f.value == pytest.approx(800.0 / g.link_mb_s.value, rel=1e-12)
+        assert f.source.startswith("assumed, because")
+    assert hardware.CATALOGUE[hardware.PROTOCOL_REFERENCE].protocol_scale.value == 1.0
+    assert "protocol time / Express8S protocol time" in hardware.listing("16S")
