@@ -56,6 +56,8 @@ def test_a_channels_protocol_time_is_in_its_connect_time(zhpf):
     np.testing.assert_allclose(conn, want, rtol=1e-9)
     # and not the settings' own: the two differ by the scales' difference
     assert conn[0] - conn[1] > 1e-3
+    # the capacity check's mean protocol demand: the two channels' (half the I/Os each)
+    assert m.mean_demands_ms()["protocol"] == pytest.approx(sum(want) / 2 - KB / 800.0, rel=1e-12)
 
 
 def test_no_own_protocol_time_packs_the_classes_own():
