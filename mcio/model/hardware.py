@@ -12,7 +12,8 @@ second, us.
   feature, the channel's own data path where it is below its two links (``path_mb_s``) and the
   feature card's read / write / read + write data limits (:func:`card_limits`);
 - :func:`channel_parameters`: a channel's link rate, open exchanges, MP work per 4 KB I/O in both
-  modes and data path, for ``[[topology.channel]] generation``;
+  modes, data path and connect-time protocol scale (its protocol time over FICON Express8S's,
+  :data:`PROTOCOL_REFERENCE`; assumed to follow the link rate), for ``[[topology.channel]] generation``;
 - :data:`COMMAND_COSTS`, :data:`RELOCATE_US`, :data:`CU_CONSTANTS`, :data:`HOST_US_PER_PROGRAM`:
   what one command of each type costs (MP, protocol, control unit), a Locate Record + TIC re-issued
   inside a program, the control unit's command response, the z/VM host's work per channel program.
@@ -209,8 +210,9 @@ def generation(name: str, where: str = "generation") -> Generation:
 
 def channel_parameters(name: str, where: str = "generation") -> dict:
     """A channel's parameters for generation ``name``: ``link_mb_s`` (per direction),
-    ``max_open_exchanges``, ``mp_us_per_io_ccw`` and ``mp_us_per_io_zhpf`` (us per 4 KB I/O), each
-    as a :class:`Fig` whose source says how it was derived.
+    ``max_open_exchanges``, ``mp_us_per_io_ccw`` and ``mp_us_per_io_zhpf`` (us per 4 KB I/O),
+    ``protocol_scale`` (its connect-time protocol over the reference generation's) and, where
+    published, ``path_mb_s``, each as a :class:`Fig` whose source says how it was derived.
 
     MP work: the fitted reference (Express4, command mode) scaled by published I/O rates.
     z/HPF: reference / 2.2 (the published z/HPF : command-mode ratio on Express4), then x
