@@ -19,6 +19,8 @@ The tuple's order is what the kernels unpack (kernels/transfer.py, kernels/cards
   (link c = channel c), one link rate, the same MP work; then the kernel reads the MP work from
   cls_mp and the rate from fp[FP_LINK_KB_PER_MS] (``pack`` sets them from the tables), as it
   did before per-channel tables existed
+9 ch_proto_ms float64[C, NC, 2] connect-time work (ms) by channel, class and mode, when some
+  channel's protocol time is its own (``Tables.ch_proto_ms``), else None: the class's cls_proto
 
 A None member is a type to Numba: the kernel compiled for it has no code for that mechanism
 (today's configurations run the event loop they ran before routes and cards existed).
@@ -48,7 +50,9 @@ def link_arrays(t: Tables) -> tuple:
     if len(t.card_start_ms) and (np.asarray(t.card_start_ms) > 0).any():
         card = (i(t.ch_card), f(t.card_start_ms))
     uni = np.ones(1) if gen is None and uniform(t) else None
-    return (f(t.mp_ms), i(t.ch_oe_cap), i(t.ch_link), i(t.cls_dir), f(t.ln_kb_per_ms), ln_ch, gen, card, uni)
+    proto = None if t.ch_proto_ms is None else f(t.ch_proto_ms)
+    return (f(t.mp_ms), i(t.ch_oe_cap), i(t.ch_link), i(t.cls_dir), f(t.ln_kb_per_ms), ln_ch, gen, card, uni,
+            proto)
 
 
 def uniform(t: Tables) -> bool:

@@ -85,6 +85,10 @@ class Tables:
     cls_miss: np.ndarray           # float64[NC]
     #: the single-path case (no [topology]): the kernels keep their one-CU, one-workload code
     legacy: bool = field(default=False)
+    #: float64[C, NC, 2] connect-time work (protocol + control unit per command, ms) of class k on
+    #: channel c by mode, where a channel's protocol time is its own (its generation's
+    #: ``protocol_scale``, issue 30); None: every channel's is the class's (the packed cls_proto)
+    ch_proto_ms: np.ndarray | None = field(default=None)
 
     @property
     def n_channels(self) -> int:

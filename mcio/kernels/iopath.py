@@ -175,7 +175,8 @@ def run_one(fp, ip, dp, ev, ec, cls_cum, cls_kb, cls_miss, cls_mp, cls_proto,
     columns; ch_oe_cap int64[C]; ch_link int64[C, 2]; cls_dir int64[K]; ln_bw float64[Lk] KB/ms;
     ln_ch int64[Lk]; (rt_ptr, rt_ln, dev_cu int64[D]) or None; (ch_card int64[C],
     card_start_ms float64[Kc]) or None: a None compiles that mechanism out; not None when every
-    channel is alike, half duplex, on its own link: then cls_mp and fp's link rate serve).
+    channel is alike, half duplex, on its own link: then cls_mp and fp's link rate serve;
+    ch_proto_ms float64[C, K, 2] connect-time work by channel, class and mode, or None: cls_proto).
     ``un`` = (cu_row int64[2U], cu_servers int64[2U], dev_cu int64[D], wl): the control units'
     stations (2u host adapter, 2u + 1 back end of control unit u: their rows of service draws and
     servers; kernels/stations.py), each device's control unit, and the workloads' tables ``wl``
@@ -251,6 +252,8 @@ def run_one(fp, ip, dp, ev, ec, cls_cum, cls_kb, cls_miss, cls_mp, cls_proto,
     GEN = lk[6]           # routes of several links, or None (kernels/transfer.py)
     CARD = lk[7]          # cards' start limits, or None (kernels/cards.py)
     UNI = lk[8]           # not None: channels alike (cls_mp, one link rate bw): engine/pack_links.py
+    # the connect-time work: the class's, and per channel where a channel's is its own (or None)
+    proto = (cls_proto, lk[9])
     ps = links_state(P, ip[IP_LN_SLOTS], GEN, lk[4].shape[0])
     card_free = cards_state(CARD)
     dq_s = dev[4]
@@ -304,11 +307,11 @@ def run_one(fp, ip, dp, ev, ec, cls_cum, cls_kb, cls_miss, cls_mp, cls_proto,
                     if stage == HA:      # (no card limits: CARD is None, this is PAST_CARD)
                         stage = stage_card(x, t, si, heap, CARD, card_free, cards)
                     if stage >= 0:
-                        stage = stage_ha(x, t, sf, si, rng, cu, heap, dev_state, cls_kb, cls_proto, pos)
+                        stage = stage_ha(x, t, sf, si, rng, cu, heap, dev_state, cls_kb, proto, pos)
                 elif stage == BE:
                     stage = stage_be(x, t, sf, si, rng, cu, heap)
                 elif stage == AFTER_HA:
-                    stage = stage_after_ha(x, t, sf, si, dev_state, cls_kb, cls_proto, rng, pos)
+                    stage = stage_after_ha(x, t, sf, si, dev_state, cls_kb, proto, rng, pos)
                 elif stage == CONN:
                     stage = stage_conn(x, t, sf, heap)
                 elif stage == XFER:

@@ -398,7 +398,7 @@ def positional_miss(x, sf, si, dev_state, rng, pos):
 
 
 @nb.njit(**JIT_STAGE)
-def device_service(x, t, sf, si, dev_state, cls_kb, cls_proto, rng, pos):
+def device_service(x, t, sf, si, dev_state, cls_kb, cls_proto, ch_proto, rng, pos):
     """THE DEVICE-SERVICE SEAM: what the device side makes of I/O ``x`` once the control unit
     has accepted its command (after the CMR), at time ``t`` (ms).
 
@@ -421,11 +421,17 @@ def device_service(x, t, sf, si, dev_state, cls_kb, cls_proto, rng, pos):
 
     ``pos`` = (positional, miss policy MISS_*, span_cylinders, p_sequential, cylinder_kb,
     seek settle ms, seek ms per sqrt(cylinder), media KB/ms), from ``mcio.engine.pack``.
+    ``cls_proto`` float64[K, 2] and ``ch_proto`` float64[C, K, 2] (or None: the class's serves):
+    the connect-time work (ms) by class and mode, and by the I/O's channel where a channel's is its
+    own (issue 30).
     """
     k = si[x, SI_CLS]
     sf[x, SF_DEV_DISC_MS] = 0.0
     si[x, SI_BACKEND] = si[x, SI_MISS]
-    sf[x, SF_PROTO_MS] = cls_proto[k, si[x, SI_MODE]]
+    if ch_proto is None:
+        sf[x, SF_PROTO_MS] = cls_proto[k, si[x, SI_MODE]]
+    else:
+        sf[x, SF_PROTO_MS] = ch_proto[si[x, SI_CH], k, si[x, SI_MODE]]
     sf[x, SF_XFER_KB] = cls_kb[k]
     sf[x, SF_CONN_MIN_MS] = 0.0
     if pos[0] and si[x, SI_MISS] != 0:
@@ -433,14 +439,15 @@ def device_service(x, t, sf, si, dev_state, cls_kb, cls_proto, rng, pos):
 
 
 @nb.njit(**JIT_STAGE)
-def stage_after_ha(x, t, sf, si, dev_state, cls_kb, cls_proto, rng, pos):
+def stage_after_ha(x, t, sf, si, dev_state, cls_kb, proto, rng, pos):
     """The command is accepted: pend and CMR end, the device side plans the rest (the seam,
-    ``pos`` and ``rng`` passed to it), and the disconnect, if any, starts."""
+    ``pos`` and ``rng`` passed to it; ``proto`` = (cls_proto, ch_proto) its connect-time work),
+    and the disconnect, if any, starts."""
     sf[x, SF_CMR] = t - sf[x, SF_T_MARK]
     sf[x, SF_PEND] = t - sf[x, SF_T_START]
     sf[x, SF_DISC] = 0.0
     sf[x, SF_T_DISC] = t
-    device_service(x, t, sf, si, dev_state, cls_kb, cls_proto, rng, pos)
+    device_service(x, t, sf, si, dev_state, cls_kb, proto[0], proto[1], rng, pos)
     if sf[x, SF_DEV_DISC_MS] > 0.0:
         return DEVICE
     return BE if si[x, SI_BACKEND] else CONN

@@ -12,7 +12,8 @@ second, us.
   feature, the channel's own data path where it is below its two links (``path_mb_s``) and the
   feature card's read / write / read + write data limits (:func:`card_limits`);
 - :func:`channel_parameters`: a channel's link rate, open exchanges, MP work per 4 KB I/O in both
-  modes and data path, for ``[[topology.channel]] generation``;
+  modes, data path and connect-time protocol scale (its protocol time over FICON Express8S's,
+  :data:`PROTOCOL_REFERENCE`; assumed to follow the link rate), for ``[[topology.channel]] generation``;
 - :data:`COMMAND_COSTS`, :data:`RELOCATE_US`, :data:`CU_CONSTANTS`, :data:`HOST_US_PER_PROGRAM`:
   what one command of each type costs (MP, protocol, control unit), a Locate Record + TIC re-issued
   inside a program, the control unit's command response, the z/VM host's work per channel program.
@@ -95,11 +96,32 @@ class Generation:
     card_read_mb_s: Fig = field(default=None)
     card_write_mb_s: Fig = field(default=None)
     card_mb_s: Fig = field(default=None)
+    #: the channel's connect-time protocol time relative to the reference generation's (the
+    #: ``channels.protocol_us_*`` settings are the reference's, :data:`PROTOCOL_REFERENCE`)
+    protocol_scale: Fig = field(default=None)
 
     def __post_init__(self):
         for k in ("path_mb_s", "card_read_mb_s", "card_write_mb_s", "card_mb_s"):
             if getattr(self, k) is None:
                 object.__setattr__(self, k, Fig(None, _NOT_FOUND))
+        if self.protocol_scale is None:
+            object.__setattr__(self, "protocol_scale", _protocol_scale(self.link_mb_s))
+
+
+#: The generation the ``channels.protocol_us_*`` settings (connect-time protocol: command and
+#: status IUs, handshakes) are given for: FICON Express8S, on which zhpf-dump fitted them (seed 003).
+PROTOCOL_REFERENCE = "8S"
+_PROTOCOL_REF_MB_S = 800.0
+
+
+def _protocol_scale(link: Fig) -> Fig:
+    """A generation's protocol time over the reference's: the reference link rate / its link rate."""
+    return Fig(_PROTOCOL_REF_MB_S / link.value,
+               f"assumed, because no protocol time per I/O or per command is published for any generation: the "
+               f"connect-time protocol (command and status IUs, their turnarounds) taken to scale with the link's "
+               f"data rate, {_PROTOCOL_REF_MB_S:.0f} / {link.value:,.0f} MB/s (the reference, FICON Express8S, "
+               f"over this generation); the frames' serialisation alone is < 1 us at 4 Gbit/s and above, so "
+               f"this reads the rest (channel and host-adapter handling of each IU) as keeping pace with the link")
 
 
 _LINK = "derived: 100 MB/s per Gbit/s per direction, the nominal FICON data rate (" + DS6000 + ")"
@@ -188,8 +210,9 @@ def generation(name: str, where: str = "generation") -> Generation:
 
 def channel_parameters(name: str, where: str = "generation") -> dict:
     """A channel's parameters for generation ``name``: ``link_mb_s`` (per direction),
-    ``max_open_exchanges``, ``mp_us_per_io_ccw`` and ``mp_us_per_io_zhpf`` (us per 4 KB I/O), each
-    as a :class:`Fig` whose source says how it was derived.
+    ``max_open_exchanges``, ``mp_us_per_io_ccw`` and ``mp_us_per_io_zhpf`` (us per 4 KB I/O),
+    ``protocol_scale`` (its connect-time protocol over the reference generation's) and, where
+    published, ``path_mb_s``, each as a :class:`Fig` whose source says how it was derived.
 
     MP work: the fitted reference (Express4, command mode) scaled by published I/O rates.
     z/HPF: reference / 2.2 (the published z/HPF : command-mode ratio on Express4), then x
@@ -215,7 +238,7 @@ def channel_parameters(name: str, where: str = "generation") -> dict:
                               f"2.2 ({IBM_PERF}) x 31,000 / {z_fig.value:,.0f} (z/HPF I/O rates of Express4 "
                               f"and {basis})")
     out = {"link_mb_s": g.link_mb_s, "max_open_exchanges": g.max_open_exchanges,
-           "mp_us_per_io_ccw": ccw, "mp_us_per_io_zhpf": zhpf}
+           "mp_us_per_io_ccw": ccw, "mp_us_per_io_zhpf": zhpf, "protocol_scale": g.protocol_scale}
     if g.path_mb_s.value is not None:
         out["path_mb_s"] = g.path_mb_s
     return out
@@ -246,6 +269,8 @@ def listing(name: str | None = None) -> str:
                          ("feature card: max write MB/s", g.card_write_mb_s),
                          ("feature card: max read + write MB/s", g.card_mb_s)):
             out.append(f"  {label:40s} {'-' if f.value is None else format(f.value, ',.0f'):>9s}  [{f.source}]")
+        out.append(f"  {'protocol time / Express8S protocol time':40s} {g.protocol_scale.value:9.3f}  "
+                   f"[{g.protocol_scale.source}]")
         out.append("  (mcio's MP work per 4 KB I/O, one command:)")
         for k, f in channel_parameters(g.name).items():
             if k.startswith("mp_"):
@@ -257,7 +282,7 @@ def listing(name: str | None = None) -> str:
 
 
 __all__ = ["CATALOGUE", "Fig", "Generation", "generation", "channel_parameters", "card_limits", "listing",
-           "REFERENCE_MP_US_CCW", "ZHPF_OVER_CCW_FEX4"]
+           "REFERENCE_MP_US_CCW", "ZHPF_OVER_CCW_FEX4", "PROTOCOL_REFERENCE"]
 
 
 # ---- per-command costs by command type, control-unit constants, host work ----------------------

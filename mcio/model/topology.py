@@ -54,6 +54,7 @@ FIELDS: dict[str, dict] = {
                 "max_open_exchanges": (integer(1, 100_000), None, "open exchanges (concurrent I/Os)"),
                 "path_mb_s": (num(lo=0.01, hi=1e6), None, "data rate of the channel's own data path, reads + writes together, MB/s; unset: the generation's, else no limit beyond its links"),
                 **_MP,
+                "protocol_scale": (num(lo=0.0, hi=1e3), None, "its connect-time protocol time (the channels.protocol_us_* settings, given for FICON Express8S) times this; unset: the generation's (mcio.model.hardware), else 1"),
                 "duplex": (choice("full", "half"), "full", "full: reads and writes each have the link's rate; half: they share it"),
                 "card": (text, None, "the feature card it sits on (a topology.card name)"),
                 "director": (text, None, "the FICON director its link enters (a topology.director name); unset: direct attached")},
@@ -229,6 +230,9 @@ def parse(raw, sections: dict, user_set: dict) -> dict:
         # (no legacy default: a channel's data path limits it only where set or published)
         fig["path_mb_s"] = e["path_mb_s"] if e["path_mb_s"] is not None else (
             gen["path_mb_s"].value if "path_mb_s" in gen else None)
+        # (no legacy default: the protocol_us_* settings are the reference generation's, issue 30)
+        fig["protocol_scale"] = float(e["protocol_scale"] if e["protocol_scale"] is not None else (
+            gen["protocol_scale"].value if "protocol_scale" in gen else 1.0))
         card = -1 if e["card"] is None else card_names.ref(e["card"], f"{w}.card")
         director = -1 if e["director"] is None else dir_names.ref(e["director"], f"{w}.director")
         if e["name"] is not None and (e["count"] is not None or e["chpids"] is not None):

@@ -95,6 +95,28 @@ def all_device_weights(topo: dict) -> np.ndarray:
     return out
 
 
+def channel_protocol_ms(chs, cls, sections: dict):
+    """The connect-time work (ms) of an I/O of class k on channel c by mode (0 CCW, 1 z/HPF),
+    float64[C, NC, 2]: the ``channels.protocol_us_*`` settings times the channel's
+    ``protocol_scale``, plus the control unit's work per command (``control_unit.cu_us_per_command_*``,
+    not scaled). None when no channel's differs from the settings' own (every scale 1, or no
+    protocol time): the kernels then take the class's (``cls_proto``), as before issue 30."""
+    c_, cu = sections["channels"], sections["control_unit"]
+    ccw, io_z, cmd_z = (c_["protocol_us_per_command_ccw"], c_["protocol_us_per_io_zhpf"],
+                        c_["protocol_us_per_command_zhpf"])
+    if all(ch["protocol_scale"] == 1.0 for ch in chs) or ccw == io_z == cmd_z == 0.0:
+        return None
+    out = np.zeros((len(chs), len(cls), 2))
+    for c, ch in enumerate(chs):
+        s = ch["protocol_scale"]
+        for k, cl in enumerate(cls):
+            rec = float(cl["records"])
+            # (the expressions of engine/units.py's cls_proto, each protocol setting x s)
+            out[c, k, 0] = (ccw * s + cu["cu_us_per_command_ccw"]) * rec / 1000.0
+            out[c, k, 1] = (io_z * s + (cmd_z * s + cu["cu_us_per_command_zhpf"]) * rec) / 1000.0
+    return out
+
+
 def compile_tables(topo: dict, sections: dict):
     """The :class:`mcio.engine.tables.Tables` of a parsed topology (``sections``: the model's
     legacy sections, for nothing but what they alone hold)."""
@@ -171,6 +193,7 @@ def compile_tables(topo: dict, sections: dict):
                 mp_ms[c, k, m] = mp_us(ch[f"mp_us_per_io_{mode}"], ch[f"mp_us_per_command_{mode}"],
                                        ch[f"mp_us_per_kb_{mode}"], cl["records"], cl["kb"]) / 1000.0
     return Tables(
+        ch_proto_ms=channel_protocol_ms(chs, cls, sections),
         ch_name=[ch["name"] for ch in chs], ch_oe_cap=np.array([ch["max_open_exchanges"] for ch in chs], np.int64),
         ch_card=np.array([ch["card"] for ch in chs], np.int64), ch_link=ch_link, mp_ms=mp_ms,
         ln_name=ln_name, ln_kind=ln_kind, ln_dir=ln_dir, ln_kb_per_ms=np.array(ln_rate, float),
@@ -260,10 +283,13 @@ def mean_demands_ms(t, topo: dict, sections: dict) -> dict:
                for c in range(t.n_channels) for k in range(len(t.cls_name)))
     share_k = rate_ck.sum(axis=0) / tot
     rec = t.cls_records
-    proto = float((share_k * ((1 - z) * (c_["protocol_us_per_command_ccw"] + cu["cu_us_per_command_ccw"]) * rec
-                              + z * (c_["protocol_us_per_io_zhpf"]
-                                     + (c_["protocol_us_per_command_zhpf"] + cu["cu_us_per_command_zhpf"]) * rec))).sum()
-                  / 1000.0)
+    if t.ch_proto_ms is not None:      # a channel's own protocol time (its generation's scale)
+        proto = float((rate_ck * ((1 - z) * t.ch_proto_ms[:, :, 0] + z * t.ch_proto_ms[:, :, 1])).sum() / tot)
+    else:
+        proto = float((share_k * ((1 - z) * (c_["protocol_us_per_command_ccw"] + cu["cu_us_per_command_ccw"]) * rec
+                                  + z * (c_["protocol_us_per_io_zhpf"]
+                                         + (c_["protocol_us_per_command_zhpf"] + cu["cu_us_per_command_zhpf"])
+                                         * rec))).sum() / 1000.0)
     per_cu = r.sum(axis=(0, 2)) / tot
     miss_cu = (r * t.cls_miss).sum(axis=(0, 2)) / tot
     return {"mp": float((rate_ck * mp).sum() / tot), "link": float(link / tot), "protocol": proto,

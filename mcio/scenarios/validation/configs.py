@@ -21,17 +21,21 @@ CU_SERVICE_US = 30.0
 def channel_benchmark(generation: str, channels: int, *, kb: float, records: int = 1,
                       write_share: float = 0.0, zhpf_share: float = 0.0, population: int = 64,
                       card: dict | None = None, link_mb_s: float | None = None,
-                      devices: int = 64, extra_channel: dict | None = None) -> Model:
+                      devices: int = 64, extra_channel: dict | None = None,
+                      protocol: dict | None = None) -> Model:
     """``channels`` channels of ``generation`` (a catalogue key) on one card (``card``: its limit
     fields, e.g. ``{"max_mb_s": 1300.0}``; None: no limit), ``population`` I/Os outstanding of
     ``kb`` KB in ``records`` commands, ``write_share`` of them writes, ``zhpf_share`` in transport
-    mode. ``link_mb_s`` overrides the generation's link rate (a generation not in the catalogue)."""
+    mode. ``link_mb_s`` overrides the generation's link rate (a generation not in the catalogue).
+    ``protocol``: the ``channels.protocol_us_*`` settings (the reference generation's connect-time
+    protocol, :func:`catalogue_protocol`; each channel scales them by its generation's
+    ``protocol_scale``); None: no protocol time (the blind run)."""
     ch = {"name": "ch", "count": int(channels), "generation": generation, "card": "F"}
     if link_mb_s is not None:
         ch["link_mb_s"] = float(link_mb_s)
     ch.update(extra_channel or {})
     return Model.from_dict({
-        "channels": {"zhpf_share": float(zhpf_share)},
+        "channels": {"zhpf_share": float(zhpf_share), **(protocol or {})},
         "topology": {
             "card": [{"name": "F", **(card or {})}],
             "channel": [ch],
@@ -42,6 +46,19 @@ def channel_benchmark(generation: str, channels: int, *, kb: float, records: int
                                   "write_share": float(write_share)}]}],
         },
     }, where="scenario validation", user_set={})
+
+
+def catalogue_protocol() -> dict:
+    """The ``channels.protocol_us_*`` settings from the hardware catalogue's per-command costs
+    (given for the reference generation, FICON Express8S: ``hardware.PROTOCOL_REFERENCE``): a
+    command-mode command's protocol (a Read's, assumed as a Write's: 19.5 us, fitted to seed 003),
+    a transport-mode program's (TCW + TCCB: 5.0 us, assumed) and a DCW's (none). The control
+    unit's work per command is not added: the benchmarks' control unit is the assumed 30 us per I/O
+    (:data:`CU_SERVICE_US`)."""
+    from ...model.hardware import COMMAND_COSTS
+    return {"protocol_us_per_command_ccw": COMMAND_COSTS["Read (one record, chained)"].protocol_us.value,
+            "protocol_us_per_io_zhpf": COMMAND_COSTS["TCW + TCCB (one transport-mode program)"].protocol_us.value,
+            "protocol_us_per_command_zhpf": COMMAND_COSTS["DCW (one record in a TCCB)"].protocol_us.value}
 
 
 def data_rate_mb_s(ds) -> tuple[float, float]:
@@ -60,4 +77,4 @@ def io_rate(ds) -> tuple[float, float]:
     return float(x.mean()), float(ci95_halfwidth(x)) if x.size > 1 else 0.0
 
 
-__all__ = ["channel_benchmark", "data_rate_mb_s", "io_rate", "CU_SERVERS", "CU_SERVICE_US"]
+__all__ = ["channel_benchmark", "catalogue_protocol", "data_rate_mb_s", "io_rate", "CU_SERVERS", "CU_SERVICE_US"]

@@ -119,7 +119,8 @@ FIGURES: tuple = (
      "2 Gbit/s link; read/write mix of the bandwidth benchmark assumed (6x27K, half writes)"),
     ("single 4 KB z/HPF read: response z13 FEX16S (16G end to end) over zEC12 FEX8S", "latency_16s_over_8s",
      "ratio", 0.79, "1", Z13_LATENCY, 0.15,
-     "one I/O at a time, a cache hit; '21% lower' read as 0.79 x"),
+     "one I/O at a time, a cache hit; '21% lower' read as 0.79 x; protocol: the catalogue's TCW + TCCB (5 us, "
+     "Express8S) x each generation's protocol_scale (assumed: 800 / link MB/s)"),
     ("Fast Minidisk Erase: CMS FORMAT of 32,767 cylinders", "erase_format", "elapsed_s", 399.0, "s", ZVM_FME, 0.15,
      "one program per track (491,505 programs of 12 Write CCWs)"),
     ("Fast Minidisk Erase: CPFMTXA of 32,767 cylinders", "erase_cpfmtxa", "elapsed_s", 253.0, "s", ZVM_FME, 0.15,

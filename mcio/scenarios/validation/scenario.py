@@ -11,7 +11,7 @@ from __future__ import annotations
 from ...errors import McioError
 from ..base import Figure, Param, RunSize, Scenario, Tolerance
 from . import erase as _erase
-from .configs import channel_benchmark, data_rate_mb_s, io_rate
+from .configs import catalogue_protocol, channel_benchmark, data_rate_mb_s, io_rate
 from .published import CONFIGS, FIGURES
 
 #: figures a parameter was fitted to (name -> the parameter): see docs/validation.md
@@ -84,6 +84,9 @@ class Validation(Scenario):
     def _bench(self, c, p):
         card = None
         extra = None
+        protocol = None
+        if p["mechanisms"] == "catalogue":
+            protocol = catalogue_protocol()
         if p["mechanisms"] == "catalogue" and c.get("card"):
             from ...model.hardware import card_limits
             card = card_limits(c["card"])
@@ -92,7 +95,7 @@ class Validation(Scenario):
         return channel_benchmark(c["generation"], c["channels"], kb=c["kb"], records=c["records"],
                                  write_share=c["write_share"], zhpf_share=c["zhpf_share"],
                                  population=c.get("population", p["population"]), card=card,
-                                 extra_channel=extra)
+                                 extra_channel=extra, protocol=protocol)
 
     def simulations(self, variant, run):
         from ...batch.estimates import Simulation
