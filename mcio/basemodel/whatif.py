@@ -219,14 +219,19 @@ def _key(name: str) -> str:
 
 # ---- growth, z/HPF --------------------------------------------------------------------------------
 
-def growth(s: _Spec, pct) -> list:
-    """``topology.load_scale`` x (1 + pct / 100)."""
+def parse_growth(pct) -> float:
     try:
         p = float(pct)
     except (TypeError, ValueError):
         p = float("nan")
     if not math.isfinite(p) or p <= -100.0:
         raise McioError("--growth", pct, "a percentage above -100 (40 = 40 % more I/O; -20 = 20 % less)")
+    return p
+
+
+def growth(s: _Spec, pct) -> list:
+    """``topology.load_scale`` x (1 + pct / 100)."""
+    p = parse_growth(pct)
     t = _topology(s, "--growth", pct)
     old = float(t.get("load_scale", 1.0))
     f = 1.0 + p / 100.0
@@ -235,14 +240,19 @@ def growth(s: _Spec, pct) -> list:
     return [f"load_scale {old!r} -> {old * f!r} ({p:+g} %)"]
 
 
-def zhpf(s: _Spec, share, estimates: dict | None = None) -> list:
-    """``channels.zhpf_share`` = share (0..1)."""
+def parse_zhpf(share) -> float:
     try:
         z = float(share)
     except (TypeError, ValueError):
         z = float("nan")
     if not (0.0 <= z <= 1.0):
         raise McioError("--zhpf", share, "the share of I/Os in z/HPF (transport mode), 0 to 1")
+    return z
+
+
+def zhpf(s: _Spec, share, estimates: dict | None = None) -> list:
+    """``channels.zhpf_share`` = share (0..1)."""
+    z = parse_zhpf(share)
     old = s.data.get("channels", {}).get("zhpf_share")
     kind = ((estimates or {}).get("estimates", {}).get("channels.zhpf_share") or {}).get("kind")
     caveat = ("; the base measured no z/HPF counts: its MP work is the unknown mix's, so this what-if has no "
@@ -361,6 +371,18 @@ def set_fields(text: str, sets: dict, where: str = "spec") -> str:
 
 # ---- all of them ----------------------------------------------------------------------------------
 
+def check(*, generations=(), growth_pct=None, zhpf_share=None, add=()) -> None:
+    """Each what-if value checked before any file is read (McioError naming the option)."""
+    for g in generations:
+        parse_generation(g)
+    for a in add:
+        parse_add(a)
+    if growth_pct is not None:
+        parse_growth(growth_pct)
+    if zhpf_share is not None:
+        parse_zhpf(zhpf_share)
+
+
 def apply(text: str, *, generations=(), growth_pct=None, zhpf_share=None, add=(), where: str = "spec",
           title: str | None = None) -> tuple:
     """(the changed spec's text, one line per change). Order: generations, added channels (copies
@@ -382,4 +404,4 @@ def apply(text: str, *, generations=(), growth_pct=None, zhpf_share=None, add=()
     return s.text(), changes
 
 
-__all__ = ["apply", "set_fields", "generation", "growth", "zhpf", "add_channels", "parse_generation", "parse_add", "MAX_PATHS"]
+__all__ = ["apply", "check", "set_fields", "generation", "growth", "zhpf", "add_channels", "parse_generation", "parse_add", "MAX_PATHS"]

@@ -79,6 +79,8 @@ def base_cmd(inputs, how, output, replay_spec, sets, generations, growth_pct, zh
         if o:
             check_writable(o, what)
     set_threads(threads)
+    from ..basemodel.whatif import check as check_whatifs
+    check_whatifs(generations=generations, growth_pct=growth_pct, zhpf_share=zhpf_share, add=add)
     from ..basemodel import build, observe, select_intervals
     from ..basemodel import derive as D
     from ..basemodel.replay import format_table, format_wide, replay, to_dataset
