@@ -152,3 +152,16 @@ def test_add_channels_and_zhpf_on_the_esamon_base(tmp_path):
     assert m.channels["count"] == 6
     with pytest.raises(McioError, match="at most 8"):
         apply(text, add=["5"])
+
+
+def test_added_channels_take_the_next_free_chpids(base):
+    """LCU 0010's path group cut to 4 channels (and 0020's, which shares it): 2 more are the next
+    unused hexadecimal CHPIDs after its last (45: 46 and 47 are used), in both LCUs' groups."""
+    text = base[3].replace('channels = ["40", "41", "44", "45", "50", "51", "54", "55"]', 'channels = ["40", "41", "44", "45"]')
+    new, changes = apply(text, add=["0010=2"])
+    d = tomllib.loads(new)
+    groups = {lc["name"]: lc["channels"] for cu in d["topology"]["control_unit"] for lc in cu["lcu"]}
+    assert groups["0010"] == groups["0020"] == ["40", "41", "44", "45", "48", "49"]
+    assert groups["0011"] == ["42", "43", "46", "47", "52", "53", "56", "57"]
+    assert [c["name"] for c in d["topology"]["channel"]][-2:] == ["48", "49"]
+    assert changes == ["LCU 0010, 0020: path group + 48, 49 (copies of channel 45)"]

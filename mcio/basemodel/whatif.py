@@ -162,12 +162,14 @@ def generation(s: _Spec, item: str) -> list:
         po = channel_parameters(old, f"topology.channel {own[0]} generation")
         old_t, new_t = CATALOGUE[_key(old)].title, CATALOGUE[new].title
         s.put(rng, "generation", new, f"{new_t} (was {old!r}, {old_t})")
+        # a base's command-mode figure is fitted (its z/HPF one derived from it) or, without channel
+        # busy in the data, the catalogue's (assumed): the comment says which was scaled
+        i = s.key_line(rng, "mp_us_per_io_ccw")
+        was = s.lines[i].split("#", 1)[1].strip() if i is not None and "#" in s.lines[i] else ""
+        kind = "fitted" if was.startswith("fitted") else "the spec's"
         for k in ("mp_us_per_io_ccw", "mp_us_per_io_zhpf"):
             if k in ch:
                 ratio = _fig(pn, k) / _fig(po, k)
-                i = s.key_line(rng, k)
-                was = s.lines[i].split("#", 1)[1].strip() if "#" in s.lines[i] else ""
-                kind = "fitted" if "fitted" in was or "derived: command mode" in was else "the spec's"
                 s.put(rng, k, float(ch[k]) * ratio,
                       f"derived: {kind} x catalogue ratio: {ch[k]!r} us (generation {old}) x {_fig(pn, k):.6g} / "
                       f"{_fig(po, k):.6g} (the catalogue's {k} of {new} / {old}) = x {ratio:.6g}")
@@ -327,7 +329,7 @@ def add_channels(s: _Spec, item: str) -> list:
                             "channel's table (a copy needs one channel to copy)")
         new = []
         for _k in range(n):
-            c = _new_name(g[-1] if not new else new[-1], used)
+            c = _new_name(g[-1], used)
             used.add(c)
             new.append(c)
         added[g] = (new, tmpl[1])
