@@ -165,3 +165,26 @@ def test_added_channels_take_the_next_free_chpids(base):
     assert groups["0011"] == ["42", "43", "46", "47", "52", "53", "56", "57"]
     assert [c["name"] for c in d["topology"]["channel"]][-2:] == ["48", "49"]
     assert changes == ["LCU 0010, 0020: path group + 48, 49 (copies of channel 45)"]
+
+
+def test_generation_on_a_planners_topology_with_cards_and_groups():
+    """The shipped two-subsystem example (channel groups on Express4 / Express8 cards): a group
+    moves by its name, its card takes the new generation's published limits (none for 16SA: the
+    Express4 card's 1,300 MB/s removed); a card half moved is refused; the result runs."""
+    ex = Path(__file__).parent.parent / "examples" / "topology" / "two_subsystems.toml"
+    text = ex.read_text()
+    d0 = tomllib.loads(text)
+    new, _c = apply(text, generations=["16SA"], growth_pct="10")
+    d = tomllib.loads(new)
+    assert {c.get("generation") for c in d["topology"]["channel"]} == {"16SA"}
+    assert all("max_mb_s" not in cd for cd in d["topology"]["card"])
+    assert any("max_mb_s" in cd for cd in d0["topology"]["card"])
+    assert d["topology"]["load_scale"] == d0["topology"].get("load_scale", 1.0) * 1.1
+    load_spec(new).point_model(0)
+    with pytest.raises(McioError, match="list all its channels or its name"):
+        apply(text, generations=["40=16SA"])                      # part of group fex4a
+    two = text.replace('chpids = ["44", "45", "46", "47"]\ngeneration = "4"\ncard = "C2"',
+                       'chpids = ["44", "45", "46", "47"]\ngeneration = "4"\ncard = "C1"')
+    assert two != text
+    with pytest.raises(McioError, match="holds one generation"):
+        apply(two, generations=["fex4a=16SA"])                    # fex4b on the same card stays

@@ -98,6 +98,18 @@ class _Spec:
         return "\n".join(self.lines) + "\n"
 
 
+def _table(s: _Spec, name: str):
+    """The line range of table [name], added (before its first sub-table, else at the end) if the
+    spec has none."""
+    t = s.tables(name)
+    if not t:
+        at = next((i for n, i, _e in s.blocks if n.startswith(name + ".")), len(s.lines))
+        s.lines[at:at] = [f"[{name}]", ""]
+        s.__init__(s.text(), s.where)
+        t = s.tables(name)
+    return t[0]
+
+
 def _topology(s: _Spec, opt: str, value) -> dict:
     t = s.data.get("topology")
     if not isinstance(t, dict):
@@ -237,7 +249,7 @@ def growth(s: _Spec, pct) -> list:
     t = _topology(s, "--growth", pct)
     old = float(t.get("load_scale", 1.0))
     f = 1.0 + p / 100.0
-    rng = s.tables("topology")[0]
+    rng = _table(s, "topology")
     s.put(rng, "load_scale", old * f, f"{p:+g} % growth: {old!r} x {f!r}")
     return [f"load_scale {old!r} -> {old * f!r} ({p:+g} %)"]
 
@@ -259,13 +271,7 @@ def zhpf(s: _Spec, share, estimates: dict | None = None) -> list:
     kind = ((estimates or {}).get("estimates", {}).get("channels.zhpf_share") or {}).get("kind")
     caveat = ("; the base measured no z/HPF counts: its MP work is the unknown mix's, so this what-if has no "
               "measured basis" if kind == "assumed" else "")
-    t = s.tables("channels")
-    if not t:
-        first = s.blocks[0][1] if s.blocks else len(s.lines)
-        s.lines[first:first] = ["[channels]", "", ""]
-        s.__init__(s.text(), s.where)
-        t = s.tables("channels")
-    s.put(t[0], "zhpf_share", z, f"z/HPF share (was {old!r}){caveat}")
+    s.put(_table(s, "channels"), "zhpf_share", z, f"z/HPF share (was {'unset' if old is None else repr(old)}){caveat}")
     return [f"zhpf_share {old!r} -> {z!r}" + (" (no measured basis: see the spec's comment)" if caveat else "")]
 
 
