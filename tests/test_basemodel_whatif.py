@@ -181,6 +181,9 @@ def test_generation_on_a_planners_topology_with_cards_and_groups():
     assert any("max_mb_s" in cd for cd in d0["topology"]["card"])
     assert d["topology"]["load_scale"] == d0["topology"].get("load_scale", 1.0) * 1.1
     load_spec(new).point_model(0)
+    old4 = tomllib.loads(apply(text, generations=["4"])[0])      # the Express8 cards take Express4's limits
+    assert [(cd["max_read_mb_s"], cd["max_write_mb_s"], cd["max_mb_s"]) for cd in old4["topology"]["card"]] == [
+        (1230.0, 1150.0, 1300.0)] * 4
     with pytest.raises(McioError, match="list all its channels or its name"):
         apply(text, generations=["40=16SA"])                      # part of group fex4a
     two = text.replace('chpids = ["44", "45", "46", "47"]\ngeneration = "4"\ncard = "C2"',

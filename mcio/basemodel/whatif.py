@@ -66,8 +66,10 @@ class _Spec:
         return list(zip(items, t))
 
     def key_line(self, rng, key: str) -> int | None:
-        i0, e = rng
-        for i in range(i0 + 1, e):
+        i0 = rng[0]
+        for i in range(i0 + 1, len(self.lines)):     # to the next header (a line added since moved the end)
+            if _HEADER.match(self.lines[i]):
+                break
             m = _KEY.match(self.lines[i])
             if m and m.group(2) == key:
                 line = self.lines[i]
@@ -203,12 +205,14 @@ def generation(s: _Spec, item: str) -> list:
     out = [f"channel{'s' if len(v) > 1 else ''} {', '.join(v)}: generation {o} -> {new}" for o, v in moved.items()]
     if not out:
         raise McioError("--generation", item, "moves no channel")
+    card_out = []
     if cards:
         on_card = {}
         for ch, _r in chans:
             if ch.get("card"):
                 on_card.setdefault(str(ch["card"]), set()).update(_channel_names(ch))
-        for cd in s.elements("topology.card", t.get("card", []), "[[topology.card]]"):
+        # bottom up: a limit added to one card's table shifts the lines of those below it
+        for cd in reversed(s.elements("topology.card", t.get("card", []), "[[topology.card]]")):
             c, rng = cd
             if c["name"] not in cards:
                 continue
@@ -222,8 +226,8 @@ def generation(s: _Spec, item: str) -> list:
                     s.put(rng, k, float(lim[k]), f"the catalogue's {CATALOGUE[new].title} feature card")
                 else:
                     s.drop(rng, k, f"the catalogue has no {k} for {CATALOGUE[new].title}'s card")
-            out.append(f"card {c['name']}: the catalogue's {new} card limits {lim or '(none published)'}")
-    return out
+            card_out.insert(0, f"card {c['name']}: the catalogue's {new} card limits {lim or '(none published)'}")
+    return out + card_out
 
 
 def _key(name: str) -> str:
