@@ -7,7 +7,9 @@
 - :mod:`~mcio.basemodel.build`: the configuration with every figure's provenance (BaseModel);
 - :mod:`~mcio.basemodel.spec`: the commented, runnable TOML spec;
 - :mod:`~mcio.basemodel.replay`: the measured intervals run on the base (or a changed) model,
-  model vs measured in RMF's columns with CIs.
+  model vs measured in RMF's columns with CIs;
+- :mod:`~mcio.basemodel.whatif`: what-ifs of a base spec (a newer channel generation, growth,
+  z/HPF, more channels) as edits of its commented text.
 """
 from .build import BaseModel, build
 from .observe import Observed, observe, select_intervals

@@ -3,6 +3,8 @@ tidy table), and the replay of the measured intervals on it or on a changed mode
 
     mcio base INPUT... [--intervals peak-iops|peak-mbs|all|FROM-TO] -o base.toml
     mcio base INPUT... --replay base.toml [--set topology.load_scale=1.4] [--store replay.nc]
+    mcio base INPUT... --replay base.toml --generation 16SA --growth 40 [--zhpf 1] [--add-channels N]
+                       [-o whatif.toml] [--no-compare]      # what-ifs; -o writes the changed spec
 """
 from __future__ import annotations
 
@@ -38,10 +40,22 @@ def _check_budget(model, n_intervals: int, ios: int, replications: int) -> None:
 @click.option("--intervals", "how", default=None,
               help="peak-iops (default to build), peak-mbs, all (default to replay) or FROM-TO (HH:MM-HH:MM or "
                    "YYYY-MM-DDTHH:MM-YYYY-MM-DDTHH:MM).")
-@click.option("-o", "--output", default=None, help="Write the base model: a runnable, commented spec (TOML).")
+@click.option("-o", "--output", default=None, help="Write the base model: a runnable, commented spec (TOML); with "
+              "--replay, the what-if spec (the replayed spec with the what-ifs and --set applied) for mcio compare.")
 @click.option("--replay", "replay_spec", default=None,
               help="Instead of building: run the measured intervals on this spec (a base model, possibly changed).")
 @click.option("--set", "sets", multiple=True, help="With --replay: change a model field name=value (repeatable).")
+@click.option("--generation", "generations", multiple=True, metavar="GEN|CHPID,...=GEN",
+              help="With --replay: every channel (or the listed CHPIDs) moved to catalogue generation GEN (mcio "
+                   "hardware): its link rate, open exchanges, card limits, and the spec's fitted MP work x the "
+                   "catalogue's ratio of the two generations. Repeatable.")
+@click.option("--growth", "growth_pct", type=str, default=None, metavar="PCT",
+              help="With --replay: every workload's load x (1 + PCT/100) (topology.load_scale).")
+@click.option("--zhpf", "zhpf_share", type=str, default=None, metavar="SHARE",
+              help="With --replay: the share of I/Os in z/HPF, 0 to 1 (channels.zhpf_share).")
+@click.option("--add-channels", "add", multiple=True, metavar="N|LCU=N",
+              help="With --replay: N channels added to every path group (or LCU's), copies of its last channel "
+                   "(at most 8 in a group). Repeatable.")
 @click.option("--store", default=None, help="Write the per-interval model vs measured table (netCDF-4/HDF5).")
 @click.option("--wide", is_flag=True, help="Model vs measured as one line per interval (model (measured)) "
               "instead of a block per interval.")
@@ -52,7 +66,7 @@ def _check_budget(model, n_intervals: int, ios: int, replications: int) -> None:
 @click.option("--replications", type=int, default=4, show_default=True)
 @click.option("--seed", type=int, default=1, show_default=True)
 @click.option("--threads", type=int, default=None, help="Numba threads (the result does not depend on it).")
-def base_cmd(inputs, how, output, replay_spec, sets, store, wide, no_compare, ha_servers, backend_servers, ios,
+def base_cmd(inputs, how, output, replay_spec, sets, generations, growth_pct, zhpf_share, add, store, wide, no_compare, ha_servers, backend_servers, ios,
              replications, seed, threads):
     """Build a calibrated base model from measured INPUT files (or, with --replay, run their
     intervals on a spec) and print model vs measured per interval in RMF's columns."""
@@ -65,6 +79,8 @@ def base_cmd(inputs, how, output, replay_spec, sets, store, wide, no_compare, ha
         if o:
             check_writable(o, what)
     set_threads(threads)
+    from ..basemodel.whatif import check as check_whatifs
+    check_whatifs(generations=generations, growth_pct=growth_pct, zhpf_share=zhpf_share, add=add)
     from ..basemodel import build, observe, select_intervals
     from ..basemodel import derive as D
     from ..basemodel.replay import format_table, format_wide, replay, to_dataset
@@ -77,15 +93,35 @@ def base_cmd(inputs, how, output, replay_spec, sets, store, wide, no_compare, ha
                f"{len(obs.lcu.index.get_level_values(1).unique())} LCU(s), "
                f"{len(obs.channel.index.get_level_values(1).unique()) if len(obs.channel) else 0} channels from "
                + "; ".join(measured.sources))
+    whatifs = bool(generations or add or growth_pct is not None or zhpf_share is not None)
     if replay_spec:
-        if output:
-            raise McioError("--output", output, "is for building; with --replay use --store for the results")
         from ..batch import load_spec
         from ..calibrate.params import parse_set
         from ..basemodel.spec import read_estimates
-        model = load_spec(replay_spec).point_model(0)
+        from ..basemodel.whatif import apply
+        try:
+            with open(replay_spec, encoding="utf-8") as f:
+                text = f.read()
+        except (OSError, UnicodeDecodeError) as e:
+            raise McioError("--replay", replay_spec, f"a readable spec (TOML): {e}") from None
+        changes = []
+        if whatifs:
+            text, changes = apply(text, generations=generations, growth_pct=growth_pct, zhpf_share=zhpf_share,
+                                  add=add, where=replay_spec, title=replay_spec)
+        model = load_spec(text).point_model(0)
         for k, v in parse_set(sets).items():
             model = model.replace(k, v)
+        if sets and output:
+            from ..basemodel.whatif import set_fields
+            text = set_fields(text, parse_set(sets), replay_spec)
+        for c in changes:
+            click.echo(f"what-if: {c}")
+        if output:
+            from ..store import write_bytes
+            write_bytes(text.encode("utf-8"), output)
+            click.echo(f"wrote {output} (the what-if spec: mcio compare {replay_spec} {output})")
+        if no_compare:
+            return
         wl = read_estimates(replay_spec).get("workload_lcu") or {
             w["name"]: w["lcus"][0] for w in model.to_dict().get("topology", {}).get("workload", [])
             if len(w.get("lcus", [])) == 1}
@@ -96,11 +132,14 @@ def base_cmd(inputs, how, output, replay_spec, sets, store, wide, no_compare, ha
         _check_budget(model, len(intervals), ios, replications)
         df = replay(model, obs, intervals, wl, ios=ios, replications=replications, seed=seed,
                     progress=lambda s: click.echo(s, err=True))
-        title = f"replay of {replay_spec}" + (f" with {', '.join(sets)}" if sets else "")
+        title = f"replay of {replay_spec}" + (f" with {'; '.join(changes + list(sets))}" if changes or sets else "")
         click.echo(format_table(df, title))
     else:
         if sets:
             raise McioError("--set", ", ".join(sets), "changes a model at --replay; build first, then replay")
+        if whatifs:
+            raise McioError("--generation/--growth/--zhpf/--add-channels", "(building)",
+                            "what-ifs change a base at --replay: build first, then replay")
         intervals = select_intervals(obs, how or "peak-iops")
         cmd = " ".join(shlex.quote(p) for p in ["mcio", "base", *inputs, "--intervals", how or "peak-iops"]
                        + (["-o", output] if output else []))
