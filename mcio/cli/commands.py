@@ -128,7 +128,8 @@ def run_cmd(spec, point, ios, replications, threads):
     from ..batch.estimates import Simulation, check_run, timed_simulations
     check_run(timed_simulations([Simulation(s.point_model(point), s.run)]),
               "run.replications", s.run["replications"], "this run")
-    numba_arrays_without_scipy_linalg()
+    from ..kernels.target import load_arrays_without_scipy_linalg
+    load_arrays_without_scipy_linalg()    # (Numba's BLAS probe: scipy.linalg, for nothing mcio calls)
     # the engine's arrays as they are: a Dataset (xarray, pandas, dask) is no part of a report
     ds = PartView(point_part(s, point, describe=True))   # (Ctrl-C: the kernels stop at once; the group prints one line, exit 130)
     # (no figure to report: as reproduce, a clear error)
@@ -137,28 +138,6 @@ def run_cmd(spec, point, ios, replications, threads):
     from .whatif import diagnostics
     for line in diagnostics(ds):   # (a warm-up too short, an unstable point: as after a sweep)
         click.echo(f"mcio: {line}", err=True)
-
-
-def numba_arrays_without_scipy_linalg() -> None:
-    """Load Numba's array implementations (``numba.np.arraymath``) with ``scipy.linalg`` hidden.
-
-    Numba's own, not mcio's: as its CPU target first loads (the first kernel called, compiled or
-    from the cache), numba/np/arraymath.py (Numba 0.68, ``_HAVE_BLAS = _check_blas()``) imports
-    ``scipy.linalg.cython_blas``, only to choose how ``np.correlate`` / ``np.convolve`` compute
-    their dot products (BLAS or a plain loop). No mcio kernel calls either, and importing
-    scipy.linalg is a tenth of a warm ``mcio run`` (benchmarks/README.md, "issue 29: a warm mcio
-    run"). Hidden, that one import fails and Numba takes the loop; the name is back at once, so
-    any later ``import scipy.linalg`` (Numba compiling ``np.dot``) works as before. For a
-    command's own process only (a library call leaves Numba as it is); nothing done where either
-    module is loaded already."""
-    if "numba.np.arraymath" in sys.modules or "scipy.linalg" in sys.modules:
-        return
-    sys.modules["scipy.linalg"] = None     # (None in sys.modules: that import raises ImportError)
-    try:
-        import numba.np.arraymath  # noqa: F401
-    finally:
-        if "scipy.linalg" in sys.modules and sys.modules["scipy.linalg"] is None:
-            del sys.modules["scipy.linalg"]
 
 
 def report(ds, spec, point: int) -> str:
