@@ -21,6 +21,8 @@ def load_arrays_without_scipy_linalg() -> None:
     sys.modules["scipy.linalg"] = None     # (None in sys.modules: that import raises ImportError)
     try:
         import numba.np.arraymath  # noqa: F401
+    except ImportError:
+        pass    # (another Numba: its first kernel loads its own way, scipy.linalg back in place)
     finally:
         if "scipy.linalg" in sys.modules and sys.modules["scipy.linalg"] is None:
             del sys.modules["scipy.linalg"]
