@@ -11,7 +11,8 @@
   the wall-time speed-up (target >= 1.9, meaningful on an idle machine only) and, whatever the
   load, the speed-up the CPU times allow (below);
 - ``warm``: ``mcio run`` (the built-in main job) as a new process on a warm kernel cache: wall
-  and CPU seconds (target <= 1 s wall), median of ``--repeat``;
+  and CPU seconds (target <= 1 s wall), median of ``--repeat``; with ``--against TREE``, that
+  tree's and this one's alternated, ``--repeat`` rounds (a before / after);
 - ``cold``: ``benchmarks/compile_cost.py`` (the specialisations an empty cache compiles, cold
   CPU), where that script exists;
 - ``memory``: bytes per point of a 10^4-point fast-path grid in memory and to a file
@@ -181,8 +182,31 @@ def warm_run(repeat: int = 5, args=("run",), tree: str = ROOT) -> dict:
 
     one()
     got = [one() for _ in range(repeat)]
+    if not got:
+        return {}
     return {"wall": statistics.median(w for w, _ in got), "cpu": statistics.median(c for _, c in got),
             "walls": [w for w, _ in got]}
+
+
+def warm_alternated(trees, rounds: int = 7, args=("run",)) -> dict:
+    """:func:`warm_run` of each of ``trees`` (paths of mcio trees, each with a warm kernel cache),
+    one run each per round, the trees alternating (their order turned each round), so that the
+    machine's load falls on every tree alike: {tree: {"wall", "cpu" (medians), "walls", "cpus"}}."""
+    from compare_cli import installed_env
+    got = {t: [] for t in trees}
+    for t in trees:                                # the first run (which may fill a cache) not counted
+        warm_run(repeat=0, args=args, tree=t)
+    for r in range(rounds):
+        for t in (trees if r % 2 == 0 else trees[::-1]):
+            r0 = resource.getrusage(resource.RUSAGE_CHILDREN)
+            w = time.perf_counter()
+            subprocess.run([sys.executable, "-m", "mcio.cli", *args], cwd=t, env=installed_env(t), check=True,
+                           capture_output=True)
+            w = time.perf_counter() - w
+            r1 = resource.getrusage(resource.RUSAGE_CHILDREN)
+            got[t].append((w, (r1.ru_utime - r0.ru_utime) + (r1.ru_stime - r0.ru_stime)))
+    return {t: {"wall": statistics.median(w for w, _ in g), "cpu": statistics.median(c for _, c in g),
+                "walls": [w for w, _ in g], "cpus": [c for _, c in g]} for t, g in got.items()}
 
 
 def cold_compile(args=("run",)) -> dict:
@@ -206,6 +230,9 @@ def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("parts", nargs="*", help=f"some of: {', '.join(parts)} (default: all)")
     ap.add_argument("--repeat", type=int, default=3)
+    ap.add_argument("--against", metavar="TREE", default=None,
+                    help="warm: alternate this tree's mcio run (e.g. a checkout before a change) with this "
+                         "tree's, --repeat rounds")
     a = ap.parse_args(argv)
     bad = [p for p in a.parts if p not in parts]
     if bad:
@@ -232,6 +259,11 @@ def main(argv=None) -> int:
                       f"threads {' + '.join(f'{k:.3f}' for k in g['kernel_threads_s'])} s, x{g['k_ratio']:.3f} "
                       f"the one thread's kernels; wall {g['wall_s'][0]:.2f} / {g['wall_s'][1]:.2f} s) "
                       f"(target >= 1.9)", flush=True)
+        elif part == "warm" and a.against:
+            for t, g in warm_alternated([a.against, ROOT], rounds=max(3, a.repeat)).items():
+                print(f"warm mcio run, {t}: {g['wall']:.2f} s wall, {g['cpu']:.2f} s CPU (median; walls "
+                      f"{', '.join(f'{w:.2f}' for w in g['walls'])}; CPU {', '.join(f'{c:.2f}' for c in g['cpus'])})",
+                      flush=True)
         elif part == "warm":
             g = warm_run(repeat=max(3, a.repeat))
             print(f"warm mcio run: {g['wall']:.2f} s wall, {g['cpu']:.2f} s CPU (median; walls "

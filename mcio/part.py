@@ -103,3 +103,70 @@ def variable(dims, data, attrs):
         if a.dtype.kind not in "mMV":
             return xr.Variable(dims, a, attrs, fastpath=True)
     return xr.Variable(dims, data, attrs)   # (times, records, masked arrays, anything else: xarray's way)
+
+
+class PartView:
+    """A read-only view of a :class:`Part` with the few Dataset reads a report makes (``name in
+    v``, ``v[name]``, ``v.get``, ``attrs``, ``coords``, ``dims``, ``sizes``), so that ``mcio run``
+    prints from the engine's arrays without importing xarray (a third of a warm run's start). The
+    values are the Part's own arrays: the same numbers a Dataset made of it holds."""
+
+    __slots__ = ("part", "attrs", "coords", "dims", "sizes")
+
+    def __init__(self, part: Part):
+        self.part, self.attrs = part, part.attrs
+        self.coords = frozenset(n for n, e in part.vars.items() if e[3])
+        dims: dict = {}
+        for vdims, a, _, _ in part.vars.values():    # (first appearance, as a Dataset's dims)
+            for d, n in zip(vdims, np.shape(a)):
+                dims.setdefault(d, int(n))
+        self.dims = self.sizes = dims
+
+    def __contains__(self, name) -> bool:
+        return name in self.part.vars
+
+    def __getitem__(self, name: str) -> "VarView":
+        e = self.part.vars.get(name)
+        if e is None:
+            if name not in self.dims:
+                raise KeyError(name)
+            return VarView(self, (name,), np.arange(self.dims[name]))   # (a dim without labels)
+        return VarView(self, e[0], e[1])
+
+    def get(self, name: str, default=None):
+        return self[name] if name in self.part.vars else default
+
+
+class VarView:
+    """One variable of a :class:`PartView`: ``values``, ``dims``, ``isel``, its coordinates by
+    name, ``float()`` / ``int()`` of a one-value variable (as a DataArray's)."""
+
+    __slots__ = ("frame", "dims", "values")
+
+    def __init__(self, frame: PartView, dims: tuple, values):
+        self.frame, self.dims, self.values = frame, tuple(dims), np.asarray(values)
+
+    @property
+    def variable(self) -> "VarView":
+        return self
+
+    def isel(self, indexers: dict | None = None, **by_dim) -> "VarView":
+        """The values at integer positions along the named dims (those dims dropped)."""
+        at = {**(indexers or {}), **by_dim}
+        for d in at:
+            if d not in self.dims:
+                raise ValueError(f"dimension {d!r} not in {self.dims}")
+        key = tuple(at.get(d, slice(None)) for d in self.dims)
+        return VarView(self.frame, tuple(d for d in self.dims if d not in at), self.values[key])
+
+    def __getitem__(self, name: str) -> "VarView":
+        c = self.frame[name]
+        if name not in self.frame.coords or not set(c.dims) <= set(self.dims):
+            raise KeyError(name)
+        return c
+
+    def __float__(self) -> float:
+        return float(self.values)
+
+    def __int__(self) -> int:
+        return int(self.values)

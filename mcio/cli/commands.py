@@ -111,7 +111,8 @@ def sweep_cmd(spec, out, resume, threads, dask, quiet):
 @click.option("--threads", type=int, default=None, help="Numba threads.")
 def run_cmd(spec, point, ios, replications, threads):
     """Simulate one point of SPEC (a model or the first grid point) and print an RMF-like report."""
-    from ..batch import load_spec, run_point, parse_spec
+    from ..batch import load_spec, point_part, parse_spec
+    from ..part import PartView
 
     s = load_spec(Path(spec) if spec else builtin_example())
     if ios is not None or replications is not None:
@@ -126,7 +127,10 @@ def run_cmd(spec, point, ios, replications, threads):
     from ..batch.estimates import Simulation, check_run, timed_simulations
     check_run(timed_simulations([Simulation(s.point_model(point), s.run)]),
               "run.replications", s.run["replications"], "this run")
-    ds = run_point(s, point)   # (Ctrl-C: the kernels stop at once; the group prints one line, exit 130)
+    from ..kernels.target import load_arrays_without_scipy_linalg
+    load_arrays_without_scipy_linalg()    # (Numba's BLAS probe: scipy.linalg, for nothing mcio calls)
+    # the engine's arrays as they are: a Dataset (xarray, pandas, dask) is no part of a report
+    ds = PartView(point_part(s, point, describe=True))   # (Ctrl-C: the kernels stop at once; the group prints one line, exit 130)
     # (no figure to report: as reproduce, a clear error)
     from ..engine.limits import refuse_too_short
     refuse_too_short(ds, "--ios" if ios is not None else "run.ios", s.run["ios"])
@@ -137,7 +141,8 @@ def run_cmd(spec, point, ios, replications, threads):
 
 
 def report(ds, spec, point: int) -> str:
-    """RMF-style text: device-level response components, then one line per channel."""
+    """RMF-style text: device-level response components, then one line per channel. ``ds``: a
+    point's Dataset, or its :class:`~mcio.part.PartView` (the same reads)."""
     import numpy as np
 
     def m(name):
