@@ -33,9 +33,12 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 import numpy as np
-import xarray as xr
+
+if TYPE_CHECKING:
+    import xarray as xr
 
 from .errors import McioError
 from .model import Dist, Model
@@ -158,6 +161,7 @@ def job_figures(stream: Stream, ds: xr.Dataset) -> xr.Dataset:
     """The job's figures per replication from a :func:`mcio.simulate` Dataset of
     :func:`stream_model`, with 95 % CI half-widths over replications (``*_ci95``)."""
     from .engine import ci95_halfwidth
+    import xarray as xr
     resp = ds.response_ms.values
     thr = ds.throughput_iops.values
     n = stream.ios
@@ -191,6 +195,7 @@ def simulate_stream(base: Model, stream: Stream, ios: int = 20_000, replications
     """Simulate ``stream`` on ``base``: the :func:`mcio.simulate` Dataset (RMF components, busy,
     open exchanges) merged with :func:`job_figures`. ``ios`` is the number of programs simulated
     per replication (the steady-state cycle), not the job's count (``stream.ios``)."""
+    import xarray as xr
     from .engine import simulate
     ds = simulate(stream_model(base, stream), ios=ios, replications=replications, seed=seed,
                   warmup=warmup, point=point)

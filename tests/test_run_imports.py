@@ -44,8 +44,6 @@ def test_run_of_a_configuration_imports_no_xarray_pandas_dask_or_scipy_linalg():
     assert _imports_of_run(str(TOPOLOGY)) == []
 
 
-@pytest.mark.xfail(strict=True, reason="the scenario registry imports xarray at module level (mcio/stream.py, "
-                                       "mcio/scenarios/isfc/sim.py): lazy imports there, then drop this mark")
 def test_run_of_the_main_job_imports_no_xarray_pandas_dask_or_scipy_linalg():
     assert _imports_of_run() == []    # (the built-in example: a scenario's spec)
 

@@ -159,13 +159,15 @@ def _back_end_at(x, t, a, sf, si, rng, cu, heap):
 
 
 @nb.njit(**JIT_STAGE)
-def stage_ha(x, t, sf, si, rng, cu, heap, dev_state, cls_kb, cls_proto, pos):
+def stage_ha(x, t, sf, si, rng, cu, heap, dev_state, cls_kb, proto, pos):
     """The command reaches its control unit's host adapter at ``t`` (the CMR: FIFO over its
     servers). A pass-through device then plans the rest at once, as far as nothing can queue:
     the device-service seam at the command's acceptance, its device-side disconnect, a back end
     that never queues, the protocol; one event (EV_PROTO) resumes the I/O at its transfer, or
     EV_BE at a back end that can queue. A positional device's seam keeps per-device state, so
-    it runs at the acceptance itself (the EV_HA event, then AFTER_HA)."""
+    it runs at the acceptance itself (the EV_HA event, then AFTER_HA). ``proto`` is the pair
+    (cls_proto float64[K, 2], ch_proto float64[C, K, 2] or None): protocol time (ms) by class and
+    mode, and per channel where a configuration sets it (passed on to the device service)."""
     h_t, h_c, h_n = heap
     sf[x, SF_T_MARK] = t
     u2 = 2 * cu_of(x, si, cu)
@@ -175,7 +177,7 @@ def stage_ha(x, t, sf, si, rng, cu, heap, dev_state, cls_kb, cls_proto, pos):
             heap_put(h_t, h_c, h_n, tau, x * 8 + EV_HA)
             return -1
         return AFTER_HA
-    nxt = stage_after_ha(x, tau, sf, si, dev_state, cls_kb, cls_proto, rng, pos)
+    nxt = stage_after_ha(x, tau, sf, si, dev_state, cls_kb, proto, rng, pos)
     if nxt == DEVICE:
         tau += sf[x, SF_DEV_DISC_MS]
         nxt = device_disconnect_ends(x, tau, sf, si)

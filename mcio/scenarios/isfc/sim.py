@@ -10,10 +10,12 @@ labels the per-replication arrays by device number and CHPID.
 from __future__ import annotations
 
 from dataclasses import asdict
-from typing import Callable, Mapping, Sequence
+from typing import TYPE_CHECKING, Callable, Mapping, Sequence
 
 import numpy as np
-import xarray as xr
+
+if TYPE_CHECKING:
+    import xarray as xr
 
 from ...errors import McioError
 from ...model import Dist, Model
@@ -167,6 +169,7 @@ def assemble(link: IsfcLink, shares: Mapping[str, float], frac: np.ndarray, ch_v
     """Label per-replication channel and device arrays as the ISFC results dataset.
 
     ``dev_busy`` is device busy by the RMF definition, ``dev_busy_zvm`` (optional) by z/VM's."""
+    import xarray as xr
     R = dev_x.shape[0]
     mb_per_io = params.kb_per_io / 1000.0
     link_x = dev_x.sum(axis=1)
