@@ -92,6 +92,8 @@ def commands(d: Path) -> dict[str, list[str]]:
         "headroom": ["headroom", "mm1-demo", "--target", "response_ms <= 3", "--ios", str(10**8),
                      "--replications", "3"],
         "uncertain": ["uncertain", str(d / "uncertain.toml")],
+        "base": ["base", str(Path(__file__).resolve().parent.parent / "tests" / "data" / "measured" / "esamon_seed002.txt"),
+                 "--ios", HUGE, "-o", str(d / "base.toml")],
     }
 
 
