@@ -305,7 +305,7 @@ def _aliases(obs, intervals, lcus, cus, notes, unknowns) -> tuple[int, str]:
     aliases = max(per.values())
     text = "; ".join(f"LCU {lc}: {how[lc]}" for lc in sorted(per))
     notes["devices.aliases"] = ("measured" + (" (lower bound)" if hyper else "") + f": the device report's PAV column ({text})"
-                                + (f"; the largest taken (the engine has one alias count)" if len(set(per.values())) > 1 else ""))
+                                + ("; the largest taken (the engine has one alias count)" if len(set(per.values())) > 1 else ""))
     if hyper:
         unknowns["aliases"] = ("HyperPAV pool size: the device report prints aliases in use, HPAV MAX the most in use; the "
                                "pool is at least that (taken)")

@@ -6,7 +6,6 @@ lines (``#: ``, a ``[base]`` table that :func:`read_estimates` reads and model f
 from __future__ import annotations
 
 import json
-import math
 import tomllib
 
 import numpy as np

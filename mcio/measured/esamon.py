@@ -40,8 +40,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from ..errors import McioError
-from .table import Measured, bad_file as _table_bad_file, frame
+from .table import Measured, bad_file, frame
 
 #: the year the screen does not print (MM/DD only); said in the Measured's sources
 YEAR = 2000
@@ -60,15 +59,6 @@ _TIME = re.compile(r"^\d\d:\d\d:\d\d$")
 _DEV = re.compile(r"^[0-9A-Fa-f]{4,5}$")
 _NUMS = ("busy", "avg", "peak", "resp", "serv", "pend", "disc", "conn")
 
-
-def bad_file(path, where: str, expected: str) -> McioError:
-    """table.bad_file's error (file, record or line, what was expected); on main it builds
-    McioError with one argument, which raises TypeError: the same error made directly until the
-    lead's fix lands."""
-    try:
-        return _table_bad_file(path, where, expected)
-    except TypeError:
-        return McioError(str(path), where, f"expected {expected}")
 
 
 def sniff(head: bytes) -> bool:

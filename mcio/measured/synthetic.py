@@ -311,7 +311,6 @@ def write_smf(measured: Measured, path, seed: int = 1) -> int:
     their I/O counts: a multinomial draw, ``seed``). Fields the readers do not decode yet (CMR per
     device, CPMF channel data: MB/s, FICON / zHPF operations, SSIDs) are not written. Returns the
     bytes written."""
-    import datetime as dt
     from . import smf_write as W
     dev, ch, lcu, path_, cache = (measured[lv] for lv in ("device", "channel", "lcu", "lcu_path", "cache"))
     rng = np.random.default_rng([seed, 73])

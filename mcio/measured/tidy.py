@@ -12,20 +12,10 @@ from pathlib import Path
 
 import pandas as pd
 
-from ..errors import McioError
-from .table import COLUMNS, KEYS, LEVELS, Measured, bad_file as _table_bad_file, columns, frame
+from .table import COLUMNS, KEYS, LEVELS, Measured, bad_file, columns, frame
 
 MAGIC = "# mcio measured table v1"
 
-
-def bad_file(path, where: str, expected: str) -> McioError:
-    """table.bad_file's error (file, record or line, what was expected); on main it builds
-    McioError with one argument, which raises TypeError: the same error made directly until the
-    lead's fix lands."""
-    try:
-        return _table_bad_file(path, where, expected)
-    except TypeError:
-        return McioError(str(path), where, f"expected {expected}")
 
 
 def sniff(head: bytes) -> bool:
