@@ -62,14 +62,8 @@ def assemble(spec, parts: list):
                 arr[(i,) + tuple(slice(0, n) for n in a.shape)] = a
         data_vars[name] = variable(spec.dims + tuple(dims), arr.reshape(shape + full), dict(attrs))
     reason = np.array([str(q.attrs.get("unstable_reason", "")) for q in parts], dtype=object)  # as read back (CF chars decode to str objects)
-    data_vars["unstable_reason"] = variable(spec.dims, reason.reshape(shape), {
-        "units": "1", "long_name": "why the point is unstable (its steady-state figures are NaN); empty if stable"})
-    attrs_of = dim_attrs(spec)
-    coords = {}
-    if spec.variants:
-        coords[VARIANT_DIM] = variable((VARIANT_DIM,), np.asarray(spec.variant_names, dtype=object),
-                                          attrs_of[VARIANT_DIM])
-    coords.update({a.dim: variable((a.dim,), np.asarray(a.values), a.attrs) for a in spec.axes})
+    data_vars["unstable_reason"] = _reason_var(spec, reason, shape)
+    coords = _sweep_coords(spec)
     for name, lab in labels.items():
         if name in axis_dims:
             continue
@@ -112,14 +106,8 @@ def assemble_stacked(spec, names, metas: dict, stacked: dict, reason, attrs0: di
         if not is_coord:
             arr = stacked[name]
             data_vars[name] = variable(spec.dims + tuple(dims), arr.reshape(shape + arr.shape[1:]), dict(attrs))
-    data_vars["unstable_reason"] = variable(spec.dims, reason.reshape(shape), {
-        "units": "1", "long_name": "why the point is unstable (its steady-state figures are NaN); empty if stable"})
-    attrs_of = dim_attrs(spec)
-    coords = {}
-    if spec.variants:
-        coords[VARIANT_DIM] = variable((VARIANT_DIM,), np.asarray(spec.variant_names, dtype=object),
-                                       attrs_of[VARIANT_DIM])
-    coords.update({a.dim: variable((a.dim,), np.asarray(a.values), a.attrs) for a in spec.axes})
+    data_vars["unstable_reason"] = _reason_var(spec, reason, shape)
+    coords = _sweep_coords(spec)
     for name, lab in labels.items():
         if name not in axis_dims:
             coords[name] = variable((name,), lab, dict(metas[name][1]))
@@ -170,3 +158,22 @@ def _stacked_buffers(parts: list) -> dict | None:
             a[i] = parts[i].vars[name][1]
         out[name] = a
     return out
+
+
+def _reason_var(spec, reason: np.ndarray, shape: tuple):
+    """The points' ``unstable_reason`` texts over the sweep's dims (both assemblers)."""
+    from ..part import variable
+    return variable(spec.dims, reason.reshape(shape), {
+        "units": "1", "long_name": "why the point is unstable (its steady-state figures are NaN); empty if stable"})
+
+
+def _sweep_coords(spec) -> dict:
+    """The sweep's own coordinates: the variant names (if any) and every axis's values."""
+    from ..part import variable
+    attrs_of = dim_attrs(spec)
+    coords = {}
+    if spec.variants:
+        coords[VARIANT_DIM] = variable((VARIANT_DIM,), np.asarray(spec.variant_names, dtype=object),
+                                       attrs_of[VARIANT_DIM])
+    coords.update({a.dim: variable((a.dim,), np.asarray(a.values), a.attrs) for a in spec.axes})
+    return coords
