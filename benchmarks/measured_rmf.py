@@ -19,22 +19,11 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import resource
-import subprocess
 import sys
-import tempfile
 import time
 
+from benchmarks.reader_bench import child, cpu_s, maxrss_mb, write_then_read
 
-def maxrss_mb() -> float:
-    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0
-
-
-def cpu_s() -> float:
-    """CPU seconds (user + system) of this process: less sensitive than wall time to other jobs on
-    a shared machine."""
-    r = resource.getrusage(resource.RUSAGE_SELF)
-    return r.ru_utime + r.ru_stime
 
 
 def synthetic_day(day: int, per_day: int, devices: int, reports: str, seed: int = 1):
@@ -149,25 +138,10 @@ def read(path: str, chunk: int) -> dict:
 
 
 def run(days: int, per_day: int, devices: int, chunk: int, reports: str, keep: str | None) -> dict:
-    path = keep or tempfile.mktemp(suffix=".txt")
-    try:
-        out = {"days": days, "intervals_per_day": per_day, "devices": devices, "reports": reports,
-               "chunk_intervals": chunk}
-        out.update(json.loads(_child(["--write", path, str(days), str(per_day), str(devices), reports])))
-        out.update(json.loads(_child(["--read", path, str(chunk)])))
-        out["mb"] = out.pop("bytes") / 1e6
-        out["read_mb_per_s"] = out["mb"] / out["read_s"]
-        out["device_rows_per_s"] = days * per_day * devices / out["read_s"]
-        return out
-    finally:
-        if not keep and os.path.exists(path):
-            os.remove(path)
-
-
-def _child(args: list[str]) -> str:
-    r = subprocess.run([sys.executable, "-m", "benchmarks.measured_rmf", *args], capture_output=True,
-                       text=True, check=True)
-    return r.stdout.strip().splitlines()[-1]
+    return write_then_read("benchmarks.measured_rmf", ".txt", [str(days), str(per_day), str(devices), reports],
+                           chunk, keep, days, per_day, devices,
+                           {"days": days, "intervals_per_day": per_day, "devices": devices, "reports": reports,
+                            "chunk_intervals": chunk})
 
 
 def main(argv=None) -> None:
@@ -189,7 +163,7 @@ def main(argv=None) -> None:
     ap.add_argument("--read-only", default=None, help="only read this (already written) report")
     a = ap.parse_args(argv)
     if a.read_only:
-        out = json.loads(_child(["--read", a.read_only, str(a.chunk)]))
+        out = child("benchmarks.measured_rmf", ["--read", a.read_only, str(a.chunk)])
         out["mb"] = os.path.getsize(a.read_only) / 1e6
         out["read_mb_per_s"] = out["mb"] / out["read_s"]
         print(json.dumps(out), flush=True)

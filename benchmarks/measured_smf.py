@@ -15,16 +15,11 @@ from __future__ import annotations
 import argparse
 import datetime as dt
 import json
-import os
-import resource
-import subprocess
 import sys
-import tempfile
 import time
 
+from benchmarks.reader_bench import maxrss_mb, write_then_read
 
-def maxrss_mb() -> float:
-    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0
 
 
 def write(path: str, days: int, per_day: int, devices: int) -> dict:
@@ -51,24 +46,9 @@ def read(path: str, chunk: int) -> dict:
 
 
 def run(days: int, per_day: int, devices: int, chunk: int, keep: str | None) -> dict:
-    path = keep or tempfile.mktemp(suffix=".smf")
-    try:
-        out = {"days": days, "intervals_per_day": per_day, "devices": devices, "chunk_intervals": chunk}
-        out.update(json.loads(_child(["--write", path, str(days), str(per_day), str(devices)])))
-        out.update(json.loads(_child(["--read", path, str(chunk)])))
-        out["mb"] = out.pop("bytes") / 1e6
-        out["read_mb_per_s"] = out["mb"] / out["read_s"]
-        out["device_rows_per_s"] = days * per_day * devices / out["read_s"]
-        return out
-    finally:
-        if not keep and os.path.exists(path):
-            os.remove(path)
-
-
-def _child(args: list[str]) -> str:
-    r = subprocess.run([sys.executable, "-m", "benchmarks.measured_smf", *args], capture_output=True,
-                       text=True, check=True)
-    return r.stdout.strip().splitlines()[-1]
+    return write_then_read("benchmarks.measured_smf", ".smf", [str(days), str(per_day), str(devices)], chunk, keep,
+                           days, per_day, devices,
+                           {"days": days, "intervals_per_day": per_day, "devices": devices, "chunk_intervals": chunk})
 
 
 def main(argv=None) -> None:
