@@ -2,7 +2,7 @@
 for that model alone, at 1, 16, 64 and 256 channels, with mcio's event kernel in the same run.
 
     python benchmarks/channel_floor.py                    # 3 alternating rounds (~3 min)
-    python benchmarks/channel_floor.py --rounds 5 --ios 300000
+    python benchmarks/channel_floor.py --rounds 5 --who "floor wheel,mcio"
 
 Issue 29 asks mcio's CPU per I/O at 256 channels to be within 1.3x of 1 channel at the same load
 per channel. This asks whether any implementation can: at 256 channels ~3,000 I/Os are in flight
@@ -16,10 +16,13 @@ floor here keeps no more state than the model needs, packed for the cache:
   the link's processor sharing: virtual time, count, next end) and its list of transfers;
 - one 16-byte int32 row per device (exposures in use, its IOSQ FIFO, its path group) and the
   device's two counts (float64);
-- one binary heap of (time, code) pairs in one array (16 bytes an entry): every timed event (the
-  MPs' pieces, each I/O's control-unit-to-transfer timer, the links' next ends, the last lazily
-  replaced: a link's earlier end left in the heap is skipped when it comes up); open arrivals in
-  a scalar beside it.
+- one queue of every timed event (the MPs' pieces, each I/O's control-unit-to-transfer timer,
+  the links' next ends, the last lazily replaced: a link's earlier end left in the queue is
+  skipped when it comes up), open arrivals in a scalar beside it; the queue either a binary heap
+  of (time, code) pairs in one array (16 bytes an entry; its root taken lazily, as mcio's), or a
+  timing wheel (a calendar queue: buckets of a fixed width, ~2 events each, as unsorted lists;
+  O(1) an event whatever the number pending). Both hand out the same events in the same order
+  (the same results to the bit): only their cost differs.
 
 The model is channel_scaling.py's "CU delay" case (``scaled_model(C, "unbounded")``): open Poisson
 arrivals at 6,000 I/O/s per channel; 75 % reads, 74 % of them misses, 4 KB each; 64 devices per
@@ -35,8 +38,9 @@ model's packed distributions, as mcio's kernel draws), not the same sequence of 
 so its mean response is printed beside mcio's as a check (they agree within one run's noise).
 
 Each figure is CPU time (``time.process_time``) per I/O, warm-up (10 %) included in the count,
-one thread, compiled beforehand; the floor at each channel count and mcio's kernel
-(``channel_scaling._kernel_call``, CU delay) alternate, least of ``--rounds``. Figures:
+one thread, compiled beforehand; the two floors at each channel count and mcio's kernel
+(``channel_scaling._kernel_call``, CU delay) alternate, least of ``--rounds``; the last line
+gives each one's 256-channel / 1-channel ratio. Figures:
 benchmarks/README.md, "Issue 29: 256 channels (session 14, h14-scale)".
 """
 from __future__ import annotations
@@ -622,15 +626,16 @@ def mcio_call(n_ch: int, n: int):
     return run
 
 
-def measure(ios: int, rounds: int, channels=CHANNELS, with_mcio: bool = True) -> dict:
+WHO = ("floor heap", "floor wheel", "mcio")
+
+
+def measure(ios: int, rounds: int, channels=CHANNELS, who=WHO) -> dict:
     """{(who, channels): (least CPU ns per I/O, mean response ms)}, the cases alternating."""
     import numba
     numba.set_num_threads(1)
-    calls = []
-    for c in channels:
-        calls.append((("floor", c), floor_call(c, ios)))
-        if with_mcio:
-            calls.append((("mcio", c), mcio_call(c, ios)))
+    makers = {"floor heap": lambda c: floor_call(c, ios, False), "floor wheel": lambda c: floor_call(c, ios, True),
+              "mcio": lambda c: mcio_call(c, ios)}
+    calls = [((w, c), makers[w](c)) for c in channels for w in who]
     for _, f in calls:
         f()                                      # compile (or load)
     best = {k: (float("inf"), 0.0) for k, _ in calls}
@@ -648,32 +653,25 @@ def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--ios", type=int, default=300_000, help="I/Os per run")
     ap.add_argument("--rounds", type=int, default=3)
-    ap.add_argument("--floor-only", action="store_true", help="the floor alone (no mcio)")
+    ap.add_argument("--who", default=",".join(WHO), help=f"a comma-separated subset of {WHO}")
     a = ap.parse_args(argv)
-    sys.path.insert(0, ROOT)
+    who = tuple(w.strip() for w in a.who.split(","))
     load0 = os.getloadavg()[0]
-    best = measure(a.ios, a.rounds, with_mcio=not a.floor_only)
+    best = measure(a.ios, a.rounds, who=who)
     print(f"CPU ns per I/O, least of {a.rounds} alternating rounds, 1 thread, {a.ios:,} I/Os a run; "
           f"load average {load0:.2f} -> {os.getloadavg()[0]:.2f}")
-    whos = ("floor",) if a.floor_only else ("floor", "mcio")
-    head = f"{'channels':>8s}" + "".join(f"{w + ' ns':>11s} {'x 1 ch':>7s} {'+ns':>6s} {'resp ms':>8s}" for w in whos)
-    if not a.floor_only:
-        head += f" {'mcio/floor':>10s}"
-    print(head)
+    print(f"{'':8s}" + "".join(f"{w:>33s}" for w in who))
+    print(f"{'channels':>8s}" + f"{'ns':>8s} {'x 1 ch':>7s} {'+ns':>6s} {'resp ms':>9s}" * len(who))
     for c in CHANNELS:
         line = f"{c:8d}"
-        for w in whos:
+        for w in who:
             ns, resp = best[(w, c)]
             b = best[(w, CHANNELS[0])][0]
-            line += f"{ns:11.0f} {ns / b:7.2f} {ns - b:6.0f} {resp:8.3f}"
-        if not a.floor_only:
-            line += f" {best[('mcio', c)][0] / best[('floor', c)][0]:10.2f}"
+            line += f"{ns:8.0f} {ns / b:7.2f} {ns - b:6.0f} {resp:9.4f}"
         print(line)
-    if not a.floor_only:
-        fl = best[("floor", CHANNELS[-1])][0] / best[("floor", CHANNELS[0])][0]
-        mc = best[("mcio", CHANNELS[-1])][0] / best[("mcio", CHANNELS[0])][0]
-        print(f"FLOOR RATIO {CHANNELS[-1]}/{CHANNELS[0]} channels: floor {fl:.2f}, mcio {mc:.2f}, "
-              f"mcio's growth / the floor's {(mc - 1) / (fl - 1) if fl > 1 else float('inf'):.2f}")
+    hi, lo = CHANNELS[-1], CHANNELS[0]
+    print(f"FLOOR RATIO {hi}/{lo} channels: " + ", ".join(
+        f"{w} {best[(w, hi)][0] / best[(w, lo)][0]:.2f} (+{best[(w, hi)][0] - best[(w, lo)][0]:.0f} ns)" for w in who))
     return 0
 
 

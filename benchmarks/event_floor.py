@@ -29,7 +29,7 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, ROOT)
 
 from mcio.kernels.blockrng import LANES, fill_exponential, make_streams, row_keys  # noqa: E402
-from mcio.kernels.heap import heap_pop, heap_push, heap_put, heap_settle, heap_take  # noqa: E402
+from mcio.kernels.heap import bheap_put, bheap_settle, bheap_take, heap_pop, heap_push  # noqa: E402
 
 BLOCK = 256
 
@@ -45,7 +45,7 @@ def closed_network(n_cust, n_events, means, servers, lanes, scal, take, put, set
     station k draws from lanes[k] and scal[k] (its row's scalar state). Returns (mean cycle time,
     events). The heap's discipline is given: (take, put, settle) = (heap_pop, heap_push,
     _no_settle) pops each event then pushes (the reference of the performance issue),
-    (heap_take, heap_put, heap_settle) takes the root lazily as mcio's event engine does
+    (bheap_take, bheap_put, bheap_settle) takes the root lazily as mcio's event engine did
     (kernels/heap.py); both give the same events."""
     h_t = np.zeros(n_cust + 1)
     h_c = np.zeros(n_cust + 1, np.int64)
@@ -113,7 +113,7 @@ def minimal_ns_per_event(events: int = 20_000_000, repeat: int = 3, lazy: bool =
     make_streams(np.array([1, 2, 3, 4], np.uint64), row_keys(("a", "b", "c")), lanes, scal)
     means = np.array([0.0808, 0.7525, 1.0])
     servers = np.array([1, 12], np.int64)
-    ops = (heap_take, heap_put, heap_settle) if lazy else (heap_pop, heap_push, _no_settle)
+    ops = (bheap_take, bheap_put, bheap_settle) if lazy else (heap_pop, heap_push, _no_settle)
     closed_network(26, 10_000, means, servers, lanes, scal, *ops)
     best = min(_timed(lambda: closed_network(26, events, means, servers, lanes, scal, *ops))
                for _ in range(repeat))

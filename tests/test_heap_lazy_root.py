@@ -1,27 +1,49 @@
-"""The event heap (kernels/heap.py) against Python's heapq: pop-then-push and the lazy root
-(take, put, settle) hand out the same events in the same order, ties in time broken by code."""
+"""The event queues (kernels/heap.py) against Python's heapq: the binary heap popped then pushed,
+its lazy root (take, put, settle), and the engine's calendar queue hand out the same events in
+the same order, ties in time broken by code."""
 import heapq
 
 import numpy as np
 import pytest
 
-from mcio.kernels.heap import heap_pop, heap_push, heap_put, heap_settle, heap_take
+from mcio.kernels.heap import (Q_NB, bheap_put, bheap_settle, bheap_take, heap_new, heap_pop, heap_push,
+                               heap_put, heap_settle, heap_take)
 
 
-def _script(seed, steps=20000, cap=48):
+def _script(seed, steps=20000, cap=48, grid=40, inf_share=0.0):
     """A random sequence of operations: ('put', time, code) or ('next',); times on a coarse
-    grid so that ties in time are common."""
+    grid so that ties in time are common (each put at least the last time taken, as in a
+    simulation, for the calendar queue); a share of them infinite."""
     rng = np.random.default_rng(seed)
     n = 0
     ops = []
     for _ in range(steps):
         if n < cap and (n == 0 or rng.random() < 0.5):
-            ops.append(("put", float(rng.integers(0, 40)), int(rng.integers(0, 10**6))))
+            tm = float(rng.integers(0, grid)) if rng.random() >= inf_share else np.inf
+            ops.append(("put", tm, int(rng.integers(0, 10**6))))
             n += 1
         else:
             ops.append(("next",))
             n -= 1
     return ops
+
+
+def _replay(ops, put, nxt):
+    """Run ``ops``; ``put(t, c)``, ``nxt()`` -> (t, c) taken; times are offsets from the last
+    finite time taken. Returns (got, want)."""
+    ref = []
+    got, want = [], []
+    now = 0.0
+    for op in ops:
+        if op[0] == "put":
+            put(now + op[1], op[2])
+            heapq.heappush(ref, (now + op[1], op[2]))
+        else:
+            got.append(nxt())
+            want.append(heapq.heappop(ref))
+            if want[-1][0] < np.inf:
+                now = want[-1][0]
+    return got, want
 
 
 @pytest.mark.parametrize("seed", [1, 2, 3])
@@ -30,17 +52,33 @@ def test_heap_hands_out_events_in_key_order(seed, lazy):
     t = np.zeros(49)
     c = np.zeros(49, np.int64)
     size = np.zeros(2, np.int64)
-    ref = []
-    got, want = [], []
-    for op in _script(seed):
-        if op[0] == "put":
-            (heap_put if lazy else heap_push)(t, c, size, op[1], op[2])
-            heapq.heappush(ref, (op[1], op[2]))
-        else:
-            if lazy:
-                heap_settle(t, c, size)
-            got.append((t[0], int(c[0])))
-            want.append(heapq.heappop(ref))
-            (heap_take if lazy else heap_pop)(t, c, size)
+
+    def nxt():
+        if lazy:
+            bheap_settle(t, c, size)
+        out = (t[0], int(c[0]))
+        (bheap_take if lazy else heap_pop)(t, c, size)
+        return out
+    got, want = _replay(_script(seed), lambda tm, cd: (bheap_put if lazy else heap_push)(t, c, size, tm, cd), nxt)
     assert got == want
     assert len(got) > 5000
+
+
+@pytest.mark.parametrize("seed,cap,grid,inf_share", [(1, 48, 40, 0.0), (2, 48, 3, 0.0), (3, 2000, 40, 0.0),
+                                                     (4, 300, 1000, 0.02)])
+def test_calendar_queue_hands_out_events_in_key_order(seed, cap, grid, inf_share):
+    """Many ties (grid 3), thousands pending (the buckets grow and the width is re-estimated),
+    infinite times (found by the direct search): always heapq's order."""
+    h_t, h_c, h_n = heap_new(cap)
+
+    def nxt():
+        heap_settle(h_t, h_c, h_n)
+        out = (h_t[0], int(h_c[0]))
+        heap_take(h_t, h_c, h_n)
+        return out
+    ops = _script(seed, steps=20000, cap=cap, grid=grid, inf_share=inf_share)
+    got, want = _replay(ops, lambda tm, cd: heap_put(h_t, h_c, h_n, tm, cd), nxt)
+    assert got == want
+    assert len(got) > 5000
+    if cap == 2000:
+        assert h_n[Q_NB] > 16          # it grew

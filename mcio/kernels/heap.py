@@ -1,22 +1,39 @@
-"""A binary min-heap of (time, code) pairs in two parallel arrays; ``n`` lives in ``size[0]``.
+"""The event engine's queue of timed events, and binary min-heaps.
 
-Ties are broken by the code so the event order never depends on anything but the inputs.
-Sifting moves a hole instead of swapping pairs: one write per level instead of four.
+The engine's queue (``heap_new``, ``heap_put``, ``heap_settle``, ``heap_take``) is a calendar
+queue (Brown 1988): pending events (time ms, code) in NB buckets of a width W (ms), event e in
+bucket number k = floor(t_e / W) kept in list k mod NB (unsorted); the earliest is found by
+scanning from the current bucket number on, skipping nodes of later rounds (k > current). With
+W near the events' spacing a put and a take cost O(1) whatever the number pending, where a binary
+heap's cost grows with log2 of it (and its sift-downs miss the cache: ~3,000 pending at 256
+channels). W and NB follow the run: NB doubles when the queue holds over 2 NB events, and when a
+take's scan grows long (too wide or too narrow buckets) the queue is rebuilt with W from the
+mean spacing of the events taken lately. Ties in time are broken by the code, so every
+correct priority queue hands out the same events in the same order: the results are bit-for-bit
+those of the binary heap it replaced (whatever W and NB are; they change only the cost).
 
-The event engine takes its root lazily (``heap_take``, ``heap_put``, ``heap_settle``; ``size``
-int64[2], size[1] = 1 while the root is taken but still stored): most events schedule their own
-I/O's next event at once, and putting that one in the taken root's place is one sift-down from
-the root, which stops early when the new event is soon, instead of a pop (the last pair sifted
-down from the root, nearly to the bottom) and a push. An entry is nothing but its key (time,
-code), and keys are ordered totally (time, then code), so every correct priority queue hands out
-the same sequence: the events, and every result, are bit-for-bit those of pop-then-push
-(measured: all golden outputs identical; the minimal engine of benchmarks/event_floor.py gives
-the same result both ways).
+Its three arrays (the ``heap`` tuple every stage unpacks as ``h_t, h_c, h_n``; ``heap_new``):
+
+- ``h_n`` int64[N_HN]: h_n[0] the number pending (what readers test), then the queue's counters
+  (Q_*);
+- ``h_t`` float64: h_t[0] the earliest event's time after ``heap_settle``; h_t[i] node i's time
+  (nodes 1 .. cap); past them W, 1 / W and the spacing statistics (T_*);
+- ``h_c`` int64: h_c[0] the earliest event's code after ``heap_settle``; node i's code, next node
+  (0: none) and bucket number at h_c[3 i], h_c[3 i + 1], h_c[3 i + 2]; the NB bucket heads from
+  h_c[h_n[Q_HEADS]].
+
+After ``heap_settle``, (h_t[0], h_c[0]) is the earliest pending event if h_n[0] > 0;
+``heap_take`` removes it (read it first). ``heap_put`` adds an event at any time >= the last
+taken (an infinite time is allowed: it sorts last, by code).
+
+The binary heaps below (``heap_push``, ``heap_pop`` and the lazy root ``bheap_*``: the event
+queue before the calendar queue, kept for benchmarks/event_floor.py and as the tests' reference;
+``min_replace_root``: the control units' servers) are plain arrays t, c with ``size`` int64[2].
 """
 import numba as nb
 import numpy as np
 
-from .options import JIT_LEAF
+from .options import JIT, JIT_LEAF
 
 
 @nb.njit(**JIT_LEAF)
@@ -73,14 +90,17 @@ def heap_pop(t, c, size):
 
 
 @nb.njit(**JIT_LEAF)
-def heap_take(t, c, size):
+def bheap_take(t, c, size):
     """Take the root (the caller reads t[0], c[0] first): marked taken, removed by the next
-    ``heap_put`` (which puts its pair in its place) or ``heap_settle``. size int64[2]."""
+    ``bheap_put`` (which puts its pair in its place) or ``bheap_settle``. size int64[2]. Most
+    events schedule their own I/O's next event at once: putting it in the taken root's place is
+    one sift-down that stops early when the new event is soon, instead of a pop and a push (the
+    same sequence of events: keys are ordered totally)."""
     size[1] = 1
 
 
 @nb.njit(**JIT_LEAF)
-def heap_put(t, c, size, time, code):
+def bheap_put(t, c, size, time, code):
     """Add (time, code): in a taken root's place if there is one, else pushed. size int64[2]."""
     if size[1] != 0:
         size[1] = 0
@@ -90,7 +110,7 @@ def heap_put(t, c, size, time, code):
 
 
 @nb.njit(**JIT_LEAF)
-def heap_settle(t, c, size):
+def bheap_settle(t, c, size):
     """Remove a taken root that nothing replaced: t[0], c[0] is then the earliest pending event
     (if size[0] > 0). size int64[2]."""
     if size[1] != 0:
@@ -115,3 +135,209 @@ def min_replace_root(h, n, v):
         else:
             break
     h[i] = v
+
+
+# ---------------------------------------------------------------------------- the calendar queue
+# h_n[Q_*]: Q_SIZE (= 0: what readers test) the events pending; Q_CUR the current bucket number
+# (<= every pending node's); Q_MIN the earliest node once found (0: not known since the last
+# take); Q_NB the buckets (a power of two); Q_NB_MAX the most there is room for; Q_HEADS where the
+# heads start in h_c; Q_FREE the free nodes' list; Q_HW the next never-used node; Q_DEQ, Q_STEPS
+# takes and scan steps since the queue was last rebuilt or checked
+Q_SIZE, Q_CUR, Q_MIN, Q_NB, Q_NB_MAX, Q_HEADS, Q_FREE, Q_HW, Q_DEQ, Q_STEPS, Q_CAP = range(11)
+N_HN = 11
+# h_t[cap + 1 + T_*]: the width W (ms), 1 / W, the sum of the spacings of the takes counted in
+# Q_DEQ, the last taken time
+T_W, T_INV, T_GAPS, T_LAST = range(4)
+NB_MIN = 16
+CHECK_TAKES = 256          # takes between two looks at the scan's cost
+STEPS_PER_TAKE = 6         # more scan steps a take than this: rebuild with a new width
+FAR = np.int64(1) << 62    # the bucket number of a time past any other (inf): direct search
+
+
+@nb.njit(**JIT)
+def heap_new(n):
+    """The empty queue for at most ``n`` events pending: (h_t, h_c, h_n) (see the module
+    docstring). Buckets: NB_MIN at first, at most the power of two >= 2 n + 2; W 1 ms at first."""
+    cap = n + 1
+    nb_max = NB_MIN
+    while nb_max < 2 * cap:
+        nb_max <<= 1
+    h_t = np.zeros(cap + 1 + 4)
+    h_c = np.empty(3 * (cap + 1) + nb_max, np.int64)
+    h_n = np.zeros(N_HN, np.int64)
+    heads = 3 * (cap + 1)
+    h_c[0] = 0
+    h_c[heads:heads + NB_MIN] = 0
+    h_n[Q_NB] = NB_MIN
+    h_n[Q_NB_MAX] = nb_max
+    h_n[Q_HEADS] = heads
+    h_n[Q_HW] = 1
+    h_n[Q_CAP] = cap
+    h_t[cap + 1 + T_W] = 1.0
+    h_t[cap + 1 + T_INV] = 1.0
+    return h_t, h_c, h_n
+
+
+@nb.njit(**JIT_LEAF)
+def _bucket(time, inv):
+    """The bucket number of ``time`` (ms) at 1 / W = ``inv``; FAR past 4e18 (inf included)."""
+    x = time * inv
+    if x < 4.0e18:
+        return np.int64(x)
+    return FAR
+
+
+@nb.njit(**JIT_LEAF)
+def _rebuild(h_t, h_c, h_n, nb_new, w_new):
+    """Every pending node into nb_new buckets of width w_new (ms); Q_CUR the least bucket number."""
+    nb_old = h_n[Q_NB]
+    hd = h_n[Q_HEADS]
+    cap = h_n[Q_CAP]
+    every = 0                                  # every node in one list, through their next links
+    for b in range(nb_old):
+        n = h_c[hd + b]
+        while n > 0:
+            nxt = h_c[3 * n + 1]
+            h_c[3 * n + 1] = every
+            every = n
+            n = nxt
+    h_c[hd:hd + nb_new] = 0
+    inv = 1.0 / w_new
+    h_t[cap + 1 + T_W] = w_new
+    h_t[cap + 1 + T_INV] = inv
+    h_n[Q_NB] = nb_new
+    mask = nb_new - 1
+    cur = FAR
+    n = every
+    while n > 0:
+        nxt = h_c[3 * n + 1]
+        k = _bucket(h_t[n], inv)
+        h_c[3 * n + 2] = k
+        h_c[3 * n + 1] = h_c[hd + (k & mask)]
+        h_c[hd + (k & mask)] = n
+        if k < cur:
+            cur = k
+        n = nxt
+    h_n[Q_CUR] = cur if h_n[Q_SIZE] > 0 else 0
+    h_n[Q_DEQ] = 0
+    h_n[Q_STEPS] = 0
+    h_t[cap + 1 + T_GAPS] = 0.0
+
+
+@nb.njit(**JIT_LEAF)
+def heap_put(h_t, h_c, h_n, time, code):
+    """Add the event (``time`` ms, ``code``)."""
+    n = h_n[Q_FREE]
+    if n > 0:
+        h_n[Q_FREE] = h_c[3 * n + 1]
+    else:
+        n = h_n[Q_HW]
+        h_n[Q_HW] = n + 1
+    cap = h_n[Q_CAP]
+    k = _bucket(time, h_t[cap + 1 + T_INV])
+    h_t[n] = time
+    h_c[3 * n] = code
+    h_c[3 * n + 2] = k
+    b = h_n[Q_HEADS] + (k & (h_n[Q_NB] - 1))
+    h_c[3 * n + 1] = h_c[b]
+    h_c[b] = n
+    size = h_n[Q_SIZE] + 1
+    h_n[Q_SIZE] = size
+    if size == 1 or k < h_n[Q_CUR]:
+        h_n[Q_CUR] = k
+    m = h_n[Q_MIN]
+    if size == 1 or (m > 0 and _before(time, code, h_t[0], h_c[0])):
+        h_n[Q_MIN] = n                         # the new earliest: known without a scan
+        h_t[0] = time
+        h_c[0] = code
+    if size > 2 * h_n[Q_NB] and h_n[Q_NB] < h_n[Q_NB_MAX]:
+        nb_new = h_n[Q_NB]
+        while nb_new < size and nb_new < h_n[Q_NB_MAX]:
+            nb_new <<= 1
+        _rebuild(h_t, h_c, h_n, nb_new, h_t[cap + 1 + T_W])
+
+
+@nb.njit(**JIT_LEAF)
+def _find(h_t, h_c, h_n):
+    """The earliest pending node (h_n[Q_SIZE] > 0) into h_n[Q_MIN], h_t[0], h_c[0]: the buckets
+    from the current number on, one round at most, then a direct search of all."""
+    nb_ = h_n[Q_NB]
+    mask = nb_ - 1
+    hd = h_n[Q_HEADS]
+    cur = h_n[Q_CUR]
+    steps = 0
+    best = 0
+    for _ in range(nb_):
+        n = h_c[hd + (cur & mask)]
+        while n > 0:
+            steps += 1
+            if h_c[3 * n + 2] == cur and (best == 0 or _before(h_t[n], h_c[3 * n], h_t[best], h_c[3 * best])):
+                best = n
+            n = h_c[3 * n + 1]
+        if best > 0:
+            break
+        cur += 1
+        steps += 1
+    if best == 0:
+        # a whole round without an event due: the earliest of all (far ahead, or at infinity)
+        for b in range(nb_):
+            n = h_c[hd + b]
+            while n > 0:
+                steps += 1
+                if best == 0 or _before(h_t[n], h_c[3 * n], h_t[best], h_c[3 * best]):
+                    best = n
+                n = h_c[3 * n + 1]
+        cur = h_c[3 * best + 2]
+    h_n[Q_CUR] = cur
+    h_n[Q_MIN] = best
+    h_n[Q_STEPS] += steps
+    h_t[0] = h_t[best]
+    h_c[0] = h_c[3 * best]
+
+
+@nb.njit(**JIT_LEAF)
+def heap_settle(h_t, h_c, h_n):
+    """Make (h_t[0], h_c[0]) the earliest pending event (when h_n[0] > 0)."""
+    if h_n[Q_MIN] == 0 and h_n[Q_SIZE] > 0:
+        _find(h_t, h_c, h_n)
+
+
+@nb.njit(**JIT_LEAF)
+def heap_take(h_t, h_c, h_n):
+    """Remove the earliest event (after ``heap_settle``; the caller reads h_t[0], h_c[0] first).
+    Every CHECK_TAKES takes, a queue whose scans cost more than STEPS_PER_TAKE steps a take is
+    rebuilt: W twice the mean spacing of those takes, NB the power of two >= the events pending."""
+    n = h_n[Q_MIN]
+    hd = h_n[Q_HEADS]
+    b = hd + (h_c[3 * n + 2] & (h_n[Q_NB] - 1))
+    p = h_c[b]
+    if p == n:
+        h_c[b] = h_c[3 * n + 1]
+    else:
+        while h_c[3 * p + 1] != n:
+            p = h_c[3 * p + 1]
+        h_c[3 * p + 1] = h_c[3 * n + 1]
+    h_c[3 * n + 1] = h_n[Q_FREE]
+    h_n[Q_FREE] = n
+    h_n[Q_SIZE] -= 1
+    h_n[Q_MIN] = 0
+    cap = h_n[Q_CAP]
+    o = cap + 1
+    gap = h_t[n] - h_t[o + T_LAST]
+    if gap < 1.0e300:                          # (not an infinite time)
+        h_t[o + T_GAPS] += gap
+        h_t[o + T_LAST] = h_t[n]
+    d = h_n[Q_DEQ] + 1
+    h_n[Q_DEQ] = d
+    if d >= CHECK_TAKES:
+        if h_n[Q_STEPS] > STEPS_PER_TAKE * d:
+            g = h_t[o + T_GAPS] / d
+            w = 2.0 * g if g > 0.0 else h_t[o + T_W]
+            nb_new = NB_MIN
+            while nb_new < h_n[Q_SIZE] and nb_new < h_n[Q_NB_MAX]:
+                nb_new <<= 1
+            _rebuild(h_t, h_c, h_n, nb_new, w)
+        else:
+            h_n[Q_DEQ] = 0
+            h_n[Q_STEPS] = 0
+            h_t[o + T_GAPS] = 0.0

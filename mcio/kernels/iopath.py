@@ -39,7 +39,7 @@ import numpy as np
 
 from .areas import areas_close, areas_restart
 from .blockrng import next_from
-from .heap import heap_put
+from .heap import heap_new, heap_put
 from .ioclass import attr_draws
 from .layout import (D_INTERARRIVAL, D_MP_SHAPE, D_THINK, FP_LINK_KB_PER_MS, IP_LN_SLOTS,
                      FP_MP_START_FRACTION, FP_ZHPF_SHARE, IP_BIND, IP_CHANNELS,
@@ -104,10 +104,7 @@ def _new_state(ip, dp, dev_grp, grp_ptr, grp_ch, chg_ptr, chg):
           np.full(C, -1, np.int64), np.full(C, -1, np.int64), np.zeros(C), np.zeros(C), np.zeros(C))
     mp = mp + winner_new(C)
     # ---- events ----
-    h_t = np.zeros(P + 1)
-    h_c = np.zeros(P + 1, np.int64)
-    h_n = np.zeros(2, np.int64)       # size, root taken (heap.heap_take)
-    heap = (h_t, h_c, h_n)
+    heap = heap_new(P + 1)            # (h_t, h_c, h_n): kernels/heap.py's calendar queue
     return sf, si, dev, dev_state, paths, oe, oe_tl, mp, heap
 
 
