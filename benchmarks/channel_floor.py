@@ -59,8 +59,13 @@ sys.path.insert(0, ROOT)
 sys.path.insert(0, HERE)
 
 from mcio.kernels.blockrng import next_from  # noqa: E402
-from mcio.kernels.options import JIT, JIT_STAGE  # noqa: E402
+from mcio.kernels.options import JIT_STAGE  # noqa: E402
 from mcio.kernels.layout import D_BACKEND, D_HA, D_INTERARRIVAL, D_MP_SHAPE, R_CLASS, R_DEVICE, R_MISS  # noqa: E402
+
+# compiled as mcio's stages (LLVM inlines them, no reference counting), not cached: Numba's cache
+# would not see a change in mcio's blockrng, which they inline
+STAGE = dict(JIT_STAGE, cache=False)
+KERNEL = dict(nogil=True)
 
 CHANNELS = (1, 16, 64, 256)
 OE_CAP = 48
@@ -86,7 +91,7 @@ K_MP, K_PROTO, K_LINK = range(3)
 HIST = 64
 
 
-@nb.njit(**JIT_STAGE)
+@nb.njit(**STAGE)
 def _draw(rng, row):
     """The next draw of row ``row`` (mcio's block generator: ``blockrng.next_from``)."""
     vb, vpos, lanes, scal, dp, ev, ec = rng
@@ -96,7 +101,7 @@ def _draw(rng, row):
 # ---------------------------------------------------------------- the heap: hp[i] = (time, code)
 
 
-@nb.njit(**JIT_STAGE)
+@nb.njit(**STAGE)
 def _sift_down(hp, n, t, c):
     i = 0
     while True:
@@ -115,7 +120,7 @@ def _sift_down(hp, n, t, c):
     hp[i, 1] = c
 
 
-@nb.njit(**JIT_STAGE)
+@nb.njit(**STAGE)
 def _heap_push(hp, hn, t, c):
     """Add (t, c); hn[0] the size, hn[1] 1 while the root is taken: its place goes to the pair."""
     if hn[1]:
@@ -144,7 +149,7 @@ def _heap_push(hp, hn, t, c):
 H_SIZE, H_TAKEN, H_WHEEL, H_CUR, H_FREE, H_FOUND, H_PREV, H_COUNT = range(8)
 
 
-@nb.njit(**JIT_STAGE)
+@nb.njit(**STAGE)
 def _wheel_push(q, hn, t, code):
     hp, wt, wc, wnx, whead, wpar = q
     k = np.int64(t * wpar[1])
@@ -160,7 +165,7 @@ def _wheel_push(q, hn, t, code):
     hn[H_COUNT] += 1
 
 
-@nb.njit(**JIT_STAGE)
+@nb.njit(**STAGE)
 def _push(q, hn, t, code):
     """Schedule event ``code`` at ``t`` (ms) in the heap or the wheel (hn[H_WHEEL])."""
     if hn[H_WHEEL]:
@@ -169,7 +174,7 @@ def _push(q, hn, t, code):
         _heap_push(q[0], hn, t, float(code))
 
 
-@nb.njit(**JIT_STAGE)
+@nb.njit(**STAGE)
 def _peek(q, hn):
     """The earliest event (time, code), or (inf, -1): not removed (``_take``)."""
     hp, wt, wc, wnx, whead, wpar = q
@@ -208,7 +213,7 @@ def _peek(q, hn):
         cur += 1
 
 
-@nb.njit(**JIT_STAGE)
+@nb.njit(**STAGE)
 def _take(q, hn):
     """Remove the event the last ``_peek`` returned (the heap's root lazily: the next push
     takes its place)."""
@@ -230,7 +235,7 @@ def _take(q, hn):
 # ---------------------------------------------------------------- stages
 
 
-@nb.njit(**JIT_STAGE)
+@nb.njit(**STAGE)
 def _oe_add(c, t, d, chf, chi, chs):
     """Channel c's open exchanges change by d at t (their area first)."""
     chs[c, CH_OE_AREA] += chi[c, CI_OE] * (t - chf[c, CF_OE_TL])
@@ -238,7 +243,7 @@ def _oe_add(c, t, d, chf, chi, chs):
     chi[c, CI_OE] += d
 
 
-@nb.njit(**JIT_STAGE)
+@nb.njit(**STAGE)
 def _mp_piece(x, c, t, w, rf, ri, chf, chi, q, hn, wake):
     """I/O x's piece of MP work (w ms) on channel c: now if the MP is idle (its wake-up work
     added), else at the tail of its FIFO (linked through ri[:, I_NXT])."""
@@ -257,7 +262,7 @@ def _mp_piece(x, c, t, w, rf, ri, chf, chi, q, hn, wake):
         chi[c, CI_MQ_T] = x
 
 
-@nb.njit(**JIT_STAGE)
+@nb.njit(**STAGE)
 def _getch(x, t, s, rf, ri, chf, chi, chs, devi, grp, grp_ch, q, hn, par):
     """I/O x holds an exposure of its device: a channel of its path group with a free exchange
     (from the group's rotor), then its MP start work; else deferred (the group's FIFO)."""
@@ -290,7 +295,7 @@ def _getch(x, t, s, rf, ri, chf, chi, chs, devi, grp, grp_ch, q, hn, par):
     _mpstart(x, c, t, s, rf, ri, chf, chi, q, hn, par)
 
 
-@nb.njit(**JIT_STAGE)
+@nb.njit(**STAGE)
 def _mpstart(x, c, t, s, rf, ri, chf, chi, q, hn, par):
     """I/O x has channel c's exchange: its MP work drawn, split, the start piece queued."""
     ri[x, I_PACK] = (ri[x, I_PACK] & ~(0x1FF << 16)) | (c << 16)
@@ -305,7 +310,7 @@ def _mpstart(x, c, t, s, rf, ri, chf, chi, q, hn, par):
 P_MP, P_WAKE, P_BW, P_READ, P_MISS = range(5)
 
 
-@nb.njit(**JIT)
+@nb.njit(**KERNEL)
 def floor_run(n_ch, n_ios, warm, par, buf, lanes, scal, dp, ev, ec, wheel):
     """One replication of n_ios I/Os (the first ``warm`` not counted) on n_ch channels; ``buf``
     a 64-byte-aligned uint8 buffer of the slots' records; the draws from mcio's rows (``lanes``,

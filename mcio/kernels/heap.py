@@ -14,13 +14,12 @@ those of the binary heap it replaced (whatever W and NB are; they change only th
 
 Its three arrays (the ``heap`` tuple every stage unpacks as ``h_t, h_c, h_n``; ``heap_new``):
 
-- ``h_n`` int64[N_HN]: h_n[0] the number pending (what readers test), then the queue's counters
-  (Q_*);
-- ``h_t`` float64: h_t[0] the earliest event's time after ``heap_settle``; h_t[i] node i's time
-  (nodes 1 .. cap); past them W, 1 / W and the spacing statistics (T_*);
+- ``h_n`` int64: h_n[0] the number pending (what readers test), the queue's counters (Q_*), the
+  bucket heads from h_n[HEADS] (node numbers; 0: none);
+- ``h_t`` float64: h_t[0] the earliest event's time after ``heap_settle``, W and 1 / W (T_*),
+  node i's time h_t[i] (nodes NODE0 ...);
 - ``h_c`` int64: h_c[0] the earliest event's code after ``heap_settle``; node i's code, next node
-  (0: none) and bucket number at h_c[3 i], h_c[3 i + 1], h_c[3 i + 2]; the NB bucket heads from
-  h_c[h_n[Q_HEADS]].
+  (0: none) and bucket number at h_c[3 i], h_c[3 i + 1], h_c[3 i + 2].
 
 After ``heap_settle``, (h_t[0], h_c[0]) is the earliest pending event if h_n[0] > 0;
 ``heap_take`` removes it (read it first). ``heap_put`` adds an event at any time >= the last
@@ -33,7 +32,7 @@ queue before the calendar queue, kept for benchmarks/event_floor.py and as the t
 import numba as nb
 import numpy as np
 
-from .options import JIT, JIT_LEAF
+from .options import JIT, JIT_LEAF, JIT_STAGE
 
 
 @nb.njit(**JIT_LEAF)
@@ -138,47 +137,45 @@ def min_replace_root(h, n, v):
 
 
 # ---------------------------------------------------------------------------- the calendar queue
+# Fixed places (no offset that depends on the queue's size: every access is one load).
 # h_n[Q_*]: Q_SIZE (= 0: what readers test) the events pending; Q_CUR the current bucket number
 # (<= every pending node's); Q_MIN the earliest node once found (0: not known since the last
-# take); Q_NB the buckets (a power of two); Q_NB_MAX the most there is room for; Q_HEADS where the
-# heads start in h_c; Q_FREE the free nodes' list; Q_HW the next never-used node; Q_DEQ, Q_STEPS
-# takes and scan steps since the queue was last rebuilt or checked
-Q_SIZE, Q_CUR, Q_MIN, Q_NB, Q_NB_MAX, Q_HEADS, Q_FREE, Q_HW, Q_DEQ, Q_STEPS, Q_CAP = range(11)
-N_HN = 11
-# h_t[cap + 1 + T_*]: the width W (ms), 1 / W, the sum of the spacings of the takes counted in
-# Q_DEQ, the last taken time
-T_W, T_INV, T_GAPS, T_LAST = range(4)
+# take); Q_NB the buckets (a power of two), Q_NB_MAX the most there is room for; Q_FREE the free
+# nodes' list; Q_HW the next never-used node; Q_DEQ, Q_STEPS the takes and scan steps since the
+# last look at the scans' cost; the bucket heads from h_n[HEADS].
+Q_SIZE, Q_CUR, Q_MIN, Q_NB, Q_NB_MAX, Q_FREE, Q_HW, Q_DEQ, Q_STEPS = range(9)
+HEADS = 16
+# h_t[T_*]: the width W (ms), 1 / W, the time of the first take since that look; nodes from NODE0
+T_W, T_INV, T_WINDOW = 1, 2, 3
+NODE0 = 4
 NB_MIN = 16
-CHECK_TAKES = 256          # takes between two looks at the scan's cost
+CHECK_TAKES = 256          # takes between two looks at the scans' cost
 STEPS_PER_TAKE = 6         # more scan steps a take than this: rebuild with a new width
+W_SPACINGS = 2.0  # W: this many times the takes' mean spacing
+NEAR = 4                   # buckets ``heap_settle`` scans itself before ``_find_far``
 FAR = np.int64(1) << 62    # the bucket number of a time past any other (inf): direct search
 
 
 @nb.njit(**JIT)
 def heap_new(n):
     """The empty queue for at most ``n`` events pending: (h_t, h_c, h_n) (see the module
-    docstring). Buckets: NB_MIN at first, at most the power of two >= 2 n + 2; W 1 ms at first."""
-    cap = n + 1
+    docstring). Buckets: NB_MIN at first, at most the power of two >= 2 n; W 1 ms at first."""
     nb_max = NB_MIN
-    while nb_max < 2 * cap:
+    while nb_max < 2 * n:
         nb_max <<= 1
-    h_t = np.zeros(cap + 1 + 4)
-    h_c = np.empty(3 * (cap + 1) + nb_max, np.int64)
-    h_n = np.zeros(N_HN, np.int64)
-    heads = 3 * (cap + 1)
-    h_c[0] = 0
-    h_c[heads:heads + NB_MIN] = 0
+    h_t = np.zeros(NODE0 + n)
+    h_c = np.zeros(3 * (NODE0 + n), np.int64)
+    h_n = np.empty(HEADS + nb_max, np.int64)
+    h_n[:HEADS + NB_MIN] = 0
     h_n[Q_NB] = NB_MIN
     h_n[Q_NB_MAX] = nb_max
-    h_n[Q_HEADS] = heads
-    h_n[Q_HW] = 1
-    h_n[Q_CAP] = cap
-    h_t[cap + 1 + T_W] = 1.0
-    h_t[cap + 1 + T_INV] = 1.0
+    h_n[Q_HW] = NODE0
+    h_t[T_W] = 1.0
+    h_t[T_INV] = 1.0
     return h_t, h_c, h_n
 
 
-@nb.njit(**JIT_LEAF)
+@nb.njit(**JIT_STAGE)
 def _bucket(time, inv):
     """The bucket number of ``time`` (ms) at 1 / W = ``inv``; FAR past 4e18 (inf included)."""
     x = time * inv
@@ -189,22 +186,21 @@ def _bucket(time, inv):
 
 @nb.njit(**JIT_LEAF)
 def _rebuild(h_t, h_c, h_n, nb_new, w_new):
-    """Every pending node into nb_new buckets of width w_new (ms); Q_CUR the least bucket number."""
+    """Every pending node into nb_new buckets of width w_new (ms); Q_CUR the least bucket number;
+    the scans' counts restart."""
     nb_old = h_n[Q_NB]
-    hd = h_n[Q_HEADS]
-    cap = h_n[Q_CAP]
     every = 0                                  # every node in one list, through their next links
     for b in range(nb_old):
-        n = h_c[hd + b]
+        n = h_n[HEADS + b]
         while n > 0:
             nxt = h_c[3 * n + 1]
             h_c[3 * n + 1] = every
             every = n
             n = nxt
-    h_c[hd:hd + nb_new] = 0
+    h_n[HEADS:HEADS + nb_new] = 0
     inv = 1.0 / w_new
-    h_t[cap + 1 + T_W] = w_new
-    h_t[cap + 1 + T_INV] = inv
+    h_t[T_W] = w_new
+    h_t[T_INV] = inv
     h_n[Q_NB] = nb_new
     mask = nb_new - 1
     cur = FAR
@@ -213,18 +209,26 @@ def _rebuild(h_t, h_c, h_n, nb_new, w_new):
         nxt = h_c[3 * n + 1]
         k = _bucket(h_t[n], inv)
         h_c[3 * n + 2] = k
-        h_c[3 * n + 1] = h_c[hd + (k & mask)]
-        h_c[hd + (k & mask)] = n
+        h_c[3 * n + 1] = h_n[HEADS + (k & mask)]
+        h_n[HEADS + (k & mask)] = n
         if k < cur:
             cur = k
         n = nxt
     h_n[Q_CUR] = cur if h_n[Q_SIZE] > 0 else 0
     h_n[Q_DEQ] = 0
     h_n[Q_STEPS] = 0
-    h_t[cap + 1 + T_GAPS] = 0.0
 
 
 @nb.njit(**JIT_LEAF)
+def _grow(h_t, h_c, h_n):
+    """More buckets (the power of two >= the events pending), the same width."""
+    nb_new = h_n[Q_NB]
+    while nb_new < h_n[Q_SIZE] and nb_new < h_n[Q_NB_MAX]:
+        nb_new <<= 1
+    _rebuild(h_t, h_c, h_n, nb_new, h_t[T_W])
+
+
+@nb.njit(**JIT_STAGE)
 def heap_put(h_t, h_c, h_n, time, code):
     """Add the event (``time`` ms, ``code``)."""
     n = h_n[Q_FREE]
@@ -233,42 +237,35 @@ def heap_put(h_t, h_c, h_n, time, code):
     else:
         n = h_n[Q_HW]
         h_n[Q_HW] = n + 1
-    cap = h_n[Q_CAP]
-    k = _bucket(time, h_t[cap + 1 + T_INV])
+    k = _bucket(time, h_t[T_INV])
     h_t[n] = time
     h_c[3 * n] = code
     h_c[3 * n + 2] = k
-    b = h_n[Q_HEADS] + (k & (h_n[Q_NB] - 1))
-    h_c[3 * n + 1] = h_c[b]
-    h_c[b] = n
+    b = HEADS + (k & (h_n[Q_NB] - 1))
+    h_c[3 * n + 1] = h_n[b]
+    h_n[b] = n
     size = h_n[Q_SIZE] + 1
     h_n[Q_SIZE] = size
     if size == 1 or k < h_n[Q_CUR]:
         h_n[Q_CUR] = k
-    m = h_n[Q_MIN]
-    if size == 1 or (m > 0 and _before(time, code, h_t[0], h_c[0])):
+    if size == 1 or (h_n[Q_MIN] > 0 and _before(time, code, h_t[0], h_c[0])):
         h_n[Q_MIN] = n                         # the new earliest: known without a scan
         h_t[0] = time
         h_c[0] = code
     if size > 2 * h_n[Q_NB] and h_n[Q_NB] < h_n[Q_NB_MAX]:
-        nb_new = h_n[Q_NB]
-        while nb_new < size and nb_new < h_n[Q_NB_MAX]:
-            nb_new <<= 1
-        _rebuild(h_t, h_c, h_n, nb_new, h_t[cap + 1 + T_W])
+        _grow(h_t, h_c, h_n)
 
 
 @nb.njit(**JIT_LEAF)
-def _find(h_t, h_c, h_n):
-    """The earliest pending node (h_n[Q_SIZE] > 0) into h_n[Q_MIN], h_t[0], h_c[0]: the buckets
-    from the current number on, one round at most, then a direct search of all."""
+def _find_far(h_t, h_c, h_n, cur, steps):
+    """``heap_settle`` past its first NEAR buckets: the rest of one round from bucket number
+    ``cur``, then a direct search of all (a round without an event due: far ahead, or at
+    infinity)."""
     nb_ = h_n[Q_NB]
     mask = nb_ - 1
-    hd = h_n[Q_HEADS]
-    cur = h_n[Q_CUR]
-    steps = 0
     best = 0
     for _ in range(nb_):
-        n = h_c[hd + (cur & mask)]
+        n = h_n[HEADS + (cur & mask)]
         while n > 0:
             steps += 1
             if h_c[3 * n + 2] == cur and (best == 0 or _before(h_t[n], h_c[3 * n], h_t[best], h_c[3 * best])):
@@ -279,9 +276,8 @@ def _find(h_t, h_c, h_n):
         cur += 1
         steps += 1
     if best == 0:
-        # a whole round without an event due: the earliest of all (far ahead, or at infinity)
         for b in range(nb_):
-            n = h_c[hd + b]
+            n = h_n[HEADS + b]
             while n > 0:
                 steps += 1
                 if best == 0 or _before(h_t[n], h_c[3 * n], h_t[best], h_c[3 * best]):
@@ -295,24 +291,67 @@ def _find(h_t, h_c, h_n):
     h_c[0] = h_c[3 * best]
 
 
-@nb.njit(**JIT_LEAF)
+@nb.njit(**JIT_STAGE)
 def heap_settle(h_t, h_c, h_n):
-    """Make (h_t[0], h_c[0]) the earliest pending event (when h_n[0] > 0)."""
-    if h_n[Q_MIN] == 0 and h_n[Q_SIZE] > 0:
-        _find(h_t, h_c, h_n)
+    """Make (h_t[0], h_c[0]) the earliest pending event (when h_n[0] > 0): after a take, the
+    buckets from the current number on (nodes of later rounds skipped)."""
+    if h_n[Q_MIN] != 0 or h_n[Q_SIZE] == 0:
+        return
+    mask = h_n[Q_NB] - 1
+    cur = h_n[Q_CUR]
+    steps = 0
+    best = 0
+    for _ in range(NEAR):
+        n = h_n[HEADS + (cur & mask)]
+        while n > 0:
+            steps += 1
+            if h_c[3 * n + 2] == cur and (best == 0 or _before(h_t[n], h_c[3 * n], h_t[best], h_c[3 * best])):
+                best = n
+            n = h_c[3 * n + 1]
+        if best > 0:
+            break
+        cur += 1
+        steps += 1
+    if best == 0:
+        _find_far(h_t, h_c, h_n, cur, steps)
+        return
+    h_n[Q_CUR] = cur
+    h_n[Q_MIN] = best
+    h_n[Q_STEPS] += steps
+    h_t[0] = h_t[best]
+    h_c[0] = h_c[3 * best]
 
 
 @nb.njit(**JIT_LEAF)
+def _check(h_t, h_c, h_n, now):
+    """Every CHECK_TAKES takes (the last at ``now`` ms): the queue is rebuilt, W = W_SPACINGS x the
+    takes' mean spacing since the last look and NB the power of two >= the events pending, when
+    its scans cost more than STEPS_PER_TAKE steps a take or W is off that by over 2x; the counts
+    restart."""
+    d = h_n[Q_DEQ]
+    g = (now - h_t[T_WINDOW]) / d
+    w = W_SPACINGS * g if 0.0 < g < 1.0e300 else h_t[T_W]
+    if h_n[Q_STEPS] > STEPS_PER_TAKE * d or w > 2.0 * h_t[T_W] or w < 0.5 * h_t[T_W]:
+        nb_new = NB_MIN
+        while nb_new < h_n[Q_SIZE] and nb_new < h_n[Q_NB_MAX]:
+            nb_new <<= 1
+        _rebuild(h_t, h_c, h_n, nb_new, w)
+    else:
+        h_n[Q_DEQ] = 0
+        h_n[Q_STEPS] = 0
+    if now < 1.0e300:
+        h_t[T_WINDOW] = now
+
+
+@nb.njit(**JIT_STAGE)
 def heap_take(h_t, h_c, h_n):
-    """Remove the earliest event (after ``heap_settle``; the caller reads h_t[0], h_c[0] first).
-    Every CHECK_TAKES takes, a queue whose scans cost more than STEPS_PER_TAKE steps a take is
-    rebuilt: W twice the mean spacing of those takes, NB the power of two >= the events pending."""
+    """Remove the earliest event (after ``heap_settle``; the caller reads h_t[0], h_c[0] first);
+    every CHECK_TAKES takes, ``_check``."""
     n = h_n[Q_MIN]
-    hd = h_n[Q_HEADS]
-    b = hd + (h_c[3 * n + 2] & (h_n[Q_NB] - 1))
-    p = h_c[b]
+    b = HEADS + (h_c[3 * n + 2] & (h_n[Q_NB] - 1))
+    p = h_n[b]
     if p == n:
-        h_c[b] = h_c[3 * n + 1]
+        h_n[b] = h_c[3 * n + 1]
     else:
         while h_c[3 * p + 1] != n:
             p = h_c[3 * p + 1]
@@ -321,23 +360,7 @@ def heap_take(h_t, h_c, h_n):
     h_n[Q_FREE] = n
     h_n[Q_SIZE] -= 1
     h_n[Q_MIN] = 0
-    cap = h_n[Q_CAP]
-    o = cap + 1
-    gap = h_t[n] - h_t[o + T_LAST]
-    if gap < 1.0e300:                          # (not an infinite time)
-        h_t[o + T_GAPS] += gap
-        h_t[o + T_LAST] = h_t[n]
     d = h_n[Q_DEQ] + 1
     h_n[Q_DEQ] = d
     if d >= CHECK_TAKES:
-        if h_n[Q_STEPS] > STEPS_PER_TAKE * d:
-            g = h_t[o + T_GAPS] / d
-            w = 2.0 * g if g > 0.0 else h_t[o + T_W]
-            nb_new = NB_MIN
-            while nb_new < h_n[Q_SIZE] and nb_new < h_n[Q_NB_MAX]:
-                nb_new <<= 1
-            _rebuild(h_t, h_c, h_n, nb_new, w)
-        else:
-            h_n[Q_DEQ] = 0
-            h_n[Q_STEPS] = 0
-            h_t[o + T_GAPS] = 0.0
+        _check(h_t, h_c, h_n, h_t[n])
