@@ -324,18 +324,23 @@ def heap_settle(h_t, h_c, h_n):
 
 @nb.njit(**JIT_LEAF)
 def _check(h_t, h_c, h_n, now):
-    """Every CHECK_TAKES takes (the last at ``now`` ms): the queue is rebuilt, W = W_SPACINGS x the
-    takes' mean spacing since the last look and NB the power of two >= the events pending, when
-    its scans cost more than STEPS_PER_TAKE steps a take or W is off that by over 2x; the counts
-    restart."""
+    """Every CHECK_TAKES takes (the last at ``now`` ms): when W is off W_SPACINGS x the takes' mean
+    spacing since the last look by over 2x, the queue is rebuilt with that W and NB the power of
+    two >= the events pending; when W is right but the scans cost more than STEPS_PER_TAKE steps a
+    take, with twice the buckets (up to Q_NB_MAX). The counts restart."""
     d = h_n[Q_DEQ]
     g = (now - h_t[T_WINDOW]) / d
     w = W_SPACINGS * g if 0.0 < g < 1.0e300 else h_t[T_W]
-    if h_n[Q_STEPS] > STEPS_PER_TAKE * d or w > 2.0 * h_t[T_W] or w < 0.5 * h_t[T_W]:
-        nb_new = NB_MIN
-        while nb_new < h_n[Q_SIZE] and nb_new < h_n[Q_NB_MAX]:
-            nb_new <<= 1
+    nb_ = h_n[Q_NB]
+    nb_new = NB_MIN
+    while nb_new < h_n[Q_SIZE] and nb_new < h_n[Q_NB_MAX]:
+        nb_new <<= 1
+    if w > 2.0 * h_t[T_W] or w < 0.5 * h_t[T_W]:
         _rebuild(h_t, h_c, h_n, nb_new, w)
+    elif h_n[Q_STEPS] > STEPS_PER_TAKE * d and nb_ < h_n[Q_NB_MAX]:
+        # the width is right but the scans are long: events far ahead wrap round the buckets
+        # (time scales apart, e.g. long think times beside short services): a longer round
+        _rebuild(h_t, h_c, h_n, max(nb_new, 2 * nb_), h_t[T_W])
     else:
         h_n[Q_DEQ] = 0
         h_n[Q_STEPS] = 0
