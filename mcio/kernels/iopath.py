@@ -86,7 +86,7 @@ def _new_state(ip, dp, dev_grp, grp_ptr, grp_ch, chg_ptr, chg):
     G = ip[IP_GROUPS]
     # ---- slot state: one row per slot (few base pointers: less register pressure) ----
     sf = np.zeros((P, N_SF))
-    si = np.zeros((P, N_SI), np.int32)
+    si = np.zeros((P, N_SI), np.int64)
     si[:, SI_NXT] = -1
     si[:, SI_G_PREV] = -1
     si[:, SI_G_NEXT] = -1
