@@ -159,42 +159,54 @@ FAR = np.int64(1) << 62    # the bucket number of a time past any other (inf): d
 @nb.njit(**JIT)
 def heap_new(n):
     """The empty queue for at most ``n`` events pending: (h_t, h_c, h_n) (see the module
-    docstring). Buckets: NB_MIN at first, at most the power of two >= n; W 1 ms at first. A node
-    is written before it is read, and buckets are cleared as they come into use: nothing else is
-    initialised (40 bytes an event it can hold, and up to 8 for its bucket)."""
+    docstring). Buckets: NB_MIN at first, at most the power of two >= n; W 1 ms at first (40
+    bytes an event it can hold, and up to 8 for its bucket)."""
     nb_max = NB_MIN
     while nb_max < n:
         nb_max <<= 1
-    h_t = np.empty(NODE0 + n)
-    h_c = np.empty(3 * (NODE0 + n), np.int64)
-    h_n = np.empty(HEADS + nb_max, np.int64)
-    h_n[:HEADS + NB_MIN] = 0
+    h_t = np.zeros(NODE0 + n)
+    h_c = np.zeros(3 * (NODE0 + n), np.int64)
+    h_n = np.zeros(HEADS + nb_max, np.int64)
     h_n[Q_NB] = NB_MIN
     h_n[Q_NB_MAX] = nb_max
     h_n[Q_HW] = NODE0
-    h_t[:NODE0] = 0.0
-    h_c[:3 * NODE0] = 0
     h_t[T_W] = 1.0
     h_t[T_INV] = 1.0
     return h_t, h_c, h_n
 
 
-@nb.njit(**JIT_STAGE)
-def _bucket(time, inv):
-    """The bucket number of ``time`` (ms) at 1 / W = ``inv``; FAR past 4e18 (inf included)."""
-    x = time * inv
-    if x < 4.0e18:
-        return np.int64(x)
-    return FAR
-
-
 @nb.njit(**JIT_LEAF)
-def _rebuild(h_t, h_c, h_n, nb_new, w_new):
-    """Every pending node into nb_new buckets of width w_new (ms); Q_CUR the least bucket number;
-    the scans' counts restart."""
-    nb_old = h_n[Q_NB]
+def _resize(h_t, h_c, h_n, now):
+    """Rebuild the buckets. ``now`` < 0 (a put left more than 2 NB events pending): NB the power
+    of two >= the events pending, the same W. Else (every CHECK_TAKES takes, the last at ``now``
+    ms; a float either way, not a flag: a literal argument would compile a copy per value):
+    when W is off W_SPACINGS x the takes' mean spacing since the last look by over 2x, that W and
+    NB the power of two >= the events pending; when W is right but the scans cost more than
+    STEPS_PER_TAKE steps a take, twice the buckets (up to Q_NB_MAX); else nothing. Every pending
+    node goes to its new bucket, Q_CUR the least bucket number; the counts restart."""
+    nb_ = h_n[Q_NB]
+    nb_new = NB_MIN
+    while nb_new < h_n[Q_SIZE] and nb_new < h_n[Q_NB_MAX]:
+        nb_new <<= 1
+    w = h_t[T_W]
+    if now >= 0.0:
+        d = h_n[Q_DEQ]
+        g = (now - h_t[T_WINDOW]) / d
+        if now < 1.0e300:
+            h_t[T_WINDOW] = now
+        wg = W_SPACINGS * g if 0.0 < g < 1.0e300 else w
+        if wg > 2.0 * w or wg < 0.5 * w:
+            w = wg
+        elif h_n[Q_STEPS] > STEPS_PER_TAKE * d and nb_ < h_n[Q_NB_MAX]:
+            # the width is right but the scans are long: events far ahead wrap round the buckets
+            # (time scales apart, e.g. long think times beside short services): a longer round
+            nb_new = max(nb_new, 2 * nb_)
+        else:
+            h_n[Q_DEQ] = 0
+            h_n[Q_STEPS] = 0
+            return
     every = 0                                  # every node in one list, through their next links
-    for b in range(nb_old):
+    for b in range(nb_):
         n = h_n[HEADS + b]
         while n > 0:
             nxt = h_c[3 * n + 1]
@@ -202,8 +214,8 @@ def _rebuild(h_t, h_c, h_n, nb_new, w_new):
             every = n
             n = nxt
     h_n[HEADS:HEADS + nb_new] = 0
-    inv = 1.0 / w_new
-    h_t[T_W] = w_new
+    inv = 1.0 / w
+    h_t[T_W] = w
     h_t[T_INV] = inv
     h_n[Q_NB] = nb_new
     mask = nb_new - 1
@@ -211,7 +223,8 @@ def _rebuild(h_t, h_c, h_n, nb_new, w_new):
     n = every
     while n > 0:
         nxt = h_c[3 * n + 1]
-        k = _bucket(h_t[n], inv)
+        x = h_t[n] * inv                       # its bucket number (FAR past 4e18: inf)
+        k = np.int64(x) if x < 4.0e18 else FAR
         h_c[3 * n + 2] = k
         h_c[3 * n + 1] = h_n[HEADS + (k & mask)]
         h_n[HEADS + (k & mask)] = n
@@ -223,15 +236,6 @@ def _rebuild(h_t, h_c, h_n, nb_new, w_new):
     h_n[Q_STEPS] = 0
 
 
-@nb.njit(**JIT_LEAF)
-def _grow(h_t, h_c, h_n):
-    """More buckets (the power of two >= the events pending), the same width."""
-    nb_new = h_n[Q_NB]
-    while nb_new < h_n[Q_SIZE] and nb_new < h_n[Q_NB_MAX]:
-        nb_new <<= 1
-    _rebuild(h_t, h_c, h_n, nb_new, h_t[T_W])
-
-
 @nb.njit(**JIT_STAGE)
 def heap_put(h_t, h_c, h_n, time, code):
     """Add the event (``time`` ms, ``code``)."""
@@ -241,7 +245,8 @@ def heap_put(h_t, h_c, h_n, time, code):
     else:
         n = h_n[Q_HW]
         h_n[Q_HW] = n + 1
-    k = _bucket(time, h_t[T_INV])
+    x = time * h_t[T_INV]                      # the bucket number (FAR past 4e18: inf)
+    k = np.int64(x) if x < 4.0e18 else FAR
     h_t[n] = time
     h_c[3 * n] = code
     h_c[3 * n + 2] = k
@@ -257,7 +262,7 @@ def heap_put(h_t, h_c, h_n, time, code):
         h_t[0] = time
         h_c[0] = code
     if size > 2 * h_n[Q_NB] and h_n[Q_NB] < h_n[Q_NB_MAX]:
-        _grow(h_t, h_c, h_n)
+        _resize(h_t, h_c, h_n, -1.0)
 
 
 @nb.njit(**JIT_LEAF)
@@ -326,36 +331,10 @@ def heap_settle(h_t, h_c, h_n):
     h_c[0] = h_c[3 * best]
 
 
-@nb.njit(**JIT_LEAF)
-def _check(h_t, h_c, h_n, now):
-    """Every CHECK_TAKES takes (the last at ``now`` ms): when W is off W_SPACINGS x the takes' mean
-    spacing since the last look by over 2x, the queue is rebuilt with that W and NB the power of
-    two >= the events pending; when W is right but the scans cost more than STEPS_PER_TAKE steps a
-    take, with twice the buckets (up to Q_NB_MAX). The counts restart."""
-    d = h_n[Q_DEQ]
-    g = (now - h_t[T_WINDOW]) / d
-    w = W_SPACINGS * g if 0.0 < g < 1.0e300 else h_t[T_W]
-    nb_ = h_n[Q_NB]
-    nb_new = NB_MIN
-    while nb_new < h_n[Q_SIZE] and nb_new < h_n[Q_NB_MAX]:
-        nb_new <<= 1
-    if w > 2.0 * h_t[T_W] or w < 0.5 * h_t[T_W]:
-        _rebuild(h_t, h_c, h_n, nb_new, w)
-    elif h_n[Q_STEPS] > STEPS_PER_TAKE * d and nb_ < h_n[Q_NB_MAX]:
-        # the width is right but the scans are long: events far ahead wrap round the buckets
-        # (time scales apart, e.g. long think times beside short services): a longer round
-        _rebuild(h_t, h_c, h_n, max(nb_new, 2 * nb_), h_t[T_W])
-    else:
-        h_n[Q_DEQ] = 0
-        h_n[Q_STEPS] = 0
-    if now < 1.0e300:
-        h_t[T_WINDOW] = now
-
-
 @nb.njit(**JIT_STAGE)
 def heap_take(h_t, h_c, h_n):
     """Remove the earliest event (after ``heap_settle``; the caller reads h_t[0], h_c[0] first);
-    every CHECK_TAKES takes, ``_check``."""
+    every CHECK_TAKES takes, ``_resize`` looks at the scans' cost."""
     n = h_n[Q_MIN]
     b = HEADS + (h_c[3 * n + 2] & (h_n[Q_NB] - 1))
     p = h_n[b]
@@ -372,4 +351,4 @@ def heap_take(h_t, h_c, h_n):
     d = h_n[Q_DEQ] + 1
     h_n[Q_DEQ] = d
     if d >= CHECK_TAKES:
-        _check(h_t, h_c, h_n, h_t[n])
+        _resize(h_t, h_c, h_n, h_t[n])
