@@ -122,3 +122,14 @@ def test_device_table_in_the_dds_form(tmp_path):
         (18.371, .463, 0.0, .126, .034, .303)
     assert pd.isna(r["dev_util_pct"]) and r["interval_s"] == 29 * 60 + 59.999
     assert m.skipped == {"CPU": 1}
+
+
+def test_real_dds_error_answer_is_a_bad_file_quoting_the_message():
+    """A real DDS error answer: before, it read as an empty Measured with {'postprocessor without
+    metric id': 1} skipped; now one error naming the file, the report and the DDS message."""
+    err = DATA / "rmf_xml_dds_error_zebra.xml"
+    assert rmf_xml.sniff(err.read_bytes()[:4096])
+    for fn in (rmf_xml.read, rmf_xml.reports):
+        with pytest.raises(McioError, match=r"rmf_xml_dds_error_zebra.xml.*postprocessor report 1.*"
+                                            r"GPM0739E.*Invalid DDS request parameter 'DATE'.*severity 3"):
+            fn(err)

@@ -159,6 +159,7 @@ def reports(path) -> pd.DataFrame:
         for _ev, el in ET.iterparse(path, events=("end",)):
             if _local(el.tag) != "postprocessor":
                 continue
+            _no_report(path, el, len(out) + 1)
             metric = _child(el, "metric")
             mid = ((metric.get("id") if metric is not None else "") or "").upper()
             out.append({"metric": mid, **_keys(path, el, len(out) + 1)})
@@ -178,7 +179,19 @@ def _child(el, name):
     return next((c for c in el if _local(c.tag) == name), None)
 
 
+def _no_report(path, pp, k) -> None:
+    """A DDS error answer: a <postprocessor> with a <message> and no <metric> (real sample: the
+    Zowe ZEBRA project's cpu-error.xml, GPM0739E) is a bad file quoting the message, not an empty
+    report."""
+    msg = _child(pp, "message")
+    if _child(pp, "metric") is None and msg is not None:
+        desc, sev = (" ".join((getattr(_child(msg, n), "text", "") or "").split()) for n in ("description", "severity"))
+        raise rp.bad(path, f"postprocessor report {k}", f"a report, got the RMF DDS message "
+                     f"{msg.get('id', '')} {desc!r} (severity {sev})")
+
+
 def _report(path, pp, k, rows, skipped) -> None:
+    _no_report(path, pp, k)
     metric = _child(pp, "metric")
     mid = (metric.get("id") if metric is not None else "") or ""
     mid = mid.upper()
