@@ -100,3 +100,12 @@ def test_screen_header_times_give_the_interval_length(tmp_path):
     q.write_text(FCX110.read_text().replace("38.5ms", "38,5ms"))
     with pytest.raises(McioError, match=r"bad110.txt.*line 11.*Disconnected.*38,5"):
         perfkit.read(q)
+
+
+def test_dispatcher_refuses_rows_without_interval_start():
+    """mcio.measured.read (what `mcio base` reads with) needs every row's interval start; a screen
+    states none: one clear error naming the file, not an internal error further on."""
+    from mcio.measured import read
+    with pytest.raises(McioError, match=r"perfkit_ibm_fcx110.txt.*interval start.*From yyyy/mm/dd"):
+        read.read([PAGE, FCX110])
+    assert len(read.read(PAGE)["device"]) == 2
