@@ -224,6 +224,9 @@ def select_intervals(obs: Observed, how: str = "peak-iops") -> list:
     highest channel MB/s; needs channel data), ``all``, or ``FROM-TO`` (interval starts, inclusive,
     as ``YYYY-MM-DDTHH:MM`` or ``HH:MM`` on the data's days)."""
     tot = obs.totals
+    if not len(tot):
+        # measured.read refuses files without interval starts; this guards other callers
+        raise McioError("--intervals", how, "needs measured intervals with a start time; the input has none")
     if how == "all":
         return list(tot.index)
     if how == "peak-iops":
