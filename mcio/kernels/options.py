@@ -23,3 +23,6 @@ JIT_VEC = dict(JIT_LEAF, error_model="numpy", fastmath={"contract"})
 # Compiled without reference counting (``_nrt=False``) and inlined by LLVM, a stage costs what
 # its code costs, tuples of state arrays included (their fields are scalar-replaced).
 JIT_STAGE = dict(JIT_LEAF, forceinline=True)
+# Every kernel is compiled through ``njit`` (kernels/dispatch.py): Numba's, except that a kernel
+# called from another kernel is compiled into its callers' code only.
+from .dispatch import njit  # noqa: E402,F401
