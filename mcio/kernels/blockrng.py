@@ -41,7 +41,7 @@ from numba.extending import intrinsic
 from .dists import DETERMINISTIC, EXPONENTIAL, GAMMA, UNIFORM, sample_st
 from .histogram import _bits
 from .layout import N_DIST, N_ROWS
-from .options import JIT_LEAF, JIT_STAGE, JIT_VEC, njit
+from .options import JIT_CALL, JIT_LEAF, JIT_STAGE, JIT_VEC, njit
 from .rng import _KE, _WE, _next_st, _std_exponential_slow_st, fill_gamma_st
 
 LANES = 8
@@ -380,7 +380,7 @@ def fill_row(lanes, scal, dp, row, ev, ec, out, n):
 # fill_row once more, never inlined (forceinline=False set explicitly: Numba lets a callee that
 # leaves it unset inherit its caller's, and next_from is always inlined): one refill per block
 # of draws is a call, instead of fill_row's whole body at every place a row is drawn.
-_refill = njit(**dict(JIT_LEAF, forceinline=False))(fill_row.py_func)
+_refill = njit(**JIT_CALL)(fill_row.py_func)
 
 
 @njit(**JIT_STAGE)

@@ -34,6 +34,7 @@ except ImportError:        # (another Numba: its own njit below)
 
 
 def _plain(**options):
+    options.pop("as_call", None)
     return numba.njit(**options)
 
 
@@ -43,19 +44,51 @@ else:
     class _CallersLibrary(JITCodeLibrary):
         """A kernel's code for its callers only: finalising it links its callees in and optimises
         the module (what its callers link and inline), but adds it to no execution engine: no
-        machine code, no symbols."""
+        machine code, no symbols.
+
+        A callee compiled ``as_call`` (never inlined: a call in its callers) is linked into no
+        other callee's module, only declared there: its body (and all it calls) would be optimised
+        again in every module that links it, to no use. Its library is passed up instead
+        (``deferred``) to the first library that is not a callee's (a kernel as Python calls it),
+        whose module gets its body once."""
+
+        as_call = False
 
         def finalize(self):
             require_global_compiler_lock()
             self._raise_if_finalized()
+            self.deferred = []
             seen = set()
             for library in self._linking_libraries:      # (as CPUCodeLibrary.finalize)
-                if library not in seen:
-                    seen.add(library)
-                    self._reload_init.update(library._reload_init)
-                    self._final_module.link_in(library._get_module_for_linking(), preserve=True)
+                if library in seen:
+                    continue
+                seen.add(library)
+                self._reload_init.update(library._reload_init)
+                if isinstance(library, _CallersLibrary):
+                    library._ensure_finalized()
+                    self.deferred += [d for d in library.deferred if d not in self.deferred]
+                    if library.as_call:
+                        if library not in self.deferred:
+                            self.deferred.append(library)
+                        continue
+                    module = JITCodeLibrary._get_module_for_linking(library)
+                else:
+                    module = library._get_module_for_linking()
+                self._final_module.link_in(module, preserve=True)
             self._optimize_final_module()
             self._finalized = True
+
+        def _get_module_for_linking(self):
+            """Its module for a kernel called from Python: with the deferred bodies."""
+            if getattr(self, "_full_module", None) is None:
+                module = JITCodeLibrary._get_module_for_linking(self)
+                if self.deferred:
+                    module = module.clone()
+                    for library in self.deferred:
+                        module.link_in(JITCodeLibrary._get_module_for_linking(library),
+                                       preserve=True)
+                self._full_module = module
+            return self._full_module
 
         def get_pointer_to_function(self, name):
             return 0
@@ -72,6 +105,7 @@ else:
             if state.library is None:
                 state.library = _CallersLibrary(state.targetctx.codegen(),
                                                 state.func_id.func_qualname)
+                state.library.as_call = state.pipeline.as_call
             return False
 
     def _no_executable(library, fndesc, env):
@@ -83,6 +117,7 @@ else:
 
     class _IntoCallers(compiler.Compiler):
         """Numba's pipeline, the function's code in a :class:`_CallersLibrary`."""
+        as_call = False
 
         def __init__(self, *args, **kwargs):
             super().__init__(*args, **kwargs)
@@ -96,6 +131,9 @@ else:
                 pm.finalize()
             return pms
 
+    class _IntoCallersAsCall(_IntoCallers):
+        as_call = True
+
     class _Callee(CPUDispatcher):
         """A kernel as other kernels call it (no machine code of its own: not from Python)."""
 
@@ -107,8 +145,9 @@ else:
         """A kernel as Python calls it (Numba's dispatcher); other kernels call its
         :class:`_Callee`, made at the first kernel's typing that calls it."""
 
-        def __init__(self, py_func, options):
+        def __init__(self, py_func, options, as_call=False):
             self._callee_options = dict(options, no_cpython_wrapper=True, no_cfunc_wrapper=True)
+            self._callee_pipeline = _IntoCallersAsCall if as_call else _IntoCallers
             self._callee = None
             super().__init__(py_func=py_func, locals={}, targetoptions=options)
 
@@ -117,19 +156,21 @@ else:
             if self._callee is None:
                 self._callee = _Callee(py_func=self.py_func, locals={},
                                        targetoptions=self._callee_options,
-                                       pipeline_class=_IntoCallers)
+                                       pipeline_class=self._callee_pipeline)
             return types.Dispatcher(self._callee)
 
     def njit(**options):
         """``numba.njit(**options)`` for a kernel (see the module's docstring); ``cache`` applies
-        to the kernel as Python calls it."""
+        to the kernel as Python calls it; ``as_call=True``: never inlined into another kernel
+        (:class:`_CallersLibrary`)."""
         cache = options.pop("cache", False)
+        as_call = options.pop("as_call", False)
         options = dict(options, nopython=True, boundscheck=None, no_cfunc_wrapper=True)
 
         def wrap(fn):
             if numba.config.DISABLE_JIT:
                 return fn
-            kernel = _Kernel(fn, options)
+            kernel = _Kernel(fn, options, as_call)
             if cache:
                 kernel.enable_caching()
             return kernel
