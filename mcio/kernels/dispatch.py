@@ -142,35 +142,40 @@ else:
                             "kernels only; call the kernel itself")
 
     class _Kernel(CPUDispatcher):
-        """A kernel as Python calls it (Numba's dispatcher); other kernels call its
-        :class:`_Callee`, made at the first kernel's typing that calls it."""
+        """A kernel as Python calls it (Numba's dispatcher, its constructor's arguments: pickled
+        and rebuilt as Numba's are); other kernels call its :class:`_Callee`, made at the first
+        typing of a kernel that calls it."""
 
-        def __init__(self, py_func, options, as_call=False):
-            self._callee_options = dict(options, no_cpython_wrapper=True, no_cfunc_wrapper=True)
-            self._callee_pipeline = _IntoCallersAsCall if as_call else _IntoCallers
+        _callee_pipeline = _IntoCallers
+
+        def __init__(self, py_func, locals=None, targetoptions=None, *args, **kwargs):
+            super().__init__(py_func, locals, targetoptions, *args, **kwargs)
             self._callee = None
-            super().__init__(py_func=py_func, locals={}, targetoptions=options)
 
         @property
         def _numba_type_(self):
             if self._callee is None:
-                self._callee = _Callee(py_func=self.py_func, locals={},
-                                       targetoptions=self._callee_options,
-                                       pipeline_class=self._callee_pipeline)
+                options = dict(self.targetoptions, no_cpython_wrapper=True, no_cfunc_wrapper=True)
+                self._callee = _Callee(py_func=self.py_func, locals=dict(self.locals),
+                                       targetoptions=options, pipeline_class=self._callee_pipeline)
             return types.Dispatcher(self._callee)
+
+    class _CallKernel(_Kernel):
+        """A kernel never inlined into another (``as_call``)."""
+        _callee_pipeline = _IntoCallersAsCall
 
     def njit(**options):
         """``numba.njit(**options)`` for a kernel (see the module's docstring); ``cache`` applies
         to the kernel as Python calls it; ``as_call=True``: never inlined into another kernel
         (:class:`_CallersLibrary`)."""
         cache = options.pop("cache", False)
-        as_call = options.pop("as_call", False)
+        kind = _CallKernel if options.pop("as_call", False) else _Kernel
         options = dict(options, nopython=True, boundscheck=None, no_cfunc_wrapper=True)
 
         def wrap(fn):
             if numba.config.DISABLE_JIT:
                 return fn
-            kernel = _Kernel(fn, options, as_call)
+            kernel = kind(fn, {}, options)
             if cache:
                 kernel.enable_caching()
             return kernel
