@@ -90,7 +90,9 @@ def _new_state(ip, dp, dev_grp, grp_ptr, grp_ch, chg_ptr, chg):
     si[:, SI_G_PREV] = -1
     si[:, SI_G_NEXT] = -1
     # ---- queues and resources (stages.py names each group) ----
-    dq_s = np.array([ip[IP_EXPOSURES] - 1, -1, -1, 0], np.int64)      # HyperPAV pool, arrival list, queued
+    dq_s = np.full(4, -1, np.int64)       # HyperPAV pool, arrival list, queued
+    dq_s[0] = ip[IP_EXPOSURES] - 1
+    dq_s[3] = 0
     dev = (np.zeros(D, np.int64), np.full(D, -1, np.int64), np.full(D, -1, np.int64),
            np.zeros(D, np.bool_), dq_s)
     dev_state = np.zeros((D, N_DEV_STATE))
@@ -261,7 +263,9 @@ def run_one(fp, ip, dp, ev, ec, cls_cum, cls_kb, cls_miss, cls_mp, cls_proto,
     h_t, h_c, h_n = heap
     rs_slot = np.zeros(2 * P + 8, np.int64)      # the ready stack: I/Os whose stage can run now
     rs_stage = np.zeros(2 * P + 8, np.int64)
-    free = np.arange(P - 1, -1, -1).astype(np.int64)   # open: pool of free slots (a stack)
+    free = np.empty(P, np.int64)       # open: pool of free slots (a stack): P - 1 down to 0
+    for i in range(P):                 # (not np.arange: 3 more Numba specialisations)
+        free[i] = P - 1 - i
     n_free = P
 
     t = 0.0

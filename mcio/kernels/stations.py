@@ -42,11 +42,18 @@ def cu_state_single(ha_servers, be_servers, dp, n_slots):
     """The single-path model's two stations at time 0: (row, zero, kw_n, kw_free, work);
     ``n_slots``: the most I/Os that can be at a station at once."""
     # a station with at least as many servers as can reach it never queues: no heap of free times
-    kw_n = np.array([ha_servers if ha_servers < n_slots else 0,
-                     be_servers if be_servers < n_slots else 0], np.int64)
-    return (np.array([D_HA, D_BACKEND], np.int64),
-            np.array([dp[D_HA, 0] == 0.0 and dp[D_HA, 1] == 0.0, dp[D_BACKEND, 0] == 0.0 and dp[D_BACKEND, 1] == 0.0]),
-            kw_n, np.zeros((2, max(1, kw_n.max()))), np.zeros(2))
+    # (arrays filled element by element: np.array of a list and .max() would each compile Numba
+    # helpers of their own, ~5 specialisations, for two elements)
+    kw_n = np.zeros(2, np.int64)
+    kw_n[0] = ha_servers if ha_servers < n_slots else 0
+    kw_n[1] = be_servers if be_servers < n_slots else 0
+    row = np.zeros(2, np.int64)
+    row[0] = D_HA
+    row[1] = D_BACKEND
+    zero = np.zeros(2, np.bool_)
+    zero[0] = dp[D_HA, 0] == 0.0 and dp[D_HA, 1] == 0.0
+    zero[1] = dp[D_BACKEND, 0] == 0.0 and dp[D_BACKEND, 1] == 0.0
+    return row, zero, kw_n, np.zeros((2, max(1, max(kw_n[0], kw_n[1])))), np.zeros(2)
 
 
 @njit(**JIT)
