@@ -1,7 +1,9 @@
 """The one place Numba options live.
 
 ``cache=True`` writes compiled kernels beside the sources so a second process (CI's next test
-module, the CLI) does not recompile; ``nogil`` lets Dask or threads run kernels side by side.
+module, the CLI) does not recompile (the kernels Python calls: one called from another kernel is
+compiled into its caller's code, kernels/dispatch.py); ``nogil`` lets Dask or threads run kernels
+side by side.
 No ``fastmath``: it would let LLVM reorder sums and break bit-identical results.
 """
 JIT = dict(nogil=True, cache=True)
