@@ -13,19 +13,18 @@ the same sequence: the events, and every result, are bit-for-bit those of pop-th
 (measured: all golden outputs identical; the minimal engine of benchmarks/event_floor.py gives
 the same result both ways).
 """
-import numba as nb
 import numpy as np
 
-from .options import JIT_LEAF
+from .options import JIT_LEAF, njit
 
 
-@nb.njit(**JIT_LEAF)
+@njit(**JIT_LEAF)
 def _before(t1, c1, t2, c2):
     """Event (t1, c1) comes before (t2, c2): earlier, or as early with the smaller code."""
     return t1 < t2 or (t1 == t2 and c1 < c2)
 
 
-@nb.njit(**JIT_LEAF)
+@njit(**JIT_LEAF)
 def heap_push(t, c, size, time, code):
     i = size[0]
     size[0] = i + 1
@@ -41,7 +40,7 @@ def heap_push(t, c, size, time, code):
     c[i] = code
 
 
-@nb.njit(**JIT_LEAF)
+@njit(**JIT_LEAF)
 def _sift_down(t, c, n, time, code):
     """Put (time, code) in the hole at the root of the heap t[:n], c[:n] and restore the heap."""
     i = 0
@@ -62,7 +61,7 @@ def _sift_down(t, c, n, time, code):
     c[i] = code
 
 
-@nb.njit(**JIT_LEAF)
+@njit(**JIT_LEAF)
 def heap_pop(t, c, size):
     """Remove the root; the caller reads t[0], c[0] first."""
     n = size[0] - 1
@@ -72,14 +71,14 @@ def heap_pop(t, c, size):
     _sift_down(t, c, n, t[n], c[n])
 
 
-@nb.njit(**JIT_LEAF)
+@njit(**JIT_LEAF)
 def heap_take(t, c, size):
     """Take the root (the caller reads t[0], c[0] first): marked taken, removed by the next
     ``heap_put`` (which puts its pair in its place) or ``heap_settle``. size int64[2]."""
     size[1] = 1
 
 
-@nb.njit(**JIT_LEAF)
+@njit(**JIT_LEAF)
 def heap_put(t, c, size, time, code):
     """Add (time, code): in a taken root's place if there is one, else pushed. size int64[2]."""
     if size[1] != 0:
@@ -89,7 +88,7 @@ def heap_put(t, c, size, time, code):
         heap_push(t, c, size, time, code)
 
 
-@nb.njit(**JIT_LEAF)
+@njit(**JIT_LEAF)
 def heap_settle(t, c, size):
     """Remove a taken root that nothing replaced: t[0], c[0] is then the earliest pending event
     (if size[0] > 0). size int64[2]."""
@@ -98,7 +97,7 @@ def heap_settle(t, c, size):
         heap_pop(t, c, size)
 
 
-@nb.njit(**JIT_LEAF)
+@njit(**JIT_LEAF)
 def min_replace_root(h, n, v):
     """Replace the least of the plain min-heap h[:n] (float64, e.g. servers' free times, ms) by
     ``v`` and restore the heap: the Kiefer-Wolfowitz step of a FIFO multi-server queue."""
