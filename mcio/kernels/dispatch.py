@@ -14,8 +14,8 @@ same) and nothing else. Where it went: benchmarks/README.md, "Issue 29: compilin
 The second dispatcher is what Numba's typing sees of a kernel (``_numba_type_``, the attribute
 ``numba.typeof`` reads), so the kernels' sources call each other by their plain names. Called
 from Python it raises TypeError (it has no machine code). With another Numba than the one this
-was written against (0.68: ``numba.core.codegen.JITCodeLibrary``, the lowering pass's
-``get_executable``), ``njit`` is Numba's own, unchanged.
+was written and tested against (0.68: ``numba.core.codegen.JITCodeLibrary``, the lowering pass's
+``get_executable``; ``TESTED_NUMBA``), ``njit`` is Numba's own, unchanged.
 """
 from __future__ import annotations
 
@@ -38,7 +38,12 @@ def _plain(**options):
     return numba.njit(**options)
 
 
-if CPUDispatcher is None or not hasattr(JITCodeLibrary, "_optimize_final_module"):
+# Only on the Numba it was written and tested against: these are Numba's internals, and another
+# release could keep their names but change what they do (then: Numba's own njit, slower to compile).
+TESTED_NUMBA = ("0.68.",)
+
+if (CPUDispatcher is None or not hasattr(JITCodeLibrary, "_optimize_final_module")
+        or not numba.__version__.startswith(TESTED_NUMBA)):
     njit = _plain
 else:
     class _CallersLibrary(JITCodeLibrary):
