@@ -237,9 +237,10 @@ def alias_pick(rng, al_prob, al_idx, base, m):
     i = int(ud)
     if i >= m:
         i = m - 1
-    if ud - i >= al_prob[base + i]:
-        i = al_idx[base + i]
-    return i
+    # the alias is loaded whether taken or not, so the choice is a select, not a branch (taken
+    # at random: a branch mispredicts about as often as the table's cells alias)
+    j = al_idx[base + i]
+    return j if ud - i >= al_prob[base + i] else i
 
 
 @nb.njit(**JIT_STAGE)
@@ -685,6 +686,8 @@ def heap_event(t, sf, si, heap):
     heap_take(h_t, h_c, h_n)     # its place goes to the next event scheduled (heap_put)
     y = code >> 3
     et = code & 7
+    if et == EV_PROTO:      # the commonest (every I/O's connect), tested first
+        return y, XFER
     if et == EV_ARRIVE:
         return y, ARRIVE
     if et == EV_HA:
@@ -697,4 +700,4 @@ def heap_event(t, sf, si, heap):
         return y, MPEND
     if et == 7:             # kernels/cards.py's EV_CARD: past the card, to the host adapter
         return y, 20        # cards.PAST_CARD
-    return y, XFER          # EV_PROTO
+    return y, XFER          # (not reached: every code is tested above)
