@@ -95,8 +95,9 @@ def _new_state(ip, dp, dev_grp, grp_ptr, grp_ch, chg_ptr, chg):
     dev = (np.zeros(D, np.int64), np.full(D, -1, np.int64), np.full(D, -1, np.int64),
            np.zeros(D, np.bool_), dq_s)
     dev_state = np.zeros((D, N_DEV_STATE))
+    only = grp_ch[grp_ptr[0]] if G == 1 and grp_ptr[1] - grp_ptr[0] == 1 else -1
     paths = (dev_grp, grp_ptr, grp_ch, chg_ptr, chg, np.zeros(G, np.int64), np.full(G, -1, np.int64),
-             np.full(G, -1, np.int64))
+             np.full(G, -1, np.int64), only)
     oe = np.zeros(C, np.int64)
     oe_tl = np.zeros(C)
     mp_busy = np.zeros(C, np.int64)

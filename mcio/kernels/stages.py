@@ -17,8 +17,9 @@ are built once per replication):
   exposures in use and the IOSQ FIFO per device; dq_s[DQ_*]: the HyperPAV alias pool, the
   arrival-order list of every queued I/O (head, tail) and the number queued.
 - ``paths`` = (dev_grp int64[D], grp_ptr int64[G + 1], grp_ch int64[:], chg_ptr int64[C + 1],
-  chg int64[:], rotor int64[G], gq_h int64[G], gq_t int64[G]): path groups and their FIFO of I/Os
-  deferred for lack of an open exchange.
+  chg int64[:], rotor int64[G], gq_h int64[G], gq_t int64[G], only int64): path groups and their
+  FIFO of I/Os deferred for lack of an open exchange; ``only`` the channel when there is one group
+  of one channel (else -1: the tables are read).
 - ``mp`` = (mp_busy int64[C], mq_h, mq_t, mq_n, me_h, me_t int64[C], mp_t0, mq_tl, mq_area
   float64[C], tm_t float64[2 M], tm_c int64[2 M]): the channel MP and its start- and end-work
   FIFOs (mq_n: the start work waiting). With ``channels.mp_order = "fifo"`` end work joins the
@@ -276,33 +277,40 @@ def stage_getch(x, t, sf, si, paths, oe, oe_tl, chs, sel, oecap):
     """A channel of the device's path group with a free open exchange (else deferred, FIFO per
     group). ``sel`` 0: rotate from the group's rotor; 1: fewest open exchanges, ties round the
     group (not to the lowest CHPID). ``oecap`` int64[C]: each channel's open exchanges."""
-    dev_grp, grp_ptr, grp_ch, chg_ptr, chg, rotor, gq_h, gq_t = paths
+    dev_grp, grp_ptr, grp_ch, chg_ptr, chg, rotor, gq_h, gq_t, only = paths
     sf[x, SF_T_START] = t
-    g = dev_grp[si[x, SI_DEV]]
-    a = grp_ptr[g]
-    m = grp_ptr[g + 1] - a
     c = -1
-    # indices wrap by a compare, not %: an integer division costs ~30 cycles (rotor < m, j < m)
-    r0 = rotor[g]
-    if sel == 0:
-        for j in range(m):
-            jj = r0 + j
-            if jj >= m:
-                jj -= m
-            cc = grp_ch[a + jj]
-            if oe[cc] < oecap[cc]:
-                c = cc
-                rotor[g] = jj + 1 if jj + 1 < m else 0
-                break
+    if only >= 0:
+        # one path group of one channel: no look-up chain (device -> group -> its channels), no
+        # rotor to move (it stays 0 with one channel either way)
+        g = 0
+        if oe[only] < oecap[only]:
+            c = only
     else:
-        for j in range(m):
-            jj = r0 + j
-            if jj >= m:
-                jj -= m
-            cc = grp_ch[a + jj]
-            if oe[cc] < oecap[cc] and (c < 0 or oe[cc] < oe[c]):
-                c = cc
-        rotor[g] = r0 + 1 if r0 + 1 < m else 0
+        g = dev_grp[si[x, SI_DEV]]
+        a = grp_ptr[g]
+        m = grp_ptr[g + 1] - a
+        # indices wrap by a compare, not %: an integer division costs ~30 cycles (rotor < m, j < m)
+        r0 = rotor[g]
+        if sel == 0:
+            for j in range(m):
+                jj = r0 + j
+                if jj >= m:
+                    jj -= m
+                cc = grp_ch[a + jj]
+                if oe[cc] < oecap[cc]:
+                    c = cc
+                    rotor[g] = jj + 1 if jj + 1 < m else 0
+                    break
+        else:
+            for j in range(m):
+                jj = r0 + j
+                if jj >= m:
+                    jj -= m
+                cc = grp_ch[a + jj]
+                if oe[cc] < oecap[cc] and (c < 0 or oe[cc] < oe[c]):
+                    c = cc
+            rotor[g] = r0 + 1 if r0 + 1 < m else 0
     if c < 0:
         si[x, SI_DEF] = 1
         enqueue(gq_h, gq_t, si, g, x)
@@ -570,12 +578,16 @@ def flush_block(bk, n, acc, hist):
 def close_exchange(c, t, sf, si, paths, oe, oe_tl, chs):
     """An I/O's exchange on channel c closes at ``t``: the longest-deferred I/O of a path group
     through c takes it; returns that I/O (to resume at MPSTART) or -1."""
-    dev_grp, grp_ptr, grp_ch, chg_ptr, chg, rotor, gq_h, gq_t = paths
+    dev_grp, grp_ptr, grp_ch, chg_ptr, chg, rotor, gq_h, gq_t, only = paths
     best_g = np.int64(-1)
-    for j in range(chg_ptr[c], chg_ptr[c + 1]):
-        gg = chg[j]
-        if gq_h[gg] >= 0 and (best_g < 0 or sf[gq_h[gg], SF_T_START] < sf[gq_h[best_g], SF_T_START]):
-            best_g = gg
+    if only >= 0:
+        if gq_h[0] >= 0:         # one group, through the one channel
+            best_g = 0
+    else:
+        for j in range(chg_ptr[c], chg_ptr[c + 1]):
+            gg = chg[j]
+            if gq_h[gg] >= 0 and (best_g < 0 or sf[gq_h[gg], SF_T_START] < sf[gq_h[best_g], SF_T_START]):
+                best_g = gg
     if best_g < 0:
         oe_add(c, t, np.int64(-1), oe, oe_tl, chs)
         return -1
