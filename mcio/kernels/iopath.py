@@ -221,7 +221,12 @@ def run_one(fp, ip, dp, ev, ec, cls_cum, cls_kb, cls_miss, cls_mp, cls_proto,
     mp_det = dp[D_MP_SHAPE, 0] == 0.0
     cls_draw, mode_draw, miss_draw = attr_draws(NCLS, zshare, cls_miss)
     attrs = (cls_cum, NCLS, zshare, cls_miss, cls_draw, mode_draw, miss_draw)
-    pick = (ip[IP_BIND] == 1, bound_dev, D, al_prob, al_idx)
+    # the alias table's two columns side by side: a device's cell is one cache line, not two
+    # (the device pick lands on a random cell of a table larger than L1 with the devices' state)
+    al_tab = np.empty((al_prob.shape[0], 2))
+    al_tab[:, 0] = al_prob
+    al_tab.view(np.int64)[:, 1] = al_idx
+    pick = (ip[IP_BIND] == 1, bound_dev, D, al_tab[:, 0], al_tab.view(np.int64)[:, 1])
     pos = (ip[IP_POSITIONAL] == 1, ip[IP_MISS_POLICY], float(ip[IP_SPAN_CYL]), fp[FP_P_SEQUENTIAL],
            fp[FP_CYLINDER_KB], fp[FP_SEEK_SETTLE_MS], fp[FP_SEEK_MS_PER_SQRT_CYL], fp[FP_MEDIA_KB_PER_MS])
     # Every draw comes from its row's block (``blockrng.next_from``; each row has its own
