@@ -333,7 +333,7 @@ def stage_mpstart(x, t, sf, si, rng, mp, mp_ms, cls_mp, start_frac, mp_det, uni)
     (both kept in the I/O's slot for its end work)."""
     mp_busy, mq_h, mq_t, mq_n, me_h, me_t, mp_t0, mq_tl, mq_area, tm_t, tm_c = mp
     k = si[x, SI_CLS]
-    c = si[x, SI_CH]
+    c = 0 if mp_busy.shape[0] == 1 else si[x, SI_CH]      # (one channel: no load to wait for)
     if uni is None:
         w = mp_ms[c, k, si[x, SI_MODE]]
     else:
@@ -495,7 +495,7 @@ def stage_mpend(x, t, sf, si, mp):
     mp_busy, mq_h, mq_t, mq_n, me_h, me_t, mp_t0, mq_tl, mq_area, tm_t, tm_c = mp
     if sf[x, SF_W_END] <= 0.0:
         return DONE
-    c = si[x, SI_CH]
+    c = 0 if mp_busy.shape[0] == 1 else si[x, SI_CH]      # (one channel: no load to wait for)
     si[x, SI_MPSTAGE] = 1
     if mp_busy[c] == 0:
         mp_busy[c] = 1
@@ -513,7 +513,7 @@ def count_completion(x, t, sf, si, bk, nbk, chs, devs):
     """A measured I/O ends at ``t``: its figures into row ``nbk`` of the block ``bk``
     (float64[BLOCK_IOS, N_BK], columns BK_*), its channel's and device's counts into chs and
     devs at once (kernels/stats.py). Returns the block's new fill; ``flush_block`` empties it."""
-    c = si[x, SI_CH]
+    c = 0 if chs.shape[0] == 1 else si[x, SI_CH]      # (one channel: no load to wait for)
     d = si[x, SI_DEV]
     conn = t - sf[x, SF_T_MARK]
     bk[nbk, BK_RESP] = t - sf[x, SF_T_ARR]
@@ -601,7 +601,7 @@ def release(x, t, sf, si, paths, oe, oe_tl, chs, dev, hpav, rs_slot, rs_stage, r
     """I/O x ends at ``t``: its exchange closes and its device exposure is freed; the I/Os that
     take them go on the ready stack (rs_slot, rs_stage int64[2 P + 8], rs_n used), the deferred
     one to MPSTART, the queued one to GETCH. Returns the new rs_n."""
-    y = close_exchange(si[x, SI_CH], t, sf, si, paths, oe, oe_tl, chs)
+    y = close_exchange(0 if oe.shape[0] == 1 else si[x, SI_CH], t, sf, si, paths, oe, oe_tl, chs)
     if y >= 0:
         rs_slot[rs_n] = y
         rs_stage[rs_n] = MPSTART
@@ -665,7 +665,7 @@ def mp_work_ends(y, t, sf, si, mp, chs):
     the end work is in the start FIFO, in arrival order) at once, no wake-up, else its busy
     period ends (into chs[c, C_MP_BUSY_MS]); returns y's stage."""
     mp_busy, mq_h, mq_t, mq_n, me_h, me_t, mp_t0, mq_tl, mq_area, tm_t, tm_c = mp
-    c = si[y, SI_CH]
+    c = 0 if mp_busy.shape[0] == 1 else si[y, SI_CH]      # (one channel: no load to wait for)
     if me_h[c] >= 0:
         z = dequeue(me_h, me_t, si, c)
         winner_set(c, t + sf[z, SF_W_END], z * 8 + EV_MP, tm_t, tm_c)

@@ -145,7 +145,7 @@ def stage_xfer(x, t, sf, si, ps, heap, lk, gen, uni, bw0):
         c = xfer_link(x, si, lk)
         bw = lk[4][c]
     else:
-        c = si[x, SI_CH]
+        c = 0 if ps_n.shape[0] == 1 else si[x, SI_CH]      # (one channel: no load to wait for)
         bw = bw0
     if ps_n[c] == 0:
         ln_t0[c] = t             # the link's busy period begins
