@@ -404,8 +404,15 @@ def run_one(fp, ip, dp, ev, ec, cls_cum, cls_kb, cls_miss, cls_mp, cls_proto,
         elif src == 1:
             x_next = transfer_ends(cmin, t, sf, si, ps, lk, chs, lns, GEN, UNI, bw)
             stage_next = after_transfer(x_next, t, sf, heap)
+            if stage_next == MPEND:
+                # the common next step, taken here rather than through the stages' dispatch
+                stage_next = stage_mpend(x_next, t, sf, si, mp)
         else:
             x_next, stage_next = heap_event(t, sf, si, heap)
+            if stage_next == XFER:
+                stage_next = stage_xfer(x_next, t, sf, si, ps, heap, lk, GEN, UNI, bw)
+        if stage_next < 0:
+            x_next = -1
 
     flush_block(bk, nbk, acc, hist)
     ctl_done[0] += done - (poll_at - POLL_IOS)
