@@ -305,6 +305,11 @@ def run_one(fp, ip, dp, ev, ec, cls_cum, cls_kb, cls_miss, cls_mp, cls_proto,
                         stage = stage_arrive_wl(x, t, sf, si, rng, attrs, is_open, wl, dev, HPAV, EXPO)
                     else:
                         stage = stage_arrive(x, t, sf, si, rng, attrs, pick, dev, HPAV, EXPO)
+                    # (an arrival's common next steps in line, not through the dispatch)
+                    if stage == GETCH:
+                        stage = stage_getch(x, t, sf, si, paths, oe, oe_tl, chs, SEL, OECAP)
+                        if stage == MPSTART:
+                            stage = stage_mpstart(x, t, sf, si, rng, mp, MP_MS, cls_mp, start_frac, mp_det, UNI)
                 elif stage == GETCH:
                     stage = stage_getch(x, t, sf, si, paths, oe, oe_tl, chs, SEL, OECAP)
                 elif stage == MPSTART:
@@ -401,6 +406,10 @@ def run_one(fp, ip, dp, ev, ec, cls_cum, cls_kb, cls_miss, cls_mp, cls_proto,
         elif src == 3:
             x_next = tm_c[1] >> 3
             stage_next = mp_work_ends(x_next, t, sf, si, mp, chs)
+            if stage_next == HA:
+                stage_next = stage_card(x_next, t, si, heap, CARD, card_free, cards)
+                if stage_next >= 0:
+                    stage_next = stage_ha(x_next, t, sf, si, rng, cu, heap, dev_state, cls_kb, proto, pos)
         elif src == 1:
             x_next = transfer_ends(cmin, t, sf, si, ps, lk, chs, lns, GEN, UNI, bw)
             stage_next = after_transfer(x_next, t, sf, heap)
