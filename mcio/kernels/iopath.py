@@ -223,10 +223,13 @@ def run_one(fp, ip, dp, ev, ec, cls_cum, cls_kb, cls_miss, cls_mp, cls_proto,
     attrs = (cls_cum, NCLS, zshare, cls_miss, cls_draw, mode_draw, miss_draw)
     # the alias table's two columns side by side: a device's cell is one cache line, not two
     # (the device pick lands on a random cell of a table larger than L1 with the devices' state)
+    # (filled by a loop: a slice assignment would compile dozens of Numba's own helpers)
     al_tab = np.empty((al_prob.shape[0], 2))
-    al_tab[:, 0] = al_prob
-    al_tab.view(np.int64)[:, 1] = al_idx
-    pick = (ip[IP_BIND] == 1, bound_dev, D, al_tab[:, 0], al_tab.view(np.int64)[:, 1])
+    al_int = al_tab.view(np.int64)
+    for i in range(al_prob.shape[0]):
+        al_tab[i, 0] = al_prob[i]
+        al_int[i, 1] = al_idx[i]
+    pick = (ip[IP_BIND] == 1, bound_dev, D, al_tab[:, 0], al_int[:, 1])
     pos = (ip[IP_POSITIONAL] == 1, ip[IP_MISS_POLICY], float(ip[IP_SPAN_CYL]), fp[FP_P_SEQUENTIAL],
            fp[FP_CYLINDER_KB], fp[FP_SEEK_SETTLE_MS], fp[FP_SEEK_MS_PER_SQRT_CYL], fp[FP_MEDIA_KB_PER_MS])
     # Every draw comes from its row's block (``blockrng.next_from``; each row has its own
