@@ -96,8 +96,9 @@ def _new_state(ip, dp, dev_grp, grp_ptr, grp_ch, chg_ptr, chg):
     dev = (np.zeros(D, np.int64), np.full(D, -1, np.int64), np.full(D, -1, np.int64),
            np.zeros(D, np.bool_), dq_s)
     dev_state = np.zeros((D, N_DEV_STATE))
+    only = grp_ch[grp_ptr[0]] if G == 1 and grp_ptr[1] - grp_ptr[0] == 1 else -1
     paths = (dev_grp, grp_ptr, grp_ch, chg_ptr, chg, np.zeros(G, np.int64), np.full(G, -1, np.int64),
-             np.full(G, -1, np.int64))
+             np.full(G, -1, np.int64), only)
     oe = np.zeros(C, np.int64)
     oe_tl = np.zeros(C)
     mp_busy = np.zeros(C, np.int64)
@@ -221,7 +222,15 @@ def run_one(fp, ip, dp, ev, ec, cls_cum, cls_kb, cls_miss, cls_mp, cls_proto,
     mp_det = dp[D_MP_SHAPE, 0] == 0.0
     cls_draw, mode_draw, miss_draw = attr_draws(NCLS, zshare, cls_miss)
     attrs = (cls_cum, NCLS, zshare, cls_miss, cls_draw, mode_draw, miss_draw)
-    pick = (ip[IP_BIND] == 1, bound_dev, D, al_prob, al_idx)
+    # the alias table's two columns side by side: a device's cell is one cache line, not two
+    # (the device pick lands on a random cell of a table larger than L1 with the devices' state)
+    # (filled by a loop: a slice assignment would compile dozens of Numba's own helpers)
+    al_tab = np.empty((al_prob.shape[0], 2))
+    al_int = al_tab.view(np.int64)
+    for i in range(al_prob.shape[0]):
+        al_tab[i, 0] = al_prob[i]
+        al_int[i, 1] = al_idx[i]
+    pick = (ip[IP_BIND] == 1, bound_dev, D, al_tab[:, 0], al_int[:, 1])
     pos = (ip[IP_POSITIONAL] == 1, ip[IP_MISS_POLICY], float(ip[IP_SPAN_CYL]), fp[FP_P_SEQUENTIAL],
            fp[FP_CYLINDER_KB], fp[FP_SEEK_SETTLE_MS], fp[FP_SEEK_MS_PER_SQRT_CYL], fp[FP_MEDIA_KB_PER_MS])
     # Every draw comes from its row's block (``blockrng.next_from``; each row has its own
@@ -302,6 +311,11 @@ def run_one(fp, ip, dp, ev, ec, cls_cum, cls_kb, cls_miss, cls_mp, cls_proto,
                         stage = stage_arrive_wl(x, t, sf, si, rng, attrs, is_open, wl, dev, HPAV, EXPO)
                     else:
                         stage = stage_arrive(x, t, sf, si, rng, attrs, pick, dev, HPAV, EXPO)
+                    # (an arrival's common next steps in line, not through the dispatch)
+                    if stage == GETCH:
+                        stage = stage_getch(x, t, sf, si, paths, oe, oe_tl, chs, SEL, OECAP)
+                        if stage == MPSTART:
+                            stage = stage_mpstart(x, t, sf, si, rng, mp, MP_MS, cls_mp, start_frac, mp_det, UNI)
                 elif stage == GETCH:
                     stage = stage_getch(x, t, sf, si, paths, oe, oe_tl, chs, SEL, OECAP)
                 elif stage == MPSTART:
@@ -398,11 +412,22 @@ def run_one(fp, ip, dp, ev, ec, cls_cum, cls_kb, cls_miss, cls_mp, cls_proto,
         elif src == 3:
             x_next = tm_c[1] >> 3
             stage_next = mp_work_ends(x_next, t, sf, si, mp, chs)
+            if stage_next == HA:
+                stage_next = stage_card(x_next, t, si, heap, CARD, card_free, cards)
+                if stage_next >= 0:
+                    stage_next = stage_ha(x_next, t, sf, si, rng, cu, heap, dev_state, cls_kb, proto, pos)
         elif src == 1:
             x_next = transfer_ends(cmin, t, sf, si, ps, lk, chs, lns, GEN, UNI, bw)
             stage_next = after_transfer(x_next, t, sf, heap)
+            if stage_next == MPEND:
+                # the common next step, taken here rather than through the stages' dispatch
+                stage_next = stage_mpend(x_next, t, sf, si, mp)
         else:
             x_next, stage_next = heap_event(t, sf, si, heap)
+            if stage_next == XFER:
+                stage_next = stage_xfer(x_next, t, sf, si, ps, heap, lk, GEN, UNI, bw)
+        if stage_next < 0:
+            x_next = -1
 
     flush_block(bk, nbk, acc, hist)
     ctl_done[0] += done - (poll_at - POLL_IOS)

@@ -17,8 +17,9 @@ are built once per replication):
   exposures in use and the IOSQ FIFO per device; dq_s[DQ_*]: the HyperPAV alias pool, the
   arrival-order list of every queued I/O (head, tail) and the number queued.
 - ``paths`` = (dev_grp int64[D], grp_ptr int64[G + 1], grp_ch int64[:], chg_ptr int64[C + 1],
-  chg int64[:], rotor int64[G], gq_h int64[G], gq_t int64[G]): path groups and their FIFO of I/Os
-  deferred for lack of an open exchange.
+  chg int64[:], rotor int64[G], gq_h int64[G], gq_t int64[G], only int64): path groups and their
+  FIFO of I/Os deferred for lack of an open exchange; ``only`` the channel when there is one group
+  of one channel (else -1: the tables are read).
 - ``mp`` = (mp_busy int64[C], mq_h, mq_t, mq_n, me_h, me_t int64[C], mp_t0, mq_tl, mq_area
   float64[C], tm_t float64[2 M], tm_c int64[2 M]): the channel MP and its start- and end-work
   FIFOs (mq_n: the start work waiting). With ``channels.mp_order = "fifo"`` end work joins the
@@ -236,9 +237,10 @@ def alias_pick(rng, al_prob, al_idx, base, m):
     i = int(ud)
     if i >= m:
         i = m - 1
-    if ud - i >= al_prob[base + i]:
-        i = al_idx[base + i]
-    return i
+    # the alias is loaded whether taken or not, so the choice is a select, not a branch (taken
+    # at random: a branch mispredicts about as often as the table's cells alias)
+    j = al_idx[base + i]
+    return j if ud - i >= al_prob[base + i] else i
 
 
 @njit(**JIT_STAGE)
@@ -274,33 +276,40 @@ def stage_getch(x, t, sf, si, paths, oe, oe_tl, chs, sel, oecap):
     """A channel of the device's path group with a free open exchange (else deferred, FIFO per
     group). ``sel`` 0: rotate from the group's rotor; 1: fewest open exchanges, ties round the
     group (not to the lowest CHPID). ``oecap`` int64[C]: each channel's open exchanges."""
-    dev_grp, grp_ptr, grp_ch, chg_ptr, chg, rotor, gq_h, gq_t = paths
+    dev_grp, grp_ptr, grp_ch, chg_ptr, chg, rotor, gq_h, gq_t, only = paths
     sf[x, SF_T_START] = t
-    g = dev_grp[si[x, SI_DEV]]
-    a = grp_ptr[g]
-    m = grp_ptr[g + 1] - a
     c = -1
-    # indices wrap by a compare, not %: an integer division costs ~30 cycles (rotor < m, j < m)
-    r0 = rotor[g]
-    if sel == 0:
-        for j in range(m):
-            jj = r0 + j
-            if jj >= m:
-                jj -= m
-            cc = grp_ch[a + jj]
-            if oe[cc] < oecap[cc]:
-                c = cc
-                rotor[g] = jj + 1 if jj + 1 < m else 0
-                break
+    if only >= 0:
+        # one path group of one channel: no look-up chain (device -> group -> its channels), no
+        # rotor to move (it stays 0 with one channel either way)
+        g = 0
+        if oe[only] < oecap[only]:
+            c = only
     else:
-        for j in range(m):
-            jj = r0 + j
-            if jj >= m:
-                jj -= m
-            cc = grp_ch[a + jj]
-            if oe[cc] < oecap[cc] and (c < 0 or oe[cc] < oe[c]):
-                c = cc
-        rotor[g] = r0 + 1 if r0 + 1 < m else 0
+        g = dev_grp[si[x, SI_DEV]]
+        a = grp_ptr[g]
+        m = grp_ptr[g + 1] - a
+        # indices wrap by a compare, not %: an integer division costs ~30 cycles (rotor < m, j < m)
+        r0 = rotor[g]
+        if sel == 0:
+            for j in range(m):
+                jj = r0 + j
+                if jj >= m:
+                    jj -= m
+                cc = grp_ch[a + jj]
+                if oe[cc] < oecap[cc]:
+                    c = cc
+                    rotor[g] = jj + 1 if jj + 1 < m else 0
+                    break
+        else:
+            for j in range(m):
+                jj = r0 + j
+                if jj >= m:
+                    jj -= m
+                cc = grp_ch[a + jj]
+                if oe[cc] < oecap[cc] and (c < 0 or oe[cc] < oe[c]):
+                    c = cc
+            rotor[g] = r0 + 1 if r0 + 1 < m else 0
     if c < 0:
         si[x, SI_DEF] = 1
         enqueue(gq_h, gq_t, si, g, x)
@@ -323,7 +332,7 @@ def stage_mpstart(x, t, sf, si, rng, mp, mp_ms, cls_mp, start_frac, mp_det, uni)
     (both kept in the I/O's slot for its end work)."""
     mp_busy, mq_h, mq_t, mq_n, me_h, me_t, mp_t0, mq_tl, mq_area, tm_t, tm_c = mp
     k = si[x, SI_CLS]
-    c = si[x, SI_CH]
+    c = 0 if mp_busy.shape[0] == 1 else si[x, SI_CH]      # (one channel: no load to wait for)
     if uni is None:
         w = mp_ms[c, k, si[x, SI_MODE]]
     else:
@@ -485,7 +494,7 @@ def stage_mpend(x, t, sf, si, mp):
     mp_busy, mq_h, mq_t, mq_n, me_h, me_t, mp_t0, mq_tl, mq_area, tm_t, tm_c = mp
     if sf[x, SF_W_END] <= 0.0:
         return DONE
-    c = si[x, SI_CH]
+    c = 0 if mp_busy.shape[0] == 1 else si[x, SI_CH]      # (one channel: no load to wait for)
     si[x, SI_MPSTAGE] = 1
     if mp_busy[c] == 0:
         mp_busy[c] = 1
@@ -503,7 +512,7 @@ def count_completion(x, t, sf, si, bk, nbk, chs, devs):
     """A measured I/O ends at ``t``: its figures into row ``nbk`` of the block ``bk``
     (float64[BLOCK_IOS, N_BK], columns BK_*), its channel's and device's counts into chs and
     devs at once (kernels/stats.py). Returns the block's new fill; ``flush_block`` empties it."""
-    c = si[x, SI_CH]
+    c = 0 if chs.shape[0] == 1 else si[x, SI_CH]      # (one channel: no load to wait for)
     d = si[x, SI_DEV]
     conn = t - sf[x, SF_T_MARK]
     bk[nbk, BK_RESP] = t - sf[x, SF_T_ARR]
@@ -568,12 +577,16 @@ def flush_block(bk, n, acc, hist):
 def close_exchange(c, t, sf, si, paths, oe, oe_tl, chs):
     """An I/O's exchange on channel c closes at ``t``: the longest-deferred I/O of a path group
     through c takes it; returns that I/O (to resume at MPSTART) or -1."""
-    dev_grp, grp_ptr, grp_ch, chg_ptr, chg, rotor, gq_h, gq_t = paths
+    dev_grp, grp_ptr, grp_ch, chg_ptr, chg, rotor, gq_h, gq_t, only = paths
     best_g = np.int64(-1)
-    for j in range(chg_ptr[c], chg_ptr[c + 1]):
-        gg = chg[j]
-        if gq_h[gg] >= 0 and (best_g < 0 or sf[gq_h[gg], SF_T_START] < sf[gq_h[best_g], SF_T_START]):
-            best_g = gg
+    if only >= 0:
+        if gq_h[0] >= 0:         # one group, through the one channel
+            best_g = 0
+    else:
+        for j in range(chg_ptr[c], chg_ptr[c + 1]):
+            gg = chg[j]
+            if gq_h[gg] >= 0 and (best_g < 0 or sf[gq_h[gg], SF_T_START] < sf[gq_h[best_g], SF_T_START]):
+                best_g = gg
     if best_g < 0:
         oe_add(c, t, np.int64(-1), oe, oe_tl, chs)
         return -1
@@ -587,7 +600,7 @@ def release(x, t, sf, si, paths, oe, oe_tl, chs, dev, hpav, rs_slot, rs_stage, r
     """I/O x ends at ``t``: its exchange closes and its device exposure is freed; the I/Os that
     take them go on the ready stack (rs_slot, rs_stage int64[2 P + 8], rs_n used), the deferred
     one to MPSTART, the queued one to GETCH. Returns the new rs_n."""
-    y = close_exchange(si[x, SI_CH], t, sf, si, paths, oe, oe_tl, chs)
+    y = close_exchange(0 if oe.shape[0] == 1 else si[x, SI_CH], t, sf, si, paths, oe, oe_tl, chs)
     if y >= 0:
         rs_slot[rs_n] = y
         rs_stage[rs_n] = MPSTART
@@ -651,7 +664,7 @@ def mp_work_ends(y, t, sf, si, mp, chs):
     the end work is in the start FIFO, in arrival order) at once, no wake-up, else its busy
     period ends (into chs[c, C_MP_BUSY_MS]); returns y's stage."""
     mp_busy, mq_h, mq_t, mq_n, me_h, me_t, mp_t0, mq_tl, mq_area, tm_t, tm_c = mp
-    c = si[y, SI_CH]
+    c = 0 if mp_busy.shape[0] == 1 else si[y, SI_CH]      # (one channel: no load to wait for)
     if me_h[c] >= 0:
         z = dequeue(me_h, me_t, si, c)
         winner_set(c, t + sf[z, SF_W_END], z * 8 + EV_MP, tm_t, tm_c)
@@ -684,6 +697,8 @@ def heap_event(t, sf, si, heap):
     heap_take(h_t, h_c, h_n)     # its place goes to the next event scheduled (heap_put)
     y = code >> 3
     et = code & 7
+    if et == EV_PROTO:      # the commonest (every I/O's connect), tested first
+        return y, XFER
     if et == EV_ARRIVE:
         return y, ARRIVE
     if et == EV_HA:
@@ -696,4 +711,4 @@ def heap_event(t, sf, si, heap):
         return y, MPEND
     if et == 7:             # kernels/cards.py's EV_CARD: past the card, to the host adapter
         return y, 20        # cards.PAST_CARD
-    return y, XFER          # EV_PROTO
+    return y, XFER          # (not reached: every code is tested above)

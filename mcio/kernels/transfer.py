@@ -144,16 +144,29 @@ def stage_xfer(x, t, sf, si, ps, heap, lk, gen, uni, bw0):
         c = xfer_link(x, si, lk)
         bw = lk[4][c]
     else:
-        c = si[x, SI_CH]
+        c = 0 if ps_n.shape[0] == 1 else si[x, SI_CH]      # (one channel: no load to wait for)
         bw = bw0
-    if ps_n[c] == 0:
+    n = ps_n[c]
+    if n == 0:
         ln_t0[c] = t             # the link's busy period begins
     _ps_advance(c, t, bw, ps_n, ps_v, ps_tl)
-    sf[x, SF_TAG] = ps_v[c] + kb
-    si[x, SI_POS] = ps_n[c]
-    ps_list[c, ps_n[c]] = x
-    ps_n[c] += 1
-    _ps_next(c, t, bw, ps_n, ps_v, ps_list, sf, ps_next_t, ps_next_slot, tw_t, tw_c)
+    v = ps_v[c]
+    tag = v + kb
+    sf[x, SF_TAG] = tag
+    si[x, SI_POS] = n
+    ps_list[c, n] = x
+    ps_n[c] = n + 1
+    if n == 0:
+        # alone on the link: it is the next to end, as _ps_next would find without reading back
+        # the list and the tag just stored (rem * 1 is rem to the bit)
+        rem = tag - v
+        if rem < 0.0:
+            rem = 0.0
+        ps_next_t[c] = t + rem / bw
+        ps_next_slot[c] = x
+        winner_set(c, ps_next_t[c], c, tw_t, tw_c)
+    else:
+        _ps_next(c, t, bw, ps_n, ps_v, ps_list, sf, ps_next_t, ps_next_slot, tw_t, tw_c)
     return -1
 
 
@@ -171,10 +184,12 @@ def transfer_ends(c, t, sf, si, ps, lk, chs, lns, gen, uni, bw0):
         bw = bw0
     y = ps_next_slot[c]
     _ps_advance(c, t, bw, ps_n, ps_v, ps_tl)
-    last = ps_list[c, ps_n[c] - 1]
-    ps_list[c, si[y, SI_POS]] = last
-    si[last, SI_POS] = si[y, SI_POS]
-    ps_n[c] -= 1
+    n = ps_n[c] - 1
+    if n > 0:                # (alone: y is the list's only entry, nothing moves)
+        last = ps_list[c, n]
+        ps_list[c, si[y, SI_POS]] = last
+        si[last, SI_POS] = si[y, SI_POS]
+    ps_n[c] = n
     if ps_n[c] == 0:
         _link_idle(c, t, ln_t0, lk, chs, lns, uni)
     if lns.shape[0] > 0:
