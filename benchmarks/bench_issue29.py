@@ -75,6 +75,14 @@ class ColdCompile:
 
     track_cold_specialisations.unit = "specialisations"
 
+    def track_cold_machine_code_specialisations(self, got):
+        """Those with machine code of their own: the rest are compiled into their callers only
+        (kernels/dispatch.py); 0 of them counted before that (every one had machine code)."""
+        c = self._get(got, "cold", "compiled")
+        return c - got["cold"].get("into_callers", 0)
+
+    track_cold_machine_code_specialisations.unit = "specialisations"
+
     def track_cold_cpu_s(self, got):
         return self._get(got, "cold", "cpu_s")
 

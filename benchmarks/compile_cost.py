@@ -4,6 +4,7 @@ empty cache, and the command's CPU time cold (empty cache) and warm (the cache i
     python benchmarks/compile_cost.py                    # mcio run (the README main job's model)
     python benchmarks/compile_cost.py --against b986a43  # the same for another commit, alternating
     python benchmarks/compile_cost.py --list             # which functions compile, how often, how long
+    python benchmarks/compile_cost.py --phases           # where a cold compile's CPU goes, by phase
     python benchmarks/compile_cost.py -- run examples/topology/two_subsystems.toml
 
 Each measurement is a new process with ``NUMBA_CACHE_DIR`` a new temporary directory (Numba then
@@ -12,7 +13,14 @@ keeps every cache entry there, none in the tree's ``__pycache__``), running the 
 compiled, nested ones included: a function compiled on its own for a caller's typing counts too)
 and sums the outermost events' durations (the compile's wall time), and reports its own CPU time
 (user + system, ``resource``) for the whole process: interpreter, imports, compiling, the run.
-Then a second process runs the same command on the filled cache (the warm figure).
+Then a second process runs the same command on the filled cache (the warm figure). Of the
+specialisations, those of a kernel called only from other kernels (``mcio/kernels/dispatch.py``)
+are compiled into their callers' code: no machine code of their own ("into callers").
+
+``--phases``: one more cold process, on one thread, with a CPU-time clock (``process_time``)
+around Numba's and LLVM's steps (exclusive times: a nested compile's time goes to its own steps):
+typing, Numba's IR passes, lowering to LLVM IR, the wrappers, LLVM's function and module passes,
+machine code, the cache.
 
 ``--against REF`` also measures ``git archive REF`` unpacked in a temporary directory, the two
 trees alternating (``--repeat`` rounds), so a before/after comparison shares the machine's load.
@@ -35,6 +43,7 @@ import collections, json, resource, sys, time
 from numba.core import event as ev
 
 names = collections.Counter()
+into_callers = [0]
 own = collections.Counter()          # seconds of each function's compiles, nested ones excluded
 outer = [0.0]
 stack = []
@@ -51,6 +60,7 @@ class Listener(ev.Listener):
         if stack:
             own[stack[-1][0]] += now - stack[-1][1]
         names[_name(event)] += 1
+        into_callers[0] += type(event.data["dispatcher"]).__name__ == "_Callee"
         stack.append([_name(event), now, now])
 
     def on_end(self, event):
@@ -72,9 +82,77 @@ except SystemExit:
 ru = resource.getrusage(resource.RUSAGE_SELF)
 json.dump({"compiled": sum(names.values()), "names": dict(names), "own_s": dict(own),
            "mcio": sum(n for k, n in names.items() if "(mcio." in k), "compile_s": outer[0],
+           "into_callers": into_callers[0],
            "cpu_s": ru.ru_utime + ru.ru_stime, "wall_s": time.perf_counter() - t0},
           sys.stderr)
 """
+
+
+_PHASES = r"""
+import collections, functools, json, os, sys, time
+from numba.core import caching, codegen, compiler_machinery as cm, cpu
+clock = time.process_time
+acc = collections.Counter()
+stack = []
+
+
+def wrap(owner, name, cat):
+    f = getattr(owner, name)
+
+    @functools.wraps(f)
+    def w(*a, **k):
+        now = clock()
+        if stack:
+            acc[stack[-1][0]] += now - stack[-1][1]
+        stack.append([cat(*a) if callable(cat) else cat, now])
+        try:
+            return f(*a, **k)
+        finally:
+            now = clock()
+            c, since = stack.pop()
+            acc[c] += now - since
+            if stack:
+                stack[-1][1] = now
+    setattr(owner, name, w)
+
+
+def by_pass(pm, index, pss, state):
+    n = pss.name()
+    return {"nopython_type_inference": "typing", "native_lowering": "lowering to LLVM IR"}.get(
+        n, "Numba's other IR passes")
+
+
+wrap(cm.PassManager, "_runPass", by_pass)
+wrap(cpu.CPUContext, "create_cpython_wrapper", "CPython wrappers")
+wrap(cpu.CPUContext, "create_cfunc_wrapper", "C wrappers")
+wrap(codegen.CPUCodeLibrary, "add_ir_module", "LLVM IR text and parsing")
+wrap(codegen.CPUCodeLibrary, "_optimize_functions", "LLVM function passes")
+wrap(codegen.CPUCodeLibrary, "_optimize_final_module", "LLVM module passes")
+wrap(codegen.JITCodeLibrary, "_finalize_specific", "machine code")
+wrap(caching.Cache, "save_overload", "cache")
+wrap(caching.Cache, "load_overload", "cache")
+import mcio.cli
+t0 = clock()
+try:
+    mcio.cli.main(sys.argv[1:], standalone_mode=False)
+except SystemExit:
+    pass
+acc["(the command, outside these)"] = clock() - t0 - sum(acc.values())
+json.dump(dict(acc), sys.stderr)
+"""
+
+
+def phases(tree: str, args: list[str]) -> dict:
+    """CPU seconds of a cold ``mcio ARGS`` by compile phase (one thread)."""
+    with tempfile.TemporaryDirectory(prefix="mcio-numba-") as cache:
+        env = dict(os.environ, NUMBA_CACHE_DIR=cache, PYTHONPATH=tree, NUMBA_NUM_THREADS="1")
+        p = subprocess.run([sys.executable, "-c", _PHASES, *args], env=env, cwd=tree,
+                           stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+        last = p.stderr.strip().splitlines()[-1] if p.stderr.strip() else ""
+        try:
+            return json.loads(last[last.index("{"):])
+        except ValueError:
+            raise SystemExit(f"{tree}: the child failed:\n{p.stderr[-3000:]}")
 
 
 def measure(tree: str, args: list[str]) -> dict:
@@ -98,6 +176,7 @@ def main() -> None:
     ap.add_argument("--against", help="also measure this git ref (git archive into a temp dir)")
     ap.add_argument("--repeat", type=int, default=1, help="rounds (trees alternate in each)")
     ap.add_argument("--list", action="store_true", help="print the functions compiled, by count")
+    ap.add_argument("--phases", action="store_true", help="also a cold run's CPU by compile phase")
     ap.add_argument("args", nargs="*", default=["run"], help="the mcio command (default: run)")
     a = ap.parse_args()
     trees = {"this tree": ROOT}
@@ -115,7 +194,7 @@ def main() -> None:
             rows[name].append(m)
             c, w = m["cold"], m["warm"]
             print(f"round {r} {name:>12}: cold {c['compiled']:4d} specialisations ({c['mcio']} of "
-                  f"mcio's), compiling "
+                  f"mcio's, {c.get('into_callers', 0)} into callers), compiling "
                   f"{c['compile_s']:5.1f} s wall, process {c['cpu_s']:5.1f} s CPU ({c['wall_s']:5.1f} s "
                   f"wall); warm {w['compiled']} compiled, {w['cpu_s']:4.2f} s CPU ({w['wall_s']:4.2f} s wall)",
                   flush=True)
@@ -123,7 +202,7 @@ def main() -> None:
     for name, ms in rows.items():
         med = lambda f: sorted(f(m) for m in ms)[len(ms) // 2]
         print(f"{name:>12}: specialisations {ms[0]['cold']['compiled']} ({ms[0]['cold']['mcio']} of "
-              f"mcio's), cold CPU "
+              f"mcio's, {ms[0]['cold'].get('into_callers', 0)} into callers), cold CPU "
               f"{med(lambda m: m['cold']['cpu_s']):.1f} s, warm CPU {med(lambda m: m['warm']['cpu_s']):.2f} s, "
               f"warm wall {med(lambda m: m['warm']['wall_s']):.2f} s (median of {len(ms)})")
         if a.list:
@@ -131,6 +210,13 @@ def main() -> None:
             print("    compiles  own s  function (own: its compiles' time, nested compiles excluded)")
             for fn, n in sorted(ms[0]["cold"]["names"].items(), key=lambda kv: (-own[kv[0]], kv[0])):
                 print(f"    {n:8d} {own[fn]:6.2f}  {fn}")
+    if a.phases:
+        got = {name: phases(tree, a.args) for name, tree in trees.items()}
+        keys = sorted({k for g in got.values() for k in g}, key=lambda k: -max(g.get(k, 0) for g in got.values()))
+        print("cold, one thread, CPU s by phase: " + " | ".join(trees))
+        for k in keys:
+            print("    " + "  ".join(f"{got[n].get(k, 0.0):6.2f}" for n in trees) + f"  {k}")
+        print("    " + "  ".join(f"{sum(got[n].values()):6.2f}" for n in trees) + "  (all)")
     if tmp is not None:
         tmp.cleanup()
 

@@ -1,12 +1,12 @@
 """``mcio base`` end to end from real formats: mcio's synthetic two-subsystem day (known
 parameters) written as RMF Postprocessor text (four report files, as RMF prints them) and as an
-SMF dump (74.1, 73, 78.3, 74.5), read back by the readers and made into a base model. From RMF the
-ten known figures are recovered within their CIs; from SMF what its decoded fields identify (host
-adapter, back end) is recovered and what they do not (MP work by generation and mode, sizes,
-generation) is stated as unknown, not invented. Also: channel generation from G / SPEED, PAV from
-the device report. Small day: 6 intervals of 1 s, 16 devices per LCU."""
+SMF dump (74.1, 73, 78.3, 74.5; ``smf_write.write_measured``), read back by the readers and made
+into a base model. From either the ten known figures are recovered within their CIs. An SMF dump
+whose 73 records carry no CPMF / extended data and whose 74.1 sections no CMR (an older release, or
+CPMF off) identifies the host adapter (78.3's paths) and the back end, and states the rest (MP work
+by generation and mode, sizes, generation) as unknown, not invented. Also: channel generation from
+G / SPEED, PAV from the device report. Small day: 6 intervals of 1 s, 16 devices per LCU."""
 import numpy as np
-import pandas as pd
 import pytest
 from click.testing import CliRunner
 from scipy.stats import t as student_t
@@ -14,7 +14,7 @@ from scipy.stats import t as student_t
 from mcio.basemodel import build, observe, select_intervals
 from mcio.basemodel.build import channel_generation
 from mcio.cli import main
-from mcio.measured import synthetic
+from mcio.measured import smf_write, synthetic
 from mcio.measured.read import read
 from mcio.measured.table import Measured
 
@@ -27,8 +27,21 @@ def files(tmp_path_factory):
     day = synthetic.generate(synthetic.day_curve(N), interval_s=1.0, seed=5, config=synthetic.small_config(16))
     rmf = synthetic.write_rmf(day, d)
     smf = d / "day.smf"
-    synthetic.write_smf(day, smf)
-    return day, [str(p) for p in rmf], str(smf)
+    smf_write.write_measured(day, smf)
+    # the same day as a dump without what older releases / CPMF off leave out: no CPMF words,
+    # extended sections, SMF73GEN / SPD (channel rows: partition busy only), no SMF74CMR
+    fr = dict(day.frames)
+    ch = fr["channel"].copy()
+    for col in ("util_total_pct", "bus_pct", "read_mb_s_part", "read_mb_s_total", "write_mb_s_part",
+                "write_mb_s_total", "ficon_ops_per_s", "ficon_active", "ficon_defer_per_s", "zhpf_ops_per_s",
+                "zhpf_active", "zhpf_defer_per_s"):
+        ch[col] = np.nan
+    ch["generation"] = ch["speed"] = ""
+    dev = fr["device"].copy()
+    dev["cmr_ms"] = np.nan
+    bare = d / "bare.smf"
+    smf_write.write_measured(Measured({**fr, "channel": ch, "device": dev}, day.sources, {}), bare)
+    return day, [str(p) for p in rmf], str(smf), str(bare)
 
 
 def _base(paths):
@@ -41,13 +54,14 @@ def _within(e, true, q=0.995):
     return abs(e.value - true) <= half, half
 
 
-def test_rmf_text_reports_recover_the_known_figures(files):
-    """Device + channel + I/O queuing + cache report files given together: the 10 known figures
-    each within its 99 % CI (t over 6 intervals); the CIs narrow enough to catch a wrong formula
-    (< 4 %; the back end's, from ~100-400 misses an interval, < 25 %). Rounding to RMF's printed
-    decimals does not bias them."""
-    _day, rmf, _smf = files
-    obs, b = _base(rmf)
+@pytest.mark.parametrize("fmt", ["rmf", "smf"])
+def test_reports_and_dump_recover_the_known_figures(files, fmt):
+    """Device + channel + I/O queuing + cache report files given together, or the SMF dump: the 10
+    known figures each within its 99 % CI (t over 6 intervals); the CIs narrow enough to catch a
+    wrong formula (< 4 %; the back end's, from ~100-400 misses an interval, < 25 %). Rounding to
+    RMF's printed decimals, or to SMF's counts and short floats, does not bias them."""
+    _day, rmf, smf, _bare = files
+    obs, b = _base(rmf if fmt == "rmf" else [smf])
     k = synthetic.KNOWN
     known = {f"channel_generation.{g}.mp_us_per_io_ccw": v for g, v in k["mp_us_per_io_ccw"].items()}
     known |= {f"lcu.{lc}.ha_service_us": v for lc, v in k["ha_service_us"].items()}
@@ -58,8 +72,9 @@ def test_rmf_text_reports_recover_the_known_figures(files):
         assert e.kind == "fitted", name
         assert half / true < (0.25 if "backend" in name else 0.04), (name, half)
         assert ok, (name, e.value, half, true)
-    # what the reports state is used: generations from G, path groups from CHPID TAKEN, zHPF
-    # share from the operation counts, read/write from the cache report
+    # what the reports state is used: generations from G (SMF73GEN), path groups from CHPID TAKEN,
+    # zHPF share from the operation counts, read/write from the cache report, CMR from the devices
+    assert (obs.lcu["cmr_from"] == "devices").all()
     chans = {c["name"]: c["generation"] for c in b.config["topology"]["channel"]}
     assert chans["40"] == "4" and chans["57"] == "8"
     assert "measured" in b.notes["channel.50.generation"]
@@ -78,13 +93,13 @@ def test_rmf_text_reports_recover_the_known_figures(files):
         assert u not in b.unknowns
 
 
-def test_smf_dump_alone_recovers_what_it_identifies_and_states_the_rest(files):
-    """The SMF dump: host adapter (CMR from 78.3's paths: 74.1's CMR is not decoded) and back end
-    (hit ratios from 74.5's device sections summed per LCU: no SSID decoded) within their 99 % CIs;
-    the MP work by generation and mode, the transfer size and the generation are not identified
-    (73's CPMF and generation fields are not decoded) and the base says so."""
-    day, _rmf, smf = files
-    obs, b = _base([smf])
+def test_smf_dump_without_cpmf_recovers_what_it_identifies_and_states_the_rest(files):
+    """A dump without CPMF / extended channel data, SMF73GEN / SPD and SMF74CMR: host adapter (CMR
+    from 78.3's paths) and back end (hit ratios from 74.5's device sections summed per LCU) within
+    their 99 % CIs; the MP work by generation and mode, the transfer size and the generation are not
+    identified and the base says so."""
+    day, _rmf, _smf, bare = files
+    obs, b = _base([bare])
     assert (obs.lcu["cmr_from"] == "paths").all()
     for lc, true in synthetic.KNOWN["ha_service_us"].items():
         e = b.estimates[f"lcu.{lc}.ha_service_us"]
@@ -112,12 +127,15 @@ def test_smf_dump_alone_recovers_what_it_identifies_and_states_the_rest(files):
 
 
 def test_cli_on_report_files_and_on_the_dump(files, tmp_path):
-    _day, rmf, smf = files
+    _day, rmf, smf, bare = files
     out = tmp_path / "base.toml"
     r = CliRunner().invoke(main, ["base", *rmf, "--intervals", "all", "--no-compare", "-o", str(out)])
     assert r.exit_code == 0, r.output
     assert "channel_generation.4.mp_us_per_io_ccw" in r.output and out.exists()
     r = CliRunner().invoke(main, ["base", smf, "--no-compare"])
+    assert r.exit_code == 0, r.output
+    assert "channel_generation.4.mp_us_per_io_ccw" in r.output and "zhpf_share: no FICON" not in r.output
+    r = CliRunner().invoke(main, ["base", bare, "--no-compare"])
     assert r.exit_code == 0, r.output
     assert "zhpf_share: no FICON / zHPF operation counts" in r.output
     assert "channel generation" in r.output
@@ -146,7 +164,7 @@ def test_pav_from_the_device_report(files):
     """Static PAV '4' -> 3 aliases per device, measured; HyperPAV '1.25H' with HPAV MAX 6 -> a pool
     of at least max(6, 0.25 x 16 = 4) aliases, hyperpav mode (one count for every device: the
     engine's); the other LCUs state none: said."""
-    day, _rmf, _smf = files
+    day = files[0]
     obs = observe(day)
     b = build(obs, select_intervals(obs, "peak-iops"))
     assert b.config["devices"]["aliases"] == 3 and "alias_mode" not in b.config["devices"]

@@ -67,3 +67,45 @@ def test_errors(tmp_path):
     nohead.write_text("1FCX108  Run 2026/03/02\n From 2026/03/02 08:00:00\n To   2026/03/02 08:15:00\n")
     with pytest.raises(McioError, match=r"nohead.txt.*line 1.*For nnn Secs"):
         perfkit.read(nohead)
+
+
+# ---- IBM's FCX110 figure (real layout, IBM's sample values) ----
+
+FCX110 = DATA / "perfkit_ibm_fcx110.txt"
+
+
+def test_ibm_fcx110_device_details():
+    """IBM's figure: a screen header ('FCX110 CPU nnnn SER nnnnn Interval HH:MM:SS - ...'), not the
+    printed 'From / To / For' heading the reader first knew; the device's fields as 'label : value'."""
+    head = FCX110.read_bytes()[:4096]
+    assert perfkit.sniff(head) and not rmf_text.sniff(head) and not rmf_xml.sniff(head)
+    m = perfkit.read(FCX110)
+    (r,) = m["device"].to_dict("records")
+    assert (r["devnum"], r["dev_type"], r["volser"]) == ("0145", "3380-A", "VMPG1C")
+    assert (r["ssch_per_s"], r["pend_ms"], r["disc_ms"], r["conn_ms"]) == (4.6, 4.8, 38.5, 7.3)
+    assert (r["serv_ms"], r["resp_ms"], r["cu_wait_ms"], r["dev_util_pct"]) == (50.6, 54.1, 0.0, 23.0)
+    # the figure's own arithmetic: service = pend + disconnect + connect
+    assert r["serv_ms"] == pytest.approx(r["pend_ms"] + r["disc_ms"] + r["conn_ms"], abs=0.05)
+    # the screen states no date, and IBM prints placeholders for the times: not stated, not guessed
+    assert pd.isna(r["interval"]) and pd.isna(r["interval_s"]) and r["system"] == ""
+    assert len(m["channel"]) == 0 and m.skipped == {}
+
+
+def test_screen_header_times_give_the_interval_length(tmp_path):
+    p = tmp_path / "fcx110.txt"
+    p.write_text(FCX110.read_text().replace("Interval HH:MM:SS - HH:MM:SS", "Interval 23:55:00 - 00:05:00"))
+    (r,) = perfkit.read(p)["device"].to_dict("records")
+    assert r["interval_s"] == 600.0 and pd.isna(r["interval"])
+    q = tmp_path / "bad110.txt"
+    q.write_text(FCX110.read_text().replace("38.5ms", "38,5ms"))
+    with pytest.raises(McioError, match=r"bad110.txt.*line 11.*Disconnected.*38,5"):
+        perfkit.read(q)
+
+
+def test_dispatcher_refuses_rows_without_interval_start():
+    """mcio.measured.read (what `mcio base` reads with) needs every row's interval start; a screen
+    states none: one clear error naming the file, not an internal error further on."""
+    from mcio.measured import read
+    with pytest.raises(McioError, match=r"perfkit_ibm_fcx110.txt.*interval start.*From yyyy/mm/dd"):
+        read.read([PAGE, FCX110])
+    assert len(read.read(PAGE)["device"]) == 2

@@ -85,8 +85,9 @@ def test_written_as_rmf_and_smf_reads_back(day, tmp_path):
             else:
                 assert (err <= 0.064 / n + 1e-9).all(), c
     c = smf["cache"]
-    assert (c["devnum"] != "").all() and (c["ssid"] == "").all()
     dev_lcu = dict(zip(d0["devnum"], d0["lcu"]))
+    # R745DSID is written now: each device row names its LCU's subsystem
+    assert (c["devnum"] != "").all() and (c["ssid"] == c["devnum"].map(dev_lcu)).all()
     cnt = c[["read_per_s", "write_per_s"]].mul(c["interval_s"], axis=0)    # I/O counts
     got = cnt.assign(interval=c["interval"], lcu=c["devnum"].map(dev_lcu)).groupby(["interval", "lcu"]).sum()
     w = day["cache"].set_index(["interval", "ssid"])

@@ -156,8 +156,8 @@ def build(obs: Observed, intervals, *, ha_servers: int = D.HA_SERVERS, be_server
     zs = D.zhpf_share(obs, intervals)
     est["channels.zhpf_share"] = zs
     if zs.kind == "assumed":
-        unknowns["zhpf_share"] = ("no FICON / zHPF operation counts (SMF 73's CPMF fields are not decoded; or no channel "
-                                  "report): command mode assumed, so the MP work per I/O fitted is the mean over the "
+        unknowns["zhpf_share"] = ("no FICON / zHPF operation counts (no channel report, or an SMF 73 without extended channel "
+                                  "path data): command mode assumed, so the MP work per I/O fitted is the mean over the "
                                   "unknown mix of modes, and a z/HPF what-if on this base has no measured basis")
         for g, e in mp.items():
             e.how += " (no zHPF counts: the mix of modes' mean work, command mode not separable)"
@@ -193,8 +193,8 @@ def build(obs: Observed, intervals, *, ha_servers: int = D.HA_SERVERS, be_server
             d["generation"] = ASSUMED_GENERATION
             notes[f"channel.{c}.generation"] = (f"assumed: the data state no generation ({gen_how.get(c, (None, 'no channel report'))[1] or 'no channel report'})"
                                                 "; the catalogue's figures for open exchanges")
-            unknowns["channel generation"] = (f"the data state no channel generation or link speed (SMF 73's SMF73GEN/SPD are "
-                                              f"not decoded; RMF's G / SPEED absent): generation {ASSUMED_GENERATION} assumed")
+            unknowns["channel generation"] = (f"the data state no channel generation or link speed (RMF's G / SPEED, SMF 73's "
+                                              f"SMF73GEN / SMF73SPD absent): generation {ASSUMED_GENERATION} assumed")
         d["mp_us_per_io_ccw"] = _sig(e.value)
         notes[f"channel.{c}.mp_us_per_io_ccw"] = _fmt(e, " us", intervals) + (f" (generation {g})" if g != "?" else "")
         d["mp_us_per_io_zhpf"] = _sig(e.value / D.ZHPF_OVER_CCW)
@@ -265,8 +265,8 @@ def build(obs: Observed, intervals, *, ha_servers: int = D.HA_SERVERS, be_server
         "topology": {"load_scale": 1.0, "channel": chans, "control_unit": cus, "workload": wls},
     }
     if no_mb:
-        unknowns["sizes"] = (f"no channel data rates (READ/WRITE MB/s; SMF 73's CPMF fields are not decoded): transfer "
-                             f"size {D.ASSUMED_KB:g} KB assumed per I/O")
+        unknowns["sizes"] = (f"no channel data rates (READ/WRITE MB/s: no channel report, or SMF 73 paths without CPMF "
+                             f"group 2 words): transfer size {D.ASSUMED_KB:g} KB assumed per I/O")
     notes["channels.mp_start_fraction"] = "assumed (see unknowns)"
     notes["workload.arrival_scv"] = "assumed: Poisson arrivals"
     notes["topology.load_scale"] = "1 = the measured load; the what-if axis (1.4 = +40 %)"

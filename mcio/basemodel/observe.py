@@ -99,7 +99,7 @@ def _per_lcu(dev: pd.DataFrame, cache: pd.DataFrame) -> pd.DataFrame:
 
 def _cache_per_lcu(dev: pd.DataFrame, cache: pd.DataFrame):
     """(interval, lcu) -> read share, read and write hit ratios from the cache report: its device
-    rows (DEV NUM stated: RMF's device overview, SMF 74.5, which states no SSID) summed over each
+    rows (DEV NUM stated: RMF's device overview, SMF 74.5's device sections) summed over each
     LCU's devices (the device report maps device to LCU), else its subsystem rows whose SSID is an
     LCU of the device report. None if neither."""
     if not len(cache):
@@ -133,7 +133,7 @@ def _cache_per_lcu(dev: pd.DataFrame, cache: pd.DataFrame):
 
 
 def _cmr_from_paths(out: pd.DataFrame, path: pd.DataFrame) -> None:
-    """Where the device report states no CMR (SMF 74.1 as decoded, z/VM): the I/O queuing report's
+    """Where the device report states no CMR (z/VM; SMF 74.1 of sections without SMF74CMR): the I/O queuing report's
     AVG CMR DLY of the LCU's paths, weighted by CHPID TAKEN (in place)."""
     if not len(path) or not path["cmr_ms"].notna().any():
         return
@@ -224,6 +224,9 @@ def select_intervals(obs: Observed, how: str = "peak-iops") -> list:
     highest channel MB/s; needs channel data), ``all``, or ``FROM-TO`` (interval starts, inclusive,
     as ``YYYY-MM-DDTHH:MM`` or ``HH:MM`` on the data's days)."""
     tot = obs.totals
+    if not len(tot):
+        # measured.read refuses files without interval starts; this guards other callers
+        raise McioError("--intervals", how, "needs measured intervals with a start time; the input has none")
     if how == "all":
         return list(tot.index)
     if how == "peak-iops":

@@ -14,13 +14,12 @@ started (I/O ms). The areas go to ``chs[c, C_AREA_OE | C_MP_BUSY_MS]`` (kernels/
 summed over channels at the end, to ``acc[A_AREA_MPQ]``. The links' busy periods are kept the
 same way, by link, in kernels/transfer.py.
 """
-import numba as nb
 
-from .options import JIT_LEAF, JIT_STAGE
+from .options import JIT_LEAF, JIT_STAGE, njit
 from .stats import C_AREA_OE, C_MP_BUSY_MS
 
 
-@nb.njit(**JIT_STAGE)
+@njit(**JIT_STAGE)
 def oe_add(c, t, d, oe, oe_tl, chs):
     """Channel c's open exchanges change by ``d`` at ``t`` (ms): the area at the old level first."""
     chs[c, C_AREA_OE] += oe[c] * (t - oe_tl[c])
@@ -28,7 +27,7 @@ def oe_add(c, t, d, oe, oe_tl, chs):
     oe[c] += d
 
 
-@nb.njit(**JIT_STAGE)
+@njit(**JIT_STAGE)
 def mq_add(c, t, d, mq_n, mq_tl, mq_area):
     """Channel c's MP start queue changes by ``d`` at ``t`` (ms)."""
     mq_area[c] += mq_n[c] * (t - mq_tl[c])
@@ -36,7 +35,7 @@ def mq_add(c, t, d, mq_n, mq_tl, mq_area):
     mq_n[c] += d
 
 
-@nb.njit(**JIT_LEAF)
+@njit(**JIT_LEAF)
 def areas_restart(t, oe_tl, mp_t0, mq_tl, mq_area):
     """The measurement starts at ``t`` (the caller zeroes ``chs``): every level's area from now."""
     for c in range(oe_tl.shape[0]):
@@ -46,7 +45,7 @@ def areas_restart(t, oe_tl, mp_t0, mq_tl, mq_area):
         mq_area[c] = 0.0
 
 
-@nb.njit(**JIT_LEAF)
+@njit(**JIT_LEAF)
 def areas_close(t, chs, oe, oe_tl, mp_busy, mp_t0, mq_n, mq_tl, mq_area):
     """The measurement ends at ``t``: every level's area up to ``t`` into ``chs``; returns the MP
     start queues' area summed over channels (I/O ms, in channel order)."""

@@ -41,7 +41,7 @@ from numba.extending import intrinsic
 from .dists import DETERMINISTIC, EXPONENTIAL, GAMMA, UNIFORM, sample_st
 from .histogram import _bits
 from .layout import N_DIST, N_ROWS
-from .options import JIT_LEAF, JIT_STAGE, JIT_VEC
+from .options import JIT_CALL, JIT_LEAF, JIT_STAGE, JIT_VEC, njit
 from .rng import _KE, _WE, _next_st, _std_exponential_slow_st, fill_gamma_st
 
 LANES = 8
@@ -173,7 +173,7 @@ def log_positive(x):
     return k * _LN2_HI - ((hfsq - (s * (hfsq + r) + k * _LN2_LO)) - f)
 
 
-@nb.njit(**JIT_LEAF)
+@njit(**JIT_LEAF)
 def _jump(a, b, c, d):
     """The state 2^128 draws after (a, b, c, d)."""
     t0 = t1 = t2 = t3 = np.uint64(0)
@@ -202,7 +202,7 @@ def row_keys(names) -> np.ndarray:
 _GOLDEN = np.uint64(0x9E3779B97F4A7C15)
 
 
-@nb.njit(**JIT_LEAF)
+@njit(**JIT_LEAF)
 def _splitmix(z):
     """One SplitMix64 step (Steele, Lea and Flood 2014): (new z, output)."""
     z = z + _GOLDEN
@@ -212,7 +212,7 @@ def _splitmix(z):
     return z, x ^ (x >> np.uint64(31))
 
 
-@nb.njit(**JIT_LEAF)
+@njit(**JIT_LEAF)
 def row_state(s, key):
     """The state (four uint64) of the row keyed ``key`` (uint64) of stream ``s`` (uint64[4], not
     advanced): SplitMix64 absorbs the key, then each word of ``s`` (z = output of step(z ^ w));
@@ -229,7 +229,7 @@ def row_state(s, key):
     return a, b, c, d
 
 
-@nb.njit(**JIT_LEAF)
+@njit(**JIT_LEAF)
 def make_streams(s, keys, lanes, scal):
     """Substreams of stream ``s`` (uint64[4], not advanced), one set per row keyed
     ``keys[r]`` (uint64[R], ``row_keys(layout.ROW_NAMES)``): row r's eight lanes ``lanes[r]``
@@ -251,7 +251,7 @@ def make_streams(s, keys, lanes, scal):
                 scal[r, 3] = d
 
 
-@nb.njit(**JIT_VEC)
+@njit(**JIT_VEC)
 def fill_uniform(lanes, out, n):
     """out[:n] = uniforms in (0, 1] from one row's lanes (uint64[4, LANES]); ``n`` a multiple
     of LANES."""
@@ -281,7 +281,7 @@ def _stack_u64(typingctx):
     return arrty(), codegen
 
 
-@nb.njit(**dict(JIT_LEAF, forceinline=False))
+@njit(**dict(JIT_LEAF, forceinline=False))
 def _exponential_fixups(scal, out, raw, places, nrej, mean):
     """out[places[q]] for q < nrej, in order: the draws the ziggurat rejected (raw outputs
     raw[places[q]]), each by rng's slow path for its layer and point from the row's scalar
@@ -304,7 +304,7 @@ def _exponential_fixups(scal, out, raw, places, nrej, mean):
     scal[3] = d
 
 
-@nb.njit(**JIT_LEAF)
+@njit(**JIT_LEAF)
 def fill_exponential(lanes, scal, out, n, mean):
     """out[:n] = exponential variates of the given mean from one row's lanes (uint64[4, LANES])
     and scalar state (uint64[4]); ``n`` a multiple of LANES. The ziggurat of ``rng`` (its tables
@@ -334,7 +334,7 @@ def fill_exponential(lanes, scal, out, n, mean):
             _exponential_fixups(scal, w, raw, places, nrej, mean)
 
 
-@nb.njit(**JIT_VEC)
+@njit(**JIT_VEC)
 def fill_uniform_between(lanes, out, n, low, width):
     """out[:n] = uniform variates on (low, low + width] from one row's lanes; ``n`` a multiple
     of LANES."""
@@ -343,7 +343,7 @@ def fill_uniform_between(lanes, out, n, low, width):
         out[i] = low + width * out[i]
 
 
-@nb.njit(**JIT_LEAF)
+@njit(**JIT_LEAF)
 def fill_row(lanes, scal, dp, row, ev, ec, out, n):
     """out[:n] = the next n draws of row ``row``, from that row's own substreams: distribution
     row ``row`` of ``dp`` (see ``dists``) for row < N_DIST or row >= N_ROWS (a configuration's
@@ -380,10 +380,10 @@ def fill_row(lanes, scal, dp, row, ev, ec, out, n):
 # fill_row once more, never inlined (forceinline=False set explicitly: Numba lets a callee that
 # leaves it unset inherit its caller's, and next_from is always inlined): one refill per block
 # of draws is a call, instead of fill_row's whole body at every place a row is drawn.
-_refill = nb.njit(**dict(JIT_LEAF, forceinline=False))(fill_row.py_func)
+_refill = njit(**JIT_CALL)(fill_row.py_func)
 
 
-@nb.njit(**JIT_STAGE)
+@njit(**JIT_STAGE)
 def next_from(vb, vpos, row, lanes, scal, dp, ev, ec):
     """The next draw of row ``row``. Always inlined (LLVM's alwaysinline): as a call it would
     pass its six arrays as ~40 fields, ~20 ns a draw; inlined it is a load, a compare and a

@@ -12,11 +12,10 @@ service are part of pend (not of the CMR, which starts at the host adapter).
 Per-card accumulators ``cards`` float64[K, N_CARD] (mcio/engine/results_links.py): the starts
 measured and the card's busy ms (the start work assigned in the measurement).
 """
-import numba as nb
 import numpy as np
 
 from .heap import heap_put
-from .options import JIT, JIT_STAGE
+from .options import JIT, JIT_STAGE, njit
 from .stages import SI_CH
 
 CD_STARTS, CD_BUSY_MS = range(2)
@@ -28,7 +27,7 @@ EV_CARD = 7
 PAST_CARD = 20
 
 
-@nb.njit(**JIT)
+@njit(**JIT)
 def cards_state(card):
     """The cards' free times at time 0 (ms): float64[K] (``card`` None: no card limits)."""
     if card is None:
@@ -36,7 +35,7 @@ def cards_state(card):
     return np.zeros(card[1].shape[0])
 
 
-@nb.njit(**JIT_STAGE)
+@njit(**JIT_STAGE)
 def stage_card(x, t, si, heap, card, card_free, cards):
     """I/O x's start reaches its channel's card at ``t`` (ms): FIFO behind the card's other
     starts, then its service; returns PAST_CARD if it goes on now (no card, or no limit), else -1

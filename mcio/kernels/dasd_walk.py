@@ -31,10 +31,9 @@ its draws are Numba's per-thread ``np.random``, seeded from ``ip[WI_SEED]``):
   since the previous SSCH of the stream (0 for a second SSCH of the same request; the last bin
   collects the rest).
 """
-import numba as nb
 import numpy as np
 
-from .options import JIT
+from .options import JIT, njit
 
 (WI_BPT, WI_TPC, WI_EXTENT_TRACKS, WI_REQ_BLOCKS, WI_MDC_MODE, WI_MDC_CAP, WI_CU_CAP, WI_TARGET_SSCH,
  WI_MAX_REQ, WI_SEED) = range(10)
@@ -48,7 +47,7 @@ MDC_OFF, MDC_TRACK, MDC_BLOCK = 0, 1, 2
 PER_SSCH_BINS = 64
 
 
-@nb.njit(**JIT)
+@njit(**JIT)
 def _lru_touch(item, cap, inq, prv, nxt, hn):
     """Use ``item``: True if it was cached. Inserts it (evicting the least recent) if not.
     ``hn`` = [head (most recent), tail (least recent), count]."""
@@ -89,7 +88,7 @@ def _lru_touch(item, cap, inq, prv, nxt, hn):
     return False
 
 
-@nb.njit(**JIT)
+@njit(**JIT)
 def walk_kernel(ip, fp, counts, dist_hist, per_ssch_hist):
     """One guest's stream through MDC and the CU cache (see the module docstring)."""
     bpt = ip[WI_BPT]

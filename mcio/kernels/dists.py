@@ -15,12 +15,11 @@ take exponentials and uniforms in blocks instead (``blockrng``); this serves the
 """
 import math
 
-import numba as nb
 from llvmlite import ir
 from numba import types
 from numba.extending import intrinsic
 
-from .options import JIT_LEAF
+from .options import JIT_LEAF, njit
 from .rng import _gamma_st, _normal_st, _std_exponential_st, _uniform_st
 
 DETERMINISTIC, EXPONENTIAL, GAMMA, LOGNORMAL, EMPIRICAL, UNIFORM = 0, 1, 2, 3, 4, 5
@@ -47,7 +46,7 @@ def _load(typingctx, addr, idx):
     return types.float64(types.int64, types.int64), codegen
 
 
-@nb.njit(**JIT_LEAF)
+@njit(**JIT_LEAF)
 def _other_st(a, b, c, d, kind, p, q, ev_addr, ec_addr):
     """Gamma (p = shape, q = scale), lognormal (p = mu, q = sigma), uniform (p = low,
     q = width) or empirical (p = offset, q = length) on the state (a, b, c, d): (value, a, b, c, d)."""
@@ -73,7 +72,7 @@ def _other_st(a, b, c, d, kind, p, q, ev_addr, ec_addr):
     return _load(ev_addr, off + lo), a, b, c, d
 
 
-@nb.njit(**JIT_LEAF)
+@njit(**JIT_LEAF)
 def sample_st(a, b, c, d, dp, i, ev, ec):
     """One draw of distribution row ``i`` of ``dp`` on the stream state (a, b, c, d), in the
     row's unit: returns (value, a, b, c, d)."""

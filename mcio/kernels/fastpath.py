@@ -46,7 +46,7 @@ from .stats import (A_AREA_BE, A_AREA_HA, A_AREA_IOSQ, A_AREA_SYS, A_DEV_BUSY_MS
                     A_SQ_PEND, A_SQ_RESP, A_SUM_CMR, A_SUM_CONN, A_SUM_DISC, A_SUM_IOSQ,
                     A_SUM_PEND, A_SUM_RESP, A_TIME_MS, A_UNSTABLE, C_AREA_OE, C_KB, C_LINK_BUSY_MS,
                     C_MP_BUSY_MS, C_OE_MAX, C_SSCH, V_BUSY_MS, V_SSCH)
-from .options import JIT, JIT_LEAF, JIT_STAGE
+from .options import JIT, JIT_LEAF, JIT_STAGE, njit
 from .servers import kw_start
 from .rng import uniform
 
@@ -57,7 +57,7 @@ BLOCK = 256                       # I/Os per block (a multiple of blockrng.LANES
  SQ_CONN) = range(12)
 
 
-@nb.njit(**JIT_LEAF)
+@njit(**JIT_LEAF)
 def _path_stats(m0, m1, pend_blk, ha_blk, w_blk, conn_blk, sums):
     """I/Os m0 .. m1 - 1 of a block (float64[BLOCK] each, ms) into sums[S_PEND, SQ_PEND, S_CMR,
     SQ_CMR, S_W, S_CONN, SQ_CONN] (ms, ms^2): seven independent chains in one loop, each in I/O
@@ -89,7 +89,7 @@ def _path_stats(m0, m1, pend_blk, ha_blk, w_blk, conn_blk, sums):
     sums[SQ_CONN] = cc
 
 
-@nb.njit(**JIT_LEAF)
+@njit(**JIT_LEAF)
 def _block_stats(m0, m1, iosq_blk, svc_blk, pend_blk, ha_blk, w_blk, conn_blk, k_blk, keys,
                  has_path, ncls, sums, n_cls, hist):
     """The statistics of I/Os m0 .. m1 - 1 of a block that the recursion does not take: the
@@ -109,7 +109,7 @@ def _block_stats(m0, m1, iosq_blk, svc_blk, pend_blk, ha_blk, w_blk, conn_blk, k
             n_cls[kk] += n
 
 
-@nb.njit(**JIT_STAGE)
+@njit(**JIT_STAGE)
 def _block_service(NCLS, disc_only, zshare, start_frac, mp_draw, one, km_tab, cls_cum, ucls_blk,
                    umode_blk, umiss_blk, mp_blk, ha_blk, be_blk, w_blk, pend_blk, disc_blk, conn_blk,
                    svc_blk, k_blk):
@@ -167,7 +167,7 @@ def _block_service(NCLS, disc_only, zshare, start_frac, mp_draw, one, km_tab, cl
             svc_blk[j] = pend + be + conn
 
 
-@nb.njit(**JIT_LEAF)
+@njit(**JIT_LEAF)
 def _write_outputs(n_meas, sums, n_cls, cls_kb, cls_xfer, acc, chs, devs):
     """The measured I/Os' sums (sums[S_*, SQ_*], ms and ms^2; n_cls float64[K] I/Os per class,
     cls_kb and cls_xfer float64[K] KB and transfer ms per class) into the outputs (slots of
@@ -222,7 +222,7 @@ def _write_outputs(n_meas, sums, n_cls, cls_kb, cls_xfer, acc, chs, devs):
     devs[0, V_BUSY_MS] += sm_busy
 
 
-@nb.njit(**JIT_STAGE)
+@njit(**JIT_STAGE)
 def _serve(c, t, svc, free1, free_t):
     """An I/O arriving at ``t`` (ms) needing ``svc`` ms takes the earliest free of ``c`` FIFO
     servers: returns (its start, the one server's free time when c == 1). c > 1: the servers'
@@ -277,7 +277,7 @@ def _target_has_fma() -> bool:
 _TARGET_HAS_FMA = _target_has_fma()
 
 
-@nb.njit(**dict(JIT_LEAF, forceinline=False))
+@njit(**dict(JIT_LEAF, forceinline=False))
 def _recursion_one(i0, nj, m0, WARM, N, NB, wait_limit, ia_blk, svc_blk, disc_blk, iosq_blk, t,
                    free1, t0, d0, bat, bst, sums):
     """``_recursion`` for one server (Lindley), in a function of its own, called once a block
@@ -371,7 +371,7 @@ def _recursion_one(i0, nj, m0, WARM, N, NB, wait_limit, ia_blk, svc_blk, disc_bl
     return done, unstable, t, free1, t0, d0, (b, b_next, b_sum)
 
 
-@nb.njit(**JIT_STAGE)
+@njit(**JIT_STAGE)
 def _recursion(c, i0, nj, m0, WARM, N, NB, wait_limit, ia_blk, svc_blk, disc_blk, iosq_blk, free_t,
                t, free1, t0, d0, bat, bst, sums):
     """I/Os i0 .. i0 + nj - 1 (places 0 .. nj - 1 of the block: gaps ia_blk, services svc_blk
@@ -435,7 +435,7 @@ def _recursion(c, i0, nj, m0, WARM, N, NB, wait_limit, ia_blk, svc_blk, disc_blk
     return done, unstable, t, free1, t0, d0, (b, b_next, b_sum)
 
 
-@nb.njit(**JIT_STAGE)
+@njit(**JIT_STAGE)
 def _block_draws(traced, trace, trace_i, draws, lanes, scal, dp, ev, ec, ia_blk, ucls_blk, umode_blk,
                  umiss_blk, mp_blk, ha_blk, be_blk):
     """A block's variates (float64[BLOCK] each; ms, or uniforms): the inter-arrival gaps (from
@@ -464,7 +464,7 @@ def _block_draws(traced, trace, trace_i, draws, lanes, scal, dp, ev, ec, ia_blk,
     return trace_i
 
 
-@nb.njit(**JIT_LEAF)
+@njit(**JIT_LEAF)
 def _last_end(c, free1, free_t):
     """The latest completion so far (ms): the one server's free time, or the latest of c."""
     if c == 1:
@@ -476,7 +476,7 @@ def _last_end(c, free1, free_t):
     return m
 
 
-@nb.njit(**JIT)
+@njit(**JIT)
 def _class_tables(NCLS, bw, cls_kb, cls_miss, cls_mp, cls_proto):
     """What ``_block_service`` looks up: (cls_xfer float64[K], transfer time at full link rate
     (ms; bw KB/ms), ``one`` = class 0's (MP work CCW, z/HPF, protocol CCW, z/HPF, transfer, miss
@@ -495,7 +495,7 @@ def _class_tables(NCLS, bw, cls_kb, cls_miss, cls_mp, cls_proto):
     return cls_xfer, one, (mp_km, px_km, miss_km)
 
 
-@nb.njit(**JIT)
+@njit(**JIT)
 def _what_to_draw(NCLS, zshare, dp, cls_kb, cls_miss, cls_mp, cls_proto):
     """Which rows a block draws and which statistics it keeps: (draws = (class, mode, miss, MP
     shape, host adapter, back end) bools, mp_draw, has_path: pend or connect not zero for every
@@ -517,7 +517,7 @@ def _what_to_draw(NCLS, zshare, dp, cls_kb, cls_miss, cls_mp, cls_proto):
             NCLS == 1 and not has_path)
 
 
-@nb.njit(**JIT)
+@njit(**JIT)
 def fast_one(fp, ip, dp, ev, ec, cls_cum, cls_kb, cls_miss, cls_mp, cls_proto, trace,
              s, lanes, scal, acc, chs, devs, hist, bat, ctl_stop, ctl_done, overloaded):
     """One replication of the G/G/c recursion; same inputs (those it needs) and outputs as

@@ -29,19 +29,18 @@ The binary heaps below (``heap_push``, ``heap_pop`` and the lazy root ``bheap_*`
 queue before the calendar queue, kept for benchmarks/event_floor.py and as the tests' reference;
 ``min_replace_root``: the control units' servers) are plain arrays t, c with ``size`` int64[2].
 """
-import numba as nb
 import numpy as np
 
-from .options import JIT, JIT_LEAF, JIT_STAGE
+from .options import JIT, JIT_CALL, JIT_LEAF, JIT_STAGE, njit
 
 
-@nb.njit(**JIT_LEAF)
+@njit(**JIT_LEAF)
 def _before(t1, c1, t2, c2):
     """Event (t1, c1) comes before (t2, c2): earlier, or as early with the smaller code."""
     return t1 < t2 or (t1 == t2 and c1 < c2)
 
 
-@nb.njit(**JIT_LEAF)
+@njit(**JIT_LEAF)
 def heap_push(t, c, size, time, code):
     i = size[0]
     size[0] = i + 1
@@ -57,7 +56,7 @@ def heap_push(t, c, size, time, code):
     c[i] = code
 
 
-@nb.njit(**JIT_LEAF)
+@njit(**JIT_LEAF)
 def _sift_down(t, c, n, time, code):
     """Put (time, code) in the hole at the root of the heap t[:n], c[:n] and restore the heap."""
     i = 0
@@ -78,7 +77,7 @@ def _sift_down(t, c, n, time, code):
     c[i] = code
 
 
-@nb.njit(**JIT_LEAF)
+@njit(**JIT_LEAF)
 def heap_pop(t, c, size):
     """Remove the root; the caller reads t[0], c[0] first."""
     n = size[0] - 1
@@ -88,7 +87,7 @@ def heap_pop(t, c, size):
     _sift_down(t, c, n, t[n], c[n])
 
 
-@nb.njit(**JIT_LEAF)
+@njit(**JIT_LEAF)
 def bheap_take(t, c, size):
     """Take the root (the caller reads t[0], c[0] first): marked taken, removed by the next
     ``bheap_put`` (which puts its pair in its place) or ``bheap_settle``. size int64[2]. Most
@@ -98,7 +97,7 @@ def bheap_take(t, c, size):
     size[1] = 1
 
 
-@nb.njit(**JIT_LEAF)
+@njit(**JIT_LEAF)
 def bheap_put(t, c, size, time, code):
     """Add (time, code): in a taken root's place if there is one, else pushed. size int64[2]."""
     if size[1] != 0:
@@ -108,7 +107,7 @@ def bheap_put(t, c, size, time, code):
         heap_push(t, c, size, time, code)
 
 
-@nb.njit(**JIT_LEAF)
+@njit(**JIT_LEAF)
 def bheap_settle(t, c, size):
     """Remove a taken root that nothing replaced: t[0], c[0] is then the earliest pending event
     (if size[0] > 0). size int64[2]."""
@@ -117,7 +116,7 @@ def bheap_settle(t, c, size):
         heap_pop(t, c, size)
 
 
-@nb.njit(**JIT_LEAF)
+@njit(**JIT_LEAF)
 def min_replace_root(h, n, v):
     """Replace the least of the plain min-heap h[:n] (float64, e.g. servers' free times, ms) by
     ``v`` and restore the heap: the Kiefer-Wolfowitz step of a FIFO multi-server queue."""
@@ -156,7 +155,7 @@ NEAR = 4                   # buckets ``heap_settle`` scans itself before ``_find
 FAR = np.int64(1) << 62    # the bucket number of a time past any other (inf): direct search
 
 
-@nb.njit(**JIT)
+@njit(**JIT)
 def heap_new(n):
     """The empty queue for at most ``n`` events pending: (h_t, h_c, h_n) (see the module
     docstring). Buckets: NB_MIN at first, at most the power of two >= n; W 1 ms at first (40
@@ -175,7 +174,7 @@ def heap_new(n):
     return h_t, h_c, h_n
 
 
-@nb.njit(**JIT_LEAF)
+@njit(**JIT_CALL)
 def _resize(h_t, h_c, h_n, now):
     """Rebuild the buckets. ``now`` < 0 (a put left more than 2 NB events pending): NB the power
     of two >= the events pending, the same W. Else (every CHECK_TAKES takes, the last at ``now``
@@ -236,7 +235,7 @@ def _resize(h_t, h_c, h_n, now):
     h_n[Q_STEPS] = 0
 
 
-@nb.njit(**JIT_STAGE)
+@njit(**JIT_STAGE)
 def heap_put(h_t, h_c, h_n, time, code):
     """Add the event (``time`` ms, ``code``)."""
     n = h_n[Q_FREE]
@@ -265,7 +264,7 @@ def heap_put(h_t, h_c, h_n, time, code):
         _resize(h_t, h_c, h_n, -1.0)
 
 
-@nb.njit(**JIT_LEAF)
+@njit(**JIT_CALL)
 def _find_far(h_t, h_c, h_n, cur, steps):
     """``heap_settle`` past its first NEAR buckets: the rest of one round from bucket number
     ``cur``, then a direct search of all (a round without an event due: far ahead, or at
@@ -300,7 +299,7 @@ def _find_far(h_t, h_c, h_n, cur, steps):
     h_c[0] = h_c[3 * best]
 
 
-@nb.njit(**JIT_STAGE)
+@njit(**JIT_STAGE)
 def heap_settle(h_t, h_c, h_n):
     """Make (h_t[0], h_c[0]) the earliest pending event (when h_n[0] > 0): after a take, the
     buckets from the current number on (nodes of later rounds skipped)."""
@@ -331,7 +330,7 @@ def heap_settle(h_t, h_c, h_n):
     h_c[0] = h_c[3 * best]
 
 
-@nb.njit(**JIT_STAGE)
+@njit(**JIT_STAGE)
 def heap_take(h_t, h_c, h_n):
     """Remove the earliest event (after ``heap_settle``; the caller reads h_t[0], h_c[0] first);
     every CHECK_TAKES takes, ``_resize`` looks at the scans' cost."""

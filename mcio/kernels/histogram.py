@@ -10,13 +10,12 @@ Bucket 0 holds values below ``HIST_LO_MS`` (and NaN); bucket HIST_BUCKETS - 1 ho
 above ``HIST_HI_MS``. Both bounds are powers of two, so bucket edges are exact doubles. Histograms of
 replications (or of sweep workers) merge by addition.
 """
-import numba as nb
 import numpy as np
 from llvmlite import ir
 from numba import types
 from numba.extending import intrinsic
 
-from .options import JIT, JIT_LEAF, JIT_VEC
+from .options import JIT, JIT_LEAF, JIT_VEC, njit
 
 HIST_SUB_BITS = 7                      # 128 linear buckets per octave
 HIST_LO_MS = 2.0 ** -14                # ~0.061 us: below any I/O component worth reporting
@@ -47,7 +46,7 @@ def _bits(typingctx, x):
     return types.int64(types.float64), codegen
 
 
-@nb.njit(**JIT_LEAF)
+@njit(**JIT_LEAF)
 def hist_bucket(x_ms):
     """The bucket index of one value (ms)."""
     if not x_ms >= HIST_LO_MS:           # also NaN
@@ -57,13 +56,13 @@ def hist_bucket(x_ms):
     return (_bits(x_ms) >> _SHIFT) - (_LO_KEY - 1)
 
 
-@nb.njit(**JIT_LEAF)
+@njit(**JIT_LEAF)
 def hist_add(h, x_ms):
     """Count one value (ms) into histogram ``h`` (int64[HIST_BUCKETS])."""
     h[hist_bucket(float(x_ms))] += 1
 
 
-@nb.njit(**JIT_VEC)
+@njit(**JIT_VEC)
 def _sum_keys(x_a, x_b, m0, m1, keys):
     """keys[j] = hist_bucket(x_a[j] + x_b[j]) for j = m0 .. m1 - 1 (float64 and int64 arrays),
     without branches, so that LLVM vectorises it: the same bucket for every double (positive
@@ -81,7 +80,7 @@ def _sum_keys(x_a, x_b, m0, m1, keys):
         kv[j] = k if x >= HIST_LO_MS else 0
 
 
-@nb.njit(**JIT_LEAF)
+@njit(**JIT_LEAF)
 def hist_add_sums(h, x_a, x_b, m0, m1, keys):
     """Count x_a[j] + x_b[j] (ms; float64 arrays), j = m0 .. m1 - 1, into histogram ``h``, as
     ``hist_add`` would one by one; ``keys`` int64[>= m1] is scratch. The buckets first, in a
@@ -129,7 +128,7 @@ def hist_quantiles_rows(hs: np.ndarray, probs) -> np.ndarray:
     return out
 
 
-@nb.njit(**JIT)
+@njit(**JIT)
 def _row_quantiles(h, n, probs, cum, out):
     """hist_quantiles_rows of one histogram (int64[B] counts, n their total as float64), into
     ``out`` float64[P]; ``cum`` float64[B] scratch."""
@@ -164,7 +163,7 @@ def _row_quantiles(h, n, probs, cum, out):
         out[j] = y
 
 
-@nb.njit(**JIT)
+@njit(**JIT)
 def hist_quantiles_into(hist, probs, out_rep, out_pooled):
     """:func:`hist_quantiles_rows` of each replication's histogram and of their sum, the same
     values to the bit, into preallocated outputs: ``hist`` int64[R, HIST_BUCKETS], ``probs``

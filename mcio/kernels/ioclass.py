@@ -4,12 +4,11 @@ Shared by the event engine and the fast path so both turn uniforms into attribut
 A uniform is needed only where a draw can change the answer (``attr_draws``); where none is, pass
 0.5, for which ``u < p`` is p's own truth when p is 0 or >= 1.
 """
-import numba as nb
 
-from .options import JIT_LEAF
+from .options import JIT_LEAF, njit
 
 
-@nb.njit(**JIT_LEAF)
+@njit(**JIT_LEAF)
 def attr_draws(ncls, zshare, cls_miss):
     """Which attributes need a uniform: (class, mode, miss)."""
     need_miss = False
@@ -19,7 +18,7 @@ def attr_draws(ncls, zshare, cls_miss):
     return ncls > 1, 0.0 < zshare < 1.0, need_miss
 
 
-@nb.njit(**JIT_LEAF)
+@njit(**JIT_LEAF)
 def io_class(u_cls, cls_cum, ncls):
     """Class k of an I/O by the cumulative class shares, from a uniform."""
     k = 0
@@ -28,7 +27,7 @@ def io_class(u_cls, cls_cum, ncls):
     return k
 
 
-@nb.njit(**JIT_LEAF)
+@njit(**JIT_LEAF)
 def io_attrs(u_cls, u_mode, u_miss, cls_cum, ncls, zshare, cls_miss):
     """Class k, mode (0 CCW, 1 z/HPF) and miss (disconnects) of an I/O from three uniforms:
     returns (k, mode, miss)."""

@@ -34,7 +34,6 @@ This module holds the state and the event loop only; each stage is a small inlin
 """
 import types
 
-import numba as nb
 import numpy as np
 
 from .areas import areas_close, areas_restart
@@ -47,7 +46,7 @@ from .layout import (D_INTERARRIVAL, D_MP_SHAPE, D_THINK, FP_LINK_KB_PER_MS, IP_
                      IP_MEASURE, IP_OPEN, IP_SELECTION, IP_SLOTS, IP_TRACE, IP_WARMUP,
                      N_ROWS, IP_POSITIONAL, IP_MISS_POLICY, IP_SPAN_CYL, FP_P_SEQUENTIAL, FP_CYLINDER_KB,
                      FP_SEEK_SETTLE_MS, FP_SEEK_MS_PER_SQRT_CYL, FP_MEDIA_KB_PER_MS, IP_WORKLOADS)
-from .options import JIT, JIT_LEAF
+from .options import JIT, JIT_LEAF, njit
 from .rng import uniform
 from .stages import (AFTER_HA, ARRIVE, BE, CONN, DEVICE, DQ_WAITING, EV_ARRIVE, GETCH, HA, INF,
                      MPEND, MPSTART, N_DEV_STATE, N_SF, N_SI, SF_T_ARR, SI_G_NEXT, SI_G_PREV,
@@ -70,12 +69,12 @@ VBLOCK = 128                     # variates per refill of a distribution's block
 POLL_IOS = 2048                  # completions between two looks at the stop flag (~1-3 ms of run)
 
 
-@nb.njit(**JIT_LEAF)
+@njit(**JIT_LEAF)
 def _is_zero(dp, row):
     return dp[row, 0] == 0.0 and dp[row, 1] == 0.0
 
 
-@nb.njit(**JIT)
+@njit(**JIT)
 def _new_state(ip, dp, dev_grp, grp_ptr, grp_ch, chg_ptr, chg):
     """The replication's state at time 0, grouped as kernels/stages.py names it: (sf, si, dev,
     dev_state, paths, oe, oe_tl, mp, heap); the control units' (cu) is stations.cu_state's, the
@@ -91,12 +90,15 @@ def _new_state(ip, dp, dev_grp, grp_ptr, grp_ch, chg_ptr, chg):
     si[:, SI_G_PREV] = -1
     si[:, SI_G_NEXT] = -1
     # ---- queues and resources (stages.py names each group) ----
-    dq_s = np.array([ip[IP_EXPOSURES] - 1, -1, -1, 0], np.int64)      # HyperPAV pool, arrival list, queued
+    dq_s = np.full(4, -1, np.int64)       # HyperPAV pool, arrival list, queued
+    dq_s[0] = ip[IP_EXPOSURES] - 1
+    dq_s[3] = 0
     dev = (np.zeros(D, np.int64), np.full(D, -1, np.int64), np.full(D, -1, np.int64),
            np.zeros(D, np.bool_), dq_s)
     dev_state = np.zeros((D, N_DEV_STATE))
+    only = grp_ch[grp_ptr[0]] if G == 1 and grp_ptr[1] - grp_ptr[0] == 1 else -1
     paths = (dev_grp, grp_ptr, grp_ch, chg_ptr, chg, np.zeros(G, np.int64), np.full(G, -1, np.int64),
-             np.full(G, -1, np.int64))
+             np.full(G, -1, np.int64), only)
     oe = np.zeros(C, np.int64)
     oe_tl = np.zeros(C)
     mp_busy = np.zeros(C, np.int64)
@@ -108,7 +110,7 @@ def _new_state(ip, dp, dev_grp, grp_ptr, grp_ch, chg_ptr, chg):
     return sf, si, dev, dev_state, paths, oe, oe_tl, mp, heap
 
 
-@nb.njit(**JIT_LEAF)
+@njit(**JIT_LEAF)
 def _first_arrivals(s, trace, traced, is_open, think_zero, n_slots, rng, heap, rs_slot, rs_stage):
     """Time 0: an open model's first arrival (a trace starts at a random gap, drawn on ``s``);
     a closed model's customers all arrive now (on the ready stack) or after a think time.
@@ -138,7 +140,7 @@ def _first_arrivals(s, trace, traced, is_open, think_zero, n_slots, rng, heap, r
     return next_arr, trace_i, rs_n
 
 
-@nb.njit(**JIT_LEAF)
+@njit(**JIT_LEAF)
 def _measurement_starts(t, acc, chs, devs, hist, oe, oe_tl, mp):
     """Warm-up over at ``t``: the accumulators restart from the current state (peak exchanges and
     the channels' areas from now)."""
@@ -151,7 +153,7 @@ def _measurement_starts(t, acc, chs, devs, hist, oe, oe_tl, mp):
     areas_restart(t, oe_tl, mp[6], mp[7], mp[8])
 
 
-@nb.njit(**JIT)
+@njit(**JIT)
 def run_one(fp, ip, dp, ev, ec, cls_cum, cls_kb, cls_miss, cls_mp, cls_proto,
             al_prob, al_idx, dev_grp, bound_dev, grp_ptr, grp_ch, chg_ptr, chg, trace, lk, un,
             s, lanes, scal, acc, chs, devs, lns, cards, sts, wls, whist, dvs, hist, bat, ctl_stop,
@@ -217,7 +219,15 @@ def run_one(fp, ip, dp, ev, ec, cls_cum, cls_kb, cls_miss, cls_mp, cls_proto,
     mp_det = dp[D_MP_SHAPE, 0] == 0.0
     cls_draw, mode_draw, miss_draw = attr_draws(NCLS, zshare, cls_miss)
     attrs = (cls_cum, NCLS, zshare, cls_miss, cls_draw, mode_draw, miss_draw)
-    pick = (ip[IP_BIND] == 1, bound_dev, D, al_prob, al_idx)
+    # the alias table's two columns side by side: a device's cell is one cache line, not two
+    # (the device pick lands on a random cell of a table larger than L1 with the devices' state)
+    # (filled by a loop: a slice assignment would compile dozens of Numba's own helpers)
+    al_tab = np.empty((al_prob.shape[0], 2))
+    al_int = al_tab.view(np.int64)
+    for i in range(al_prob.shape[0]):
+        al_tab[i, 0] = al_prob[i]
+        al_int[i, 1] = al_idx[i]
+    pick = (ip[IP_BIND] == 1, bound_dev, D, al_tab[:, 0], al_int[:, 1])
     pos = (ip[IP_POSITIONAL] == 1, ip[IP_MISS_POLICY], float(ip[IP_SPAN_CYL]), fp[FP_P_SEQUENTIAL],
            fp[FP_CYLINDER_KB], fp[FP_SEEK_SETTLE_MS], fp[FP_SEEK_MS_PER_SQRT_CYL], fp[FP_MEDIA_KB_PER_MS])
     # Every draw comes from its row's block (``blockrng.next_from``; each row has its own
@@ -259,7 +269,9 @@ def run_one(fp, ip, dp, ev, ec, cls_cum, cls_kb, cls_miss, cls_mp, cls_proto,
     h_t, h_c, h_n = heap
     rs_slot = np.zeros(2 * P + 8, np.int64)      # the ready stack: I/Os whose stage can run now
     rs_stage = np.zeros(2 * P + 8, np.int64)
-    free = np.arange(P - 1, -1, -1).astype(np.int64)   # open: pool of free slots (a stack)
+    free = np.empty(P, np.int64)       # open: pool of free slots (a stack): P - 1 down to 0
+    for i in range(P):                 # (not np.arange: 3 more Numba specialisations)
+        free[i] = P - 1 - i
     n_free = P
 
     t = 0.0
@@ -296,6 +308,11 @@ def run_one(fp, ip, dp, ev, ec, cls_cum, cls_kb, cls_miss, cls_mp, cls_proto,
                         stage = stage_arrive_wl(x, t, sf, si, rng, attrs, is_open, wl, dev, HPAV, EXPO)
                     else:
                         stage = stage_arrive(x, t, sf, si, rng, attrs, pick, dev, HPAV, EXPO)
+                    # (an arrival's common next steps in line, not through the dispatch)
+                    if stage == GETCH:
+                        stage = stage_getch(x, t, sf, si, paths, oe, oe_tl, chs, SEL, OECAP)
+                        if stage == MPSTART:
+                            stage = stage_mpstart(x, t, sf, si, rng, mp, MP_MS, cls_mp, start_frac, mp_det, UNI)
                 elif stage == GETCH:
                     stage = stage_getch(x, t, sf, si, paths, oe, oe_tl, chs, SEL, OECAP)
                 elif stage == MPSTART:
@@ -392,11 +409,22 @@ def run_one(fp, ip, dp, ev, ec, cls_cum, cls_kb, cls_miss, cls_mp, cls_proto,
         elif src == 3:
             x_next = tm_c[1] >> 3
             stage_next = mp_work_ends(x_next, t, sf, si, mp, chs)
+            if stage_next == HA:
+                stage_next = stage_card(x_next, t, si, heap, CARD, card_free, cards)
+                if stage_next >= 0:
+                    stage_next = stage_ha(x_next, t, sf, si, rng, cu, heap, dev_state, cls_kb, proto, pos)
         elif src == 1:
             x_next = transfer_ends(cmin, t, sf, si, ps, lk, chs, lns, GEN, UNI, bw)
             stage_next = after_transfer(x_next, t, sf, heap)
+            if stage_next == MPEND:
+                # the common next step, taken here rather than through the stages' dispatch
+                stage_next = stage_mpend(x_next, t, sf, si, mp)
         else:
             x_next, stage_next = heap_event(t, sf, si, heap)
+            if stage_next == XFER:
+                stage_next = stage_xfer(x_next, t, sf, si, ps, heap, lk, GEN, UNI, bw)
+        if stage_next < 0:
+            x_next = -1
 
     flush_block(bk, nbk, acc, hist)
     ctl_done[0] += done - (poll_at - POLL_IOS)
@@ -427,4 +455,4 @@ def _variant(fn, name: str, **consts):
 
 #: run_one for a configuration given as tables (ip[IP_WORKLOADS] 1: several control units and
 #: workloads, per-station, per-workload and per-device statistics)
-run_one_units = nb.njit(**JIT)(_variant(run_one.py_func, "run_one_units", UNITS=True))
+run_one_units = njit(**JIT)(_variant(run_one.py_func, "run_one_units", UNITS=True))

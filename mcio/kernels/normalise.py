@@ -7,15 +7,14 @@ rounded once, no fused multiply-add, no reordering: no fast-math), so the result
 to the bit."""
 import math
 
-import numba as nb
 
-from .options import JIT
+from .options import JIT, njit
 
 # the normalisation of a row (mcio.engine.results maps stats' names to these)
 N_PER_IO, N_STD_PER_IO, N_PER_MS, N_PER_S, N_COUNT, N_INTERVAL_S = range(6)
 
 
-@nb.njit(**JIT)
+@njit(**JIT)
 def normalise_rows(a, n, t, slots, norms, ofs, div, out):
     """Rows of figures from accumulators: for row k, replication r and column x,
     ``out[k, r, x] = norm_k(a[r, x, slots[k]]) / div[k]``, with norm_k by ``norms[k]``:

@@ -1,7 +1,9 @@
 """The one place Numba options live.
 
 ``cache=True`` writes compiled kernels beside the sources so a second process (CI's next test
-module, the CLI) does not recompile; ``nogil`` lets Dask or threads run kernels side by side.
+module, the CLI) does not recompile (the kernels Python calls: one called from another kernel is
+compiled into its caller's code, kernels/dispatch.py); ``nogil`` lets Dask or threads run kernels
+side by side.
 No ``fastmath``: it would let LLVM reorder sums and break bit-identical results.
 """
 JIT = dict(nogil=True, cache=True)
@@ -23,3 +25,10 @@ JIT_VEC = dict(JIT_LEAF, error_model="numpy", fastmath={"contract"})
 # Compiled without reference counting (``_nrt=False``) and inlined by LLVM, a stage costs what
 # its code costs, tuples of state arrays included (their fields are scalar-replaced).
 JIT_STAGE = dict(JIT_LEAF, forceinline=True)
+# A leaf kernel that stays a call in its callers (LLVM never inlines it: a block's refill, once per
+# block of draws): kernels/dispatch.py links its body only into the kernel called from Python,
+# not into every other kernel between (where it would be optimised again each time).
+JIT_CALL = dict(JIT_LEAF, forceinline=False, as_call=True)
+# Every kernel is compiled through ``njit`` (kernels/dispatch.py): Numba's, except that a kernel
+# called from another kernel is compiled into its callers' code only.
+from .dispatch import njit  # noqa: E402,F401

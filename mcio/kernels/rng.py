@@ -25,7 +25,7 @@ import math
 import numba as nb
 import numpy as np
 
-from .options import JIT, JIT_LEAF
+from .options import JIT, JIT_LEAF, njit
 
 #: Options for leaf kernels that allocate nothing: compiled without Numba's reference counting.
 #: With it, a function that has branches and array arguments keeps an atomic NRT_incref and
@@ -105,7 +105,7 @@ def _rotl(x, k):
     return (x << np.uint64(k)) | (x >> np.uint64(64 - k))
 
 
-@nb.njit(**JIT_LEAF)
+@njit(**JIT_LEAF)
 def _next_st(s0, s1, s2, s3):
     """xoshiro256** on a state held in four scalars: (output, s0, s1, s2, s3)."""
     result = _rotl(s1 * np.uint64(5), 7) * np.uint64(9)
@@ -119,7 +119,7 @@ def _next_st(s0, s1, s2, s3):
     return result, s0, s1, s2, s3
 
 
-@nb.njit(**JIT_LEAF)
+@njit(**JIT_LEAF)
 def next_u64(s):
     """Advance state ``s`` (uint64[4]) and return the next 64-bit output."""
     r, s[0], s[1], s[2], s[3] = _next_st(s[0], s[1], s[2], s[3])
@@ -130,7 +130,7 @@ def next_u64(s):
 # is the same, but int64 -> double is one instruction where uint64 -> double is a branchy sequence.
 
 
-@nb.njit(**JIT_LEAF)
+@njit(**JIT_LEAF)
 def _uniform_st(a, b, c, d):
     r, a, b, c, d = _next_st(a, b, c, d)
     return (float(np.int64(r >> np.uint64(11))) + 0.5) * _TWO53, a, b, c, d
@@ -139,7 +139,7 @@ def _uniform_st(a, b, c, d):
 uniform_st = _uniform_st      # public: a uniform on a state held in scalars, (u, a, b, c, d)
 
 
-@nb.njit(**JIT_LEAF)
+@njit(**JIT_LEAF)
 def uniform(s):
     """A uniform double in the open interval (0, 1)."""
     return (float(np.int64(next_u64(s) >> np.uint64(11))) + 0.5) * _TWO53
@@ -148,7 +148,7 @@ def uniform(s):
 # ---------------------------------------------------------------------------- exponential
 
 
-@nb.njit(**JIT_LEAF)
+@njit(**JIT_LEAF)
 def _std_exponential_slow_st(a, b, c, d, idx, x):
     """The ziggurat's rare cases: the tail (layer 0) or a wedge; else draw again."""
     while True:
@@ -167,7 +167,7 @@ def _std_exponential_slow_st(a, b, c, d, idx, x):
             return x, a, b, c, d
 
 
-@nb.njit(**JIT_LEAF)
+@njit(**JIT_LEAF)
 def _std_exponential_zig_st(a, b, c, d):
     r, a, b, c, d = _next_st(a, b, c, d)
     ri = r >> np.uint64(3)
@@ -179,7 +179,7 @@ def _std_exponential_zig_st(a, b, c, d):
     return _std_exponential_slow_st(a, b, c, d, idx, x)
 
 
-@nb.njit(**JIT_LEAF)
+@njit(**JIT_LEAF)
 def _std_exponential_log_st(a, b, c, d):
     u, a, b, c, d = _uniform_st(a, b, c, d)
     return -math.log(u), a, b, c, d
@@ -188,7 +188,7 @@ def _std_exponential_log_st(a, b, c, d):
 # ---------------------------------------------------------------------------- normal
 
 
-@nb.njit(**JIT_LEAF)
+@njit(**JIT_LEAF)
 def _normal_zig_layer(r):
     """A 64-bit draw's ziggurat layer, |x| bits and x: (idx, rabs, x)."""
     idx = int(r & np.uint64(0xFF))
@@ -200,7 +200,7 @@ def _normal_zig_layer(r):
     return idx, rabs, x
 
 
-@nb.njit(**JIT_LEAF)
+@njit(**JIT_LEAF)
 def _normal_zig_slow_st(a, b, c, d, idx, rabs, x):
     """The normal ziggurat's rare cases (~0.7 %): the tail (layer 0) or a wedge; else draw
     again, as the loop of ``_normal_zig_st`` would."""
@@ -225,7 +225,7 @@ def _normal_zig_slow_st(a, b, c, d, idx, rabs, x):
             return x, a, b, c, d
 
 
-@nb.njit(**JIT_LEAF)
+@njit(**JIT_LEAF)
 def _normal_zig_st(a, b, c, d):
     """A standard normal variate by the ziggurat: the common case here (small enough to
     inline), the rest out of line."""
@@ -236,7 +236,7 @@ def _normal_zig_st(a, b, c, d):
     return _normal_zig_slow_st(a, b, c, d, idx, rabs, x)
 
 
-@nb.njit(**JIT_LEAF)
+@njit(**JIT_LEAF)
 def _normal_box_muller_st(a, b, c, d):
     """Standard normal by the Box-Muller transform (one of the pair is used)."""
     u1, a, b, c, d = _uniform_st(a, b, c, d)
@@ -252,7 +252,7 @@ _std_exponential_st = _std_exponential_zig_st if ZIGGURAT else _std_exponential_
 # ---------------------------------------------------------------------------- gamma
 
 
-@nb.njit(**JIT_LEAF)
+@njit(**JIT_LEAF)
 def _gamma_consts(shape):
     """Marsaglia and Tsang's constants for Gamma(shape): (d, c, 1 / shape or 0 when no boost)."""
     inv = 0.0
@@ -263,7 +263,7 @@ def _gamma_consts(shape):
     return dd, 1.0 / math.sqrt(9.0 * dd), inv
 
 
-@nb.njit(**JIT_LEAF)
+@njit(**JIT_LEAF)
 def _gamma_core_st(a, b, c, d, dd, cc, inv, scale):
     """One Gamma draw by Marsaglia and Tsang from its constants (``_gamma_consts``); ``inv`` > 0:
     shape < 1, boosted by U^(1/shape). The squeeze ``u < 1 - 0.0331 x^4`` accepts most draws
@@ -286,7 +286,7 @@ def _gamma_core_st(a, b, c, d, dd, cc, inv, scale):
             return dd * v * scale * boost, a, b, c, d
 
 
-@nb.njit(**JIT_LEAF)
+@njit(**JIT_LEAF)
 def _gamma_st(a, b, c, d, shape, scale):
     """Gamma(shape, scale) by Marsaglia and Tsang; shape < 1 by the U^(1/shape) boost. With the
     ziggurat, shape 1 is drawn as an exponential."""
@@ -297,7 +297,7 @@ def _gamma_st(a, b, c, d, shape, scale):
     return _gamma_core_st(a, b, c, d, dd, cc, inv, scale)
 
 
-@nb.njit(**JIT_LEAF)
+@njit(**JIT_LEAF)
 def fill_gamma_st(st, out, n, shape, scale):
     """out[:n] = the next n Gamma(shape, scale) draws on the scalar state st (uint64[4], updated):
     the same draws as n calls of ``_gamma_st``, the constants computed once."""

@@ -7,13 +7,12 @@ seek(d) = 0 for d = 0 cylinders (the same cylinder: a head switch, no arm motion
 The curve's coefficient from a published average seek is the host's
 (:func:`mcio.model.positional.seek_coefficient_for_average`).
 """
-import numba as nb
 import numpy as np
 
-from .options import JIT_LEAF
+from .options import JIT_LEAF, njit
 
 
-@nb.njit(**JIT_LEAF)
+@njit(**JIT_LEAF)
 def seek_ms(distance_cyl, settle_ms, ms_per_sqrt_cyl):
     """Seek time (ms) of an arm move of ``distance_cyl`` cylinders (float64 >= 0): 0 for none (a
     head switch), else settle + coefficient * sqrt(distance)."""
@@ -22,7 +21,7 @@ def seek_ms(distance_cyl, settle_ms, ms_per_sqrt_cyl):
     return settle_ms + ms_per_sqrt_cyl * np.sqrt(distance_cyl)
 
 
-@nb.njit(**JIT_LEAF)
+@njit(**JIT_LEAF)
 def seek_ms_into(distance_cyl, settle_ms, ms_per_sqrt_cyl, out):
     """``out[i] = seek_ms(distance_cyl[i], ...)``: ``distance_cyl`` float64[N] (cylinders, >= 0),
     ``out`` float64[N] (ms), both C-contiguous."""

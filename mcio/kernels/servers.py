@@ -11,15 +11,14 @@ event engine's control-unit stations.
 
 ``free_t`` float64[>= c] (ms): all zero to start (every server free at time 0; a heap as well).
 """
-import numba as nb
 
 from .heap import min_replace_root
-from .options import JIT_STAGE
+from .options import JIT_STAGE, njit
 
 SCAN_MAX = 16                     # up to this many servers, a scan finds the earliest free
 
 
-@nb.njit(**JIT_STAGE)
+@njit(**JIT_STAGE)
 def kw_start(free_t, c, a, svc):
     """A customer arriving at ``a`` (ms) needing ``svc`` ms takes the earliest free of the ``c``
     servers free_t[:c] (c >= 1; updated): returns its start (ms)."""

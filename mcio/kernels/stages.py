@@ -17,8 +17,9 @@ are built once per replication):
   exposures in use and the IOSQ FIFO per device; dq_s[DQ_*]: the HyperPAV alias pool, the
   arrival-order list of every queued I/O (head, tail) and the number queued.
 - ``paths`` = (dev_grp int64[D], grp_ptr int64[G + 1], grp_ch int64[:], chg_ptr int64[C + 1],
-  chg int64[:], rotor int64[G], gq_h int64[G], gq_t int64[G]): path groups and their FIFO of I/Os
-  deferred for lack of an open exchange.
+  chg int64[:], rotor int64[G], gq_h int64[G], gq_t int64[G], only int64): path groups and their
+  FIFO of I/Os deferred for lack of an open exchange; ``only`` the channel when there is one group
+  of one channel (else -1: the tables are read).
 - ``mp`` = (mp_busy int64[C], mq_h, mq_t, mq_n, me_h, me_t int64[C], mp_t0, mq_tl, mq_area
   float64[C], tm_t float64[2 M], tm_c int64[2 M]): the channel MP and its start- and end-work
   FIFOs (mq_n: the start work waiting). With ``channels.mp_order = "fifo"`` end work joins the
@@ -47,7 +48,6 @@ in a transfer); whoever ends the wait names the stage it resumes at.
 The device-service seam is ``device_service``: the one place that decides what the device side
 makes of an I/O (its device-side disconnect, whether it goes to the back end, its connect).
 """
-import numba as nb
 import numpy as np
 
 from .areas import mq_add, oe_add
@@ -57,7 +57,7 @@ from .histogram import hist_add
 from .ioclass import io_attrs
 from .layout import (D_MP_SHAPE, D_ROTATION, MISS_STAGING, MPW_FIFO, MPW_WAKE, R_CLASS, R_CYLINDER,
                      R_DEVICE, R_MISS, R_MODE, R_SEQUENTIAL)
-from .options import JIT_LEAF, JIT_STAGE
+from .options import JIT_LEAF, JIT_STAGE, njit
 from .seek import seek_ms
 from .stats import (A_DEFERRED, A_DEV_BUSY_MS, A_DEV_BUSY_ZVM_MS, A_N, A_SQ_CMR, A_SQ_CONN,
                     A_SQ_DISC, A_SQ_IOSQ, A_SQ_PEND, A_SQ_RESP, A_SUM_CMR, A_SUM_CONN, A_SUM_DISC,
@@ -98,7 +98,7 @@ N_DEV_STATE = 2
 # ---------------------------------------------------------------------------- FIFOs
 
 
-@nb.njit(**JIT_LEAF)
+@njit(**JIT_LEAF)
 def enqueue(head, tail, si, q, slot):
     """Append ``slot`` to FIFO ``q`` (linked through si[:, SI_NXT])."""
     si[slot, SI_NXT] = -1
@@ -109,7 +109,7 @@ def enqueue(head, tail, si, q, slot):
     tail[q] = slot
 
 
-@nb.njit(**JIT_LEAF)
+@njit(**JIT_LEAF)
 def dequeue(head, tail, si, q):
     """Remove and return the head of FIFO ``q`` (not empty)."""
     slot = head[q]
@@ -119,7 +119,7 @@ def dequeue(head, tail, si, q):
     return slot
 
 
-@nb.njit(**JIT_STAGE)
+@njit(**JIT_STAGE)
 def draw(rng, row):
     """The next draw of row ``row`` (an np.int64: a literal would compile once per value)."""
     vb, vpos, lanes, scal, dp, ev, ec = rng
@@ -129,7 +129,7 @@ def draw(rng, row):
 # ---------------------------------------------------------------------------- device exposures
 
 
-@nb.njit(**JIT_STAGE)
+@njit(**JIT_STAGE)
 def exposure_take(x, d, si, dev, hpav, expo):
     """I/O ``x`` asks device ``d`` for an exposure: True if it got one, else it waits (IOSQ).
 
@@ -166,7 +166,7 @@ def exposure_take(x, d, si, dev, hpav, expo):
     return False
 
 
-@nb.njit(**JIT_STAGE)
+@njit(**JIT_STAGE)
 def exposure_release(x, d, si, dev, hpav):
     """I/O ``x`` gives back its exposure of device ``d``: returns the queued I/O that takes it
     (now holding an exposure, to resume at GETCH), or -1.
@@ -215,7 +215,7 @@ def exposure_release(x, d, si, dev, hpav):
 # ---------------------------------------------------------------------------- the stages
 
 
-@nb.njit(**JIT_STAGE)
+@njit(**JIT_STAGE)
 def attr_uniforms(rng, cls_draw, mode_draw, miss_draw):
     """The uniforms that decide an arriving I/O's class, mode and miss (0.5 where a draw would
     decide nothing), drawn in that order from their own rows."""
@@ -229,7 +229,7 @@ def attr_uniforms(rng, cls_draw, mode_draw, miss_draw):
     return u_cls, u_mode, u_miss
 
 
-@nb.njit(**JIT_STAGE)
+@njit(**JIT_STAGE)
 def alias_pick(rng, al_prob, al_idx, base, m):
     """A device index in [0, m) from Walker's alias table at al_prob/al_idx[base:base + m] (the
     alias indices relative to base), on the device row's next uniform."""
@@ -237,12 +237,13 @@ def alias_pick(rng, al_prob, al_idx, base, m):
     i = int(ud)
     if i >= m:
         i = m - 1
-    if ud - i >= al_prob[base + i]:
-        i = al_idx[base + i]
-    return i
+    # the alias is loaded whether taken or not, so the choice is a select, not a branch (taken
+    # at random: a branch mispredicts about as often as the table's cells alias)
+    j = al_idx[base + i]
+    return j if ud - i >= al_prob[base + i] else i
 
 
-@nb.njit(**JIT_STAGE)
+@njit(**JIT_STAGE)
 def stage_arrive(x, t, sf, si, rng, attrs, pick, dev, hpav, expo):
     """SSCH issued: the I/O's class, mode and miss, its device, and an exposure of it (else IOSQ).
 
@@ -270,38 +271,45 @@ def stage_arrive(x, t, sf, si, rng, attrs, pick, dev, hpav, expo):
     return GETCH if exposure_take(x, d, si, dev, hpav, expo) else -1
 
 
-@nb.njit(**JIT_STAGE)
+@njit(**JIT_STAGE)
 def stage_getch(x, t, sf, si, paths, oe, oe_tl, chs, sel, oecap):
     """A channel of the device's path group with a free open exchange (else deferred, FIFO per
     group). ``sel`` 0: rotate from the group's rotor; 1: fewest open exchanges, ties round the
     group (not to the lowest CHPID). ``oecap`` int64[C]: each channel's open exchanges."""
-    dev_grp, grp_ptr, grp_ch, chg_ptr, chg, rotor, gq_h, gq_t = paths
+    dev_grp, grp_ptr, grp_ch, chg_ptr, chg, rotor, gq_h, gq_t, only = paths
     sf[x, SF_T_START] = t
-    g = dev_grp[si[x, SI_DEV]]
-    a = grp_ptr[g]
-    m = grp_ptr[g + 1] - a
     c = -1
-    # indices wrap by a compare, not %: an integer division costs ~30 cycles (rotor < m, j < m)
-    r0 = rotor[g]
-    if sel == 0:
-        for j in range(m):
-            jj = r0 + j
-            if jj >= m:
-                jj -= m
-            cc = grp_ch[a + jj]
-            if oe[cc] < oecap[cc]:
-                c = cc
-                rotor[g] = jj + 1 if jj + 1 < m else 0
-                break
+    if only >= 0:
+        # one path group of one channel: no look-up chain (device -> group -> its channels), no
+        # rotor to move (it stays 0 with one channel either way)
+        g = 0
+        if oe[only] < oecap[only]:
+            c = only
     else:
-        for j in range(m):
-            jj = r0 + j
-            if jj >= m:
-                jj -= m
-            cc = grp_ch[a + jj]
-            if oe[cc] < oecap[cc] and (c < 0 or oe[cc] < oe[c]):
-                c = cc
-        rotor[g] = r0 + 1 if r0 + 1 < m else 0
+        g = dev_grp[si[x, SI_DEV]]
+        a = grp_ptr[g]
+        m = grp_ptr[g + 1] - a
+        # indices wrap by a compare, not %: an integer division costs ~30 cycles (rotor < m, j < m)
+        r0 = rotor[g]
+        if sel == 0:
+            for j in range(m):
+                jj = r0 + j
+                if jj >= m:
+                    jj -= m
+                cc = grp_ch[a + jj]
+                if oe[cc] < oecap[cc]:
+                    c = cc
+                    rotor[g] = jj + 1 if jj + 1 < m else 0
+                    break
+        else:
+            for j in range(m):
+                jj = r0 + j
+                if jj >= m:
+                    jj -= m
+                cc = grp_ch[a + jj]
+                if oe[cc] < oecap[cc] and (c < 0 or oe[cc] < oe[c]):
+                    c = cc
+            rotor[g] = r0 + 1 if r0 + 1 < m else 0
     if c < 0:
         si[x, SI_DEF] = 1
         enqueue(gq_h, gq_t, si, g, x)
@@ -313,7 +321,7 @@ def stage_getch(x, t, sf, si, paths, oe, oe_tl, chs, sel, oecap):
     return MPSTART
 
 
-@nb.njit(**JIT_STAGE)
+@njit(**JIT_STAGE)
 def stage_mpstart(x, t, sf, si, rng, mp, mp_ms, cls_mp, start_frac, mp_det, uni):
     """The channel MP's work for this I/O (fixed + per command + per KB, times a shape draw),
     split into start and end work; the start work now, FIFO behind the MP's other work.
@@ -324,7 +332,7 @@ def stage_mpstart(x, t, sf, si, rng, mp, mp_ms, cls_mp, start_frac, mp_det, uni)
     (both kept in the I/O's slot for its end work)."""
     mp_busy, mq_h, mq_t, mq_n, me_h, me_t, mp_t0, mq_tl, mq_area, tm_t, tm_c = mp
     k = si[x, SI_CLS]
-    c = si[x, SI_CH]
+    c = 0 if mp_busy.shape[0] == 1 else si[x, SI_CH]      # (one channel: no load to wait for)
     if uni is None:
         w = mp_ms[c, k, si[x, SI_MODE]]
     else:
@@ -349,7 +357,7 @@ def stage_mpstart(x, t, sf, si, rng, mp, mp_ms, cls_mp, start_frac, mp_det, uni)
     return -1
 
 
-@nb.njit(**JIT_STAGE)
+@njit(**JIT_STAGE)
 def _connect_at(x, t, tau, sf, heap):
     """Connect starts at ``tau`` >= t (ms): its protocol time, then the transfer (XFER) now or
     at the EV_PROTO event."""
@@ -362,7 +370,7 @@ def _connect_at(x, t, tau, sf, heap):
     return XFER
 
 
-@nb.njit(**JIT_STAGE)
+@njit(**JIT_STAGE)
 def positional_miss(x, sf, si, dev_state, rng, pos):
     """A positional device reads a cache miss from its media: overwrites the pass-through plan's
     device-side disconnect, back end and least connect time (``pos`` as in device_service).
@@ -397,7 +405,7 @@ def positional_miss(x, sf, si, dev_state, rng, pos):
         sf[x, SF_CONN_MIN_MS] = sf[x, SF_PROTO_MS] + media_ms
 
 
-@nb.njit(**JIT_STAGE)
+@njit(**JIT_STAGE)
 def device_service(x, t, sf, si, dev_state, cls_kb, cls_proto, ch_proto, rng, pos):
     """THE DEVICE-SERVICE SEAM: what the device side makes of I/O ``x`` once the control unit
     has accepted its command (after the CMR), at time ``t`` (ms).
@@ -438,7 +446,7 @@ def device_service(x, t, sf, si, dev_state, cls_kb, cls_proto, ch_proto, rng, po
         positional_miss(x, sf, si, dev_state, rng, pos)
 
 
-@nb.njit(**JIT_STAGE)
+@njit(**JIT_STAGE)
 def stage_after_ha(x, t, sf, si, dev_state, cls_kb, proto, rng, pos):
     """The command is accepted: pend and CMR end, the device side plans the rest (the seam,
     ``pos`` and ``rng`` passed to it; ``proto`` = (cls_proto, ch_proto) its connect-time work),
@@ -453,7 +461,7 @@ def stage_after_ha(x, t, sf, si, dev_state, cls_kb, proto, rng, pos):
     return BE if si[x, SI_BACKEND] else CONN
 
 
-@nb.njit(**JIT_STAGE)
+@njit(**JIT_STAGE)
 def stage_device(x, t, sf, heap):
     """The device-side disconnect (no queue): ends by the EV_DEVICE event."""
     h_t, h_c, h_n = heap
@@ -461,13 +469,13 @@ def stage_device(x, t, sf, heap):
     return -1
 
 
-@nb.njit(**JIT_STAGE)
+@njit(**JIT_STAGE)
 def stage_conn(x, t, sf, heap):
     """Connect starts now: its protocol time first (a timed event), then the transfer."""
     return _connect_at(x, t, t, sf, heap)
 
 
-@nb.njit(**JIT_STAGE)
+@njit(**JIT_STAGE)
 def after_transfer(x, t, sf, heap):
     """Protocol and transfer done: MP end work next, unless the plan's least connect time is
     not reached yet (then an EV_PACE event at that time resumes the I/O at MPEND)."""
@@ -479,14 +487,14 @@ def after_transfer(x, t, sf, heap):
     return MPEND
 
 
-@nb.njit(**JIT_STAGE)
+@njit(**JIT_STAGE)
 def stage_mpend(x, t, sf, si, mp):
     """End-of-I/O MP work: served before waiting start work (exchanges close promptly), or, with
     ``mp_order = "fifo"``, behind it in one FIFO; an idle MP adds its wake-up work."""
     mp_busy, mq_h, mq_t, mq_n, me_h, me_t, mp_t0, mq_tl, mq_area, tm_t, tm_c = mp
     if sf[x, SF_W_END] <= 0.0:
         return DONE
-    c = si[x, SI_CH]
+    c = 0 if mp_busy.shape[0] == 1 else si[x, SI_CH]      # (one channel: no load to wait for)
     si[x, SI_MPSTAGE] = 1
     if mp_busy[c] == 0:
         mp_busy[c] = 1
@@ -499,12 +507,12 @@ def stage_mpend(x, t, sf, si, mp):
     return -1
 
 
-@nb.njit(**JIT_STAGE)
+@njit(**JIT_STAGE)
 def count_completion(x, t, sf, si, bk, nbk, chs, devs):
     """A measured I/O ends at ``t``: its figures into row ``nbk`` of the block ``bk``
     (float64[BLOCK_IOS, N_BK], columns BK_*), its channel's and device's counts into chs and
     devs at once (kernels/stats.py). Returns the block's new fill; ``flush_block`` empties it."""
-    c = si[x, SI_CH]
+    c = 0 if chs.shape[0] == 1 else si[x, SI_CH]      # (one channel: no load to wait for)
     d = si[x, SI_DEV]
     conn = t - sf[x, SF_T_MARK]
     bk[nbk, BK_RESP] = t - sf[x, SF_T_ARR]
@@ -523,7 +531,7 @@ def count_completion(x, t, sf, si, bk, nbk, chs, devs):
     return nbk + 1
 
 
-@nb.njit(**JIT_LEAF)
+@njit(**JIT_LEAF)
 def _column_sums(bk, n, col, acc, a_sum, a_sq):
     """acc[a_sum] += bk[:n, col] and acc[a_sq] += its squares, one I/O after another (the same
     order as one I/O at a time: the same sums to the bit), in registers."""
@@ -537,7 +545,7 @@ def _column_sums(bk, n, col, acc, a_sum, a_sq):
     acc[a_sq] = q
 
 
-@nb.njit(**JIT_LEAF)
+@njit(**JIT_LEAF)
 def flush_block(bk, n, acc, hist):
     """The block's n completions (``count_completion``) into the accumulators and the
     response-time histogram; returns 0, the block's new fill. Summing a block column by column
@@ -565,16 +573,20 @@ def flush_block(bk, n, acc, hist):
     return 0
 
 
-@nb.njit(**JIT_STAGE)
+@njit(**JIT_STAGE)
 def close_exchange(c, t, sf, si, paths, oe, oe_tl, chs):
     """An I/O's exchange on channel c closes at ``t``: the longest-deferred I/O of a path group
     through c takes it; returns that I/O (to resume at MPSTART) or -1."""
-    dev_grp, grp_ptr, grp_ch, chg_ptr, chg, rotor, gq_h, gq_t = paths
+    dev_grp, grp_ptr, grp_ch, chg_ptr, chg, rotor, gq_h, gq_t, only = paths
     best_g = np.int64(-1)
-    for j in range(chg_ptr[c], chg_ptr[c + 1]):
-        gg = chg[j]
-        if gq_h[gg] >= 0 and (best_g < 0 or sf[gq_h[gg], SF_T_START] < sf[gq_h[best_g], SF_T_START]):
-            best_g = gg
+    if only >= 0:
+        if gq_h[0] >= 0:         # one group, through the one channel
+            best_g = 0
+    else:
+        for j in range(chg_ptr[c], chg_ptr[c + 1]):
+            gg = chg[j]
+            if gq_h[gg] >= 0 and (best_g < 0 or sf[gq_h[gg], SF_T_START] < sf[gq_h[best_g], SF_T_START]):
+                best_g = gg
     if best_g < 0:
         oe_add(c, t, np.int64(-1), oe, oe_tl, chs)
         return -1
@@ -583,12 +595,12 @@ def close_exchange(c, t, sf, si, paths, oe, oe_tl, chs):
     return y
 
 
-@nb.njit(**JIT_STAGE)
+@njit(**JIT_STAGE)
 def release(x, t, sf, si, paths, oe, oe_tl, chs, dev, hpav, rs_slot, rs_stage, rs_n):
     """I/O x ends at ``t``: its exchange closes and its device exposure is freed; the I/Os that
     take them go on the ready stack (rs_slot, rs_stage int64[2 P + 8], rs_n used), the deferred
     one to MPSTART, the queued one to GETCH. Returns the new rs_n."""
-    y = close_exchange(si[x, SI_CH], t, sf, si, paths, oe, oe_tl, chs)
+    y = close_exchange(0 if oe.shape[0] == 1 else si[x, SI_CH], t, sf, si, paths, oe, oe_tl, chs)
     if y >= 0:
         rs_slot[rs_n] = y
         rs_stage[rs_n] = MPSTART
@@ -601,7 +613,7 @@ def release(x, t, sf, si, paths, oe, oe_tl, chs, dev, hpav, rs_slot, rs_stage, r
     return rs_n
 
 
-@nb.njit(**JIT_STAGE)
+@njit(**JIT_STAGE)
 def batch_add(bat, done, b_cur, b_next, total, resp):
     """Completion ``done`` (from 0, warm-up included) adds its response time ``resp`` to MSER
     batch done * len(bat) // total (kept without a division); returns (b_cur, b_next)."""
@@ -616,7 +628,7 @@ def batch_add(bat, done, b_cur, b_next, total, resp):
 # ---------------------------------------------------------------------------- events
 
 
-@nb.njit(**JIT_STAGE)
+@njit(**JIT_STAGE)
 def next_event(heap, tm_t, tm_c, tw_t, tw_c, next_arr):
     """When the next event is and where: (time, source, channel); source 0 the heap, 3 a channel
     MP's piece of work (the MP tree's root), 1 the end of channel ``channel``'s next transfer (the
@@ -646,13 +658,13 @@ def next_event(heap, tm_t, tm_c, tw_t, tw_c, next_arr):
 
 
 
-@nb.njit(**JIT_STAGE)
+@njit(**JIT_STAGE)
 def mp_work_ends(y, t, sf, si, mp, chs):
     """I/O y's MP work ends: the MP takes its next work (end work first; with mp_order = "fifo"
     the end work is in the start FIFO, in arrival order) at once, no wake-up, else its busy
     period ends (into chs[c, C_MP_BUSY_MS]); returns y's stage."""
     mp_busy, mq_h, mq_t, mq_n, me_h, me_t, mp_t0, mq_tl, mq_area, tm_t, tm_c = mp
-    c = si[y, SI_CH]
+    c = 0 if mp_busy.shape[0] == 1 else si[y, SI_CH]      # (one channel: no load to wait for)
     if me_h[c] >= 0:
         z = dequeue(me_h, me_t, si, c)
         winner_set(c, t + sf[z, SF_W_END], z * 8 + EV_MP, tm_t, tm_c)
@@ -670,14 +682,14 @@ def mp_work_ends(y, t, sf, si, mp, chs):
     return HA if si[y, SI_MPSTAGE] == 0 else DONE
 
 
-@nb.njit(**JIT_STAGE)
+@njit(**JIT_STAGE)
 def device_disconnect_ends(y, t, sf, si):
     """I/O y's device-side disconnect ends: to the back end if its plan says so, else connect."""
     sf[y, SF_DISC] = t - sf[y, SF_T_DISC]
     return BE if si[y, SI_BACKEND] else CONN
 
 
-@nb.njit(**JIT_STAGE)
+@njit(**JIT_STAGE)
 def heap_event(t, sf, si, heap):
     """Take the heap's first event (due at ``t``): returns (its I/O, the stage it resumes at)."""
     h_t, h_c, h_n = heap
@@ -685,6 +697,8 @@ def heap_event(t, sf, si, heap):
     heap_take(h_t, h_c, h_n)     # its place goes to the next event scheduled (heap_put)
     y = code >> 3
     et = code & 7
+    if et == EV_PROTO:      # the commonest (every I/O's connect), tested first
+        return y, XFER
     if et == EV_ARRIVE:
         return y, ARRIVE
     if et == EV_HA:
@@ -697,4 +711,4 @@ def heap_event(t, sf, si, heap):
         return y, MPEND
     if et == 7:             # kernels/cards.py's EV_CARD: past the card, to the host adapter
         return y, 20        # cards.PAST_CARD
-    return y, XFER          # EV_PROTO
+    return y, XFER          # (not reached: every code is tested above)

@@ -23,12 +23,11 @@ Per-station accumulators ``sts[station, ST_*]`` (outputs of ``iopath.run_one``; 
 ST_WORK_MS the busy area (service given in the measurement, server-ms), ST_VISITS the services
 assigned in it.
 """
-import numba as nb
 import numpy as np
 
 from .heap import heap_put
 from .layout import D_BACKEND, D_HA
-from .options import JIT, JIT_LEAF, JIT_STAGE
+from .options import JIT, JIT_LEAF, JIT_STAGE, njit
 from .servers import kw_start
 from .stages import (AFTER_HA, BE, DEVICE, EV_BE, EV_HA, SF_CU_END, SF_CU_START, SF_DEV_DISC_MS,
                      SF_DISC, SF_T_DISC, SF_T_MARK, SI_DEV, _connect_at, device_disconnect_ends,
@@ -38,19 +37,26 @@ ST_WORK_MS, ST_VISITS = range(2)
 N_ST = 2
 
 
-@nb.njit(**JIT)
+@njit(**JIT)
 def cu_state_single(ha_servers, be_servers, dp, n_slots):
     """The single-path model's two stations at time 0: (row, zero, kw_n, kw_free, work);
     ``n_slots``: the most I/Os that can be at a station at once."""
     # a station with at least as many servers as can reach it never queues: no heap of free times
-    kw_n = np.array([ha_servers if ha_servers < n_slots else 0,
-                     be_servers if be_servers < n_slots else 0], np.int64)
-    return (np.array([D_HA, D_BACKEND], np.int64),
-            np.array([dp[D_HA, 0] == 0.0 and dp[D_HA, 1] == 0.0, dp[D_BACKEND, 0] == 0.0 and dp[D_BACKEND, 1] == 0.0]),
-            kw_n, np.zeros((2, max(1, kw_n.max()))), np.zeros(2))
+    # (arrays filled element by element: np.array of a list and .max() would each compile Numba
+    # helpers of their own, ~5 specialisations, for two elements)
+    kw_n = np.zeros(2, np.int64)
+    kw_n[0] = ha_servers if ha_servers < n_slots else 0
+    kw_n[1] = be_servers if be_servers < n_slots else 0
+    row = np.zeros(2, np.int64)
+    row[0] = D_HA
+    row[1] = D_BACKEND
+    zero = np.zeros(2, np.bool_)
+    zero[0] = dp[D_HA, 0] == 0.0 and dp[D_HA, 1] == 0.0
+    zero[1] = dp[D_BACKEND, 0] == 0.0 and dp[D_BACKEND, 1] == 0.0
+    return row, zero, kw_n, np.zeros((2, max(1, max(kw_n[0], kw_n[1])))), np.zeros(2)
 
 
-@nb.njit(**JIT)
+@njit(**JIT)
 def cu_state(dp, cu_row, cu_servers, dev_cu, n_slots):
     """The stations' state at time 0 (``cu`` above) from each station's row of draws
     (int64[S]) and servers (int64[S]), and each device's control unit (int64[D]); ``n_slots``:
@@ -65,7 +71,7 @@ def cu_state(dp, cu_row, cu_servers, dev_cu, n_slots):
             dev_cu, n > 2)
 
 
-@nb.njit(**JIT_STAGE)
+@njit(**JIT_STAGE)
 def cu_of(x, si, cu):
     """The control unit of I/O ``x`` (0 unless there are several)."""
     if len(cu) > 5:
@@ -74,7 +80,7 @@ def cu_of(x, si, cu):
     return 0
 
 
-@nb.njit(**JIT_STAGE)
+@njit(**JIT_STAGE)
 def cu_serve(st, a, x, sf, rng, cu):
     """I/O ``x`` arrives at control-unit station ``st`` at ``a`` (ms): returns when its service
     ends. FIFO over the station's servers by the Kiefer-Wolfowitz recursion: it starts when it
@@ -97,7 +103,7 @@ def cu_serve(st, a, x, sf, rng, cu):
     return start + svc
 
 
-@nb.njit(**JIT_LEAF)
+@njit(**JIT_LEAF)
 def cu_committed(sf, si, cu, st, now):
     """Service at control-unit station ``st`` assigned but not yet given at ``now`` (ms): the
     part after ``now`` of every slot's last interval there (the utilisation's area is the work
@@ -113,7 +119,7 @@ def cu_committed(sf, si, cu, st, now):
     return tot
 
 
-@nb.njit(**JIT_LEAF)
+@njit(**JIT_LEAF)
 def stations_restart(t, sf, si, cu):
     """Warm-up over at ``t``: each station's area restarts from the service committed now."""
     work = cu[4]
@@ -123,7 +129,7 @@ def stations_restart(t, sf, si, cu):
             cu[5][st] = 0.0
 
 
-@nb.njit(**JIT_LEAF)
+@njit(**JIT_LEAF)
 def stations_close(t, sf, si, cu, sts):
     """The run ends at ``t``: each station's busy area and visits into sts[station, ST_*];
     returns the host adapters' and the back ends' summed areas (ms)."""
@@ -142,14 +148,14 @@ def stations_close(t, sf, si, cu, sts):
     return ha, be
 
 
-@nb.njit(**JIT_STAGE)
+@njit(**JIT_STAGE)
 def stage_be(x, t, sf, si, rng, cu, heap):
     """A miss reaches the back end at ``t``: its service (FIFO), the disconnect it makes, and
     the connect after it, planned now (one event)."""
     return _back_end_at(x, t, t, sf, si, rng, cu, heap)
 
 
-@nb.njit(**JIT_STAGE)
+@njit(**JIT_STAGE)
 def _back_end_at(x, t, a, sf, si, rng, cu, heap):
     """I/O x reaches its control unit's back end at ``a`` >= t (ms; a > t only where it cannot
     queue): its service ends its disconnect, then connect (``_connect_at``)."""
@@ -158,7 +164,7 @@ def _back_end_at(x, t, a, sf, si, rng, cu, heap):
     return _connect_at(x, t, tau, sf, heap)
 
 
-@nb.njit(**JIT_STAGE)
+@njit(**JIT_STAGE)
 def stage_ha(x, t, sf, si, rng, cu, heap, dev_state, cls_kb, proto, pos):
     """The command reaches its control unit's host adapter at ``t`` (the CMR: FIFO over its
     servers). A pass-through device then plans the rest at once, as far as nothing can queue:

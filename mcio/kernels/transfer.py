@@ -35,10 +35,9 @@ A link ``ln_ch[l] = c`` >= 0 (channel c's read or only link) also adds its busy 
 chs[c, C_LINK_BUSY_MS]. ``lns`` with no rows (the single-path case, whose results have no
 per-link figures): not kept.
 """
-import numba as nb
 import numpy as np
 
-from .options import JIT, JIT_LEAF, JIT_STAGE
+from .options import JIT, JIT_LEAF, JIT_STAGE, njit
 from .stages import INF, SF_TAG, SF_XFER_KB, SI_CH, SI_CLS, SI_DEV, SI_POS, after_transfer
 from .stats import C_LINK_BUSY_MS
 from .winner import winner_new, winner_set
@@ -48,7 +47,7 @@ LN_BUSY_MS, LN_KB = range(2)
 N_LN = 2
 
 
-@nb.njit(**JIT)
+@njit(**JIT)
 def links_state(P, LS, gen, n_links):
     """The transfer engine's state at time 0 (``ps``, see the module docstring) for P I/O slots,
     Lk = n_links links of at most LS transfers each; the general engine's per-slot arrays only
@@ -69,7 +68,7 @@ def links_state(P, LS, gen, n_links):
             np.zeros((G, rmax), np.int64))
 
 
-@nb.njit(**JIT_STAGE)
+@njit(**JIT_STAGE)
 def xfer_link(x, si, lk):
     """The channel link I/O x's transfer takes: its channel's link in its class's direction."""
     ch_link = lk[2]
@@ -77,7 +76,7 @@ def xfer_link(x, si, lk):
     return ch_link[si[x, SI_CH], cls_dir[si[x, SI_CLS]]]
 
 
-@nb.njit(**JIT_STAGE)
+@njit(**JIT_STAGE)
 def _ps_advance(c, now, bw, ps_n, ps_v, ps_tl):
     """Move link c's virtual time (KB served per active transfer) forward to ``now``."""
     n = ps_n[c]
@@ -90,7 +89,7 @@ def _ps_advance(c, now, bw, ps_n, ps_v, ps_tl):
     ps_tl[c] = now
 
 
-@nb.njit(**JIT_STAGE)
+@njit(**JIT_STAGE)
 def _ps_next(c, now, bw, ps_n, ps_v, ps_list, sf, ps_next_t, ps_next_slot, tw_t, tw_c):
     """Recompute when link c's next transfer ends (processor sharing; ties to the lower slot),
     and its leaf of the winner tree."""
@@ -113,7 +112,7 @@ def _ps_next(c, now, bw, ps_n, ps_v, ps_list, sf, ps_next_t, ps_next_slot, tw_t,
     winner_set(c, ps_next_t[c], c, tw_t, tw_c)
 
 
-@nb.njit(**JIT_STAGE)
+@njit(**JIT_STAGE)
 def _link_idle(l, t, ln_t0, lk, chs, lns, uni):
     """Link l's busy period ends at ``t``: into lns (and its channel's link busy; ``uni`` not
     None: channels alike, link l is channel l's)."""
@@ -128,7 +127,7 @@ def _link_idle(l, t, ln_t0, lk, chs, lns, uni):
         chs[l, C_LINK_BUSY_MS] += busy
 
 
-@nb.njit(**JIT_STAGE)
+@njit(**JIT_STAGE)
 def stage_xfer(x, t, sf, si, ps, heap, lk, gen, uni, bw0):
     """The data transfer joins its link(s), processor-shared (rates ``lk``'s ln_bw, KB/ms).
     ``gen``: the routes (rt_ptr, rt_ln, dev_cu) when some has several links, else None (a
@@ -145,20 +144,33 @@ def stage_xfer(x, t, sf, si, ps, heap, lk, gen, uni, bw0):
         c = xfer_link(x, si, lk)
         bw = lk[4][c]
     else:
-        c = si[x, SI_CH]
+        c = 0 if ps_n.shape[0] == 1 else si[x, SI_CH]      # (one channel: no load to wait for)
         bw = bw0
-    if ps_n[c] == 0:
+    n = ps_n[c]
+    if n == 0:
         ln_t0[c] = t             # the link's busy period begins
     _ps_advance(c, t, bw, ps_n, ps_v, ps_tl)
-    sf[x, SF_TAG] = ps_v[c] + kb
-    si[x, SI_POS] = ps_n[c]
-    ps_list[c, ps_n[c]] = x
-    ps_n[c] += 1
-    _ps_next(c, t, bw, ps_n, ps_v, ps_list, sf, ps_next_t, ps_next_slot, tw_t, tw_c)
+    v = ps_v[c]
+    tag = v + kb
+    sf[x, SF_TAG] = tag
+    si[x, SI_POS] = n
+    ps_list[c, n] = x
+    ps_n[c] = n + 1
+    if n == 0:
+        # alone on the link: it is the next to end, as _ps_next would find without reading back
+        # the list and the tag just stored (rem * 1 is rem to the bit)
+        rem = tag - v
+        if rem < 0.0:
+            rem = 0.0
+        ps_next_t[c] = t + rem / bw
+        ps_next_slot[c] = x
+        winner_set(c, ps_next_t[c], c, tw_t, tw_c)
+    else:
+        _ps_next(c, t, bw, ps_n, ps_v, ps_list, sf, ps_next_t, ps_next_slot, tw_t, tw_c)
     return -1
 
 
-@nb.njit(**JIT_STAGE)
+@njit(**JIT_STAGE)
 def transfer_ends(c, t, sf, si, ps, lk, chs, lns, gen, uni, bw0):
     """The transfer at the winner tree's root ends at ``t`` (``c``: its key, the link, or with
     routes ``gen`` the I/O slot): remove it from its link(s), their busy periods into lns / chs
@@ -172,10 +184,12 @@ def transfer_ends(c, t, sf, si, ps, lk, chs, lns, gen, uni, bw0):
         bw = bw0
     y = ps_next_slot[c]
     _ps_advance(c, t, bw, ps_n, ps_v, ps_tl)
-    last = ps_list[c, ps_n[c] - 1]
-    ps_list[c, si[y, SI_POS]] = last
-    si[last, SI_POS] = si[y, SI_POS]
-    ps_n[c] -= 1
+    n = ps_n[c] - 1
+    if n > 0:                # (alone: y is the list's only entry, nothing moves)
+        last = ps_list[c, n]
+        ps_list[c, si[y, SI_POS]] = last
+        si[last, SI_POS] = si[y, SI_POS]
+    ps_n[c] = n
     if ps_n[c] == 0:
         _link_idle(c, t, ln_t0, lk, chs, lns, uni)
     if lns.shape[0] > 0:
@@ -189,7 +203,7 @@ def transfer_ends(c, t, sf, si, ps, lk, chs, lns, gen, uni, bw0):
 # small as it was)
 
 
-@nb.njit(**JIT_LEAF)
+@njit(**JIT_LEAF)
 def _route_of(x, si, lk, gen):
     """I/O x's route index (c * U + u) * 2 + direction."""
     ch_link, cls_dir, rt_ptr, dev_cu = lk[2], lk[3], gen[0], gen[2]
@@ -198,7 +212,7 @@ def _route_of(x, si, lk, gen):
     return (si[x, SI_CH] * U + dev_cu[si[x, SI_DEV]]) * 2 + cls_dir[si[x, SI_CLS]]
 
 
-@nb.njit(**JIT_LEAF)
+@njit(**JIT_LEAF)
 def _rerate(y, t, ps, lk, gen):
     """Transfer y's KB remaining up to ``t``, then its rate (the least of its links' shares)
     and end (its leaf of the winner tree)."""
@@ -220,7 +234,7 @@ def _rerate(y, t, ps, lk, gen):
     winner_set(y, t + rem / r, y, tw_t, tw_c)
 
 
-@nb.njit(**JIT_LEAF)
+@njit(**JIT_LEAF)
 def _rerate_links(i, t, ps, lk, gen):
     """Every transfer on a link of route i: a new rate (their links' counts changed)."""
     ps_list, ps_n = ps[0], ps[1]
@@ -231,7 +245,7 @@ def _rerate_links(i, t, ps, lk, gen):
             _rerate(ps_list[l, q], t, ps, lk, gen)
 
 
-@nb.njit(**JIT_LEAF)
+@njit(**JIT_LEAF)
 def _general_start(x, t, kb, si, ps, lk, gen):
     """Transfer x (kb KB) joins every link of its route."""
     ps_list, ps_n, ln_t0 = ps[0], ps[1], ps[6]
@@ -253,7 +267,7 @@ def _general_start(x, t, kb, si, ps, lk, gen):
     _rerate_links(i, t, ps, lk, gen)
 
 
-@nb.njit(**JIT_LEAF)
+@njit(**JIT_LEAF)
 def _general_end(y, t, sf, si, ps, lk, gen, chs, lns):
     """Transfer y's end: it leaves its links (each's busy period and KB into lns), the others
     on them get their new rates; returns y."""
@@ -285,7 +299,7 @@ def _general_end(y, t, sf, si, ps, lk, gen, chs, lns):
     return y
 
 
-@nb.njit(**JIT)
+@njit(**JIT)
 def links_restart(t, ps, lns, cards):
     """The measurement starts at ``t``: the per-link and per-card accumulators from now."""
     lns[:, :] = 0.0
@@ -295,7 +309,7 @@ def links_restart(t, ps, lns, cards):
         ln_t0[l] = t
 
 
-@nb.njit(**JIT)
+@njit(**JIT)
 def links_close(t, ps, lk, chs, lns):
     """The measurement ends at ``t``: busy links' busy periods up to ``t``."""
     ps_n, ln_t0 = ps[1], ps[6]

@@ -10,13 +10,12 @@ the earliest item with the lowest index among equals (what a scan in index order
 ``<`` finds); with the heap's codes, the order the heap would give. With n = 1 the leaf is the
 root.
 """
-import numba as nb
 import numpy as np
 
-from .options import JIT, JIT_STAGE
+from .options import JIT, JIT_STAGE, njit
 
 
-@nb.njit(**JIT)
+@njit(**JIT)
 def winner_new(n):
     """The tree of ``n`` >= 1 items, every time INF: (tw_t float64[2 M], tw_c int64[2 M])."""
     m = 1
@@ -29,7 +28,7 @@ def winner_new(n):
     return tw_t, tw_c
 
 
-@nb.njit(**JIT_STAGE)
+@njit(**JIT_STAGE)
 def winner_set(i, v, key, tw_t, tw_c):
     """Item i is now (``v`` ms, ``key``): its leaf, then each node up to the root (log2 M steps).
 

@@ -20,11 +20,10 @@ the sums and sums of squares of the response and its components; ``whist[w, HIST
 its response-time histogram (``histogram``); ``dvs[d, DS_*]`` per device, the count and the sums
 of the components (the LCU and control-unit figures are their sums by device).
 """
-import numba as nb
 
 from .histogram import hist_add
 from .ioclass import io_class
-from .options import JIT_LEAF, JIT_STAGE
+from .options import JIT_LEAF, JIT_STAGE, njit
 from .stages import (GETCH, SF_CMR, SF_DISC, SF_PEND, SF_T_ARR, SF_T_MARK, SF_T_START, SI_CLS,
                      SI_DEF, SI_DEV, SI_MISS, SI_MODE, alias_pick, attr_uniforms,
                      exposure_take)
@@ -42,7 +41,7 @@ N_DS = 7
 N_COMP = 6
 
 
-@nb.njit(**JIT_STAGE)
+@njit(**JIT_STAGE)
 def stage_arrive_wl(x, t, sf, si, rng, attrs, is_open, wl, dev, hpav, expo):
     """SSCH issued (several workloads): the I/O's class within its group, its mode and miss,
     its device from its workload's table, and an exposure of it (else IOSQ). The uniforms are
@@ -68,7 +67,7 @@ def stage_arrive_wl(x, t, sf, si, rng, attrs, is_open, wl, dev, hpav, expo):
     return GETCH if exposure_take(x, d, si, dev, hpav, expo) else -1
 
 
-@nb.njit(**JIT_STAGE)
+@njit(**JIT_STAGE)
 def count_units(x, t, sf, si, cls_wl, wls, whist, dvs):
     """A measured I/O ends at ``t``: its response and components into its workload's sums and
     histogram and its device's sums."""
@@ -90,7 +89,7 @@ def count_units(x, t, sf, si, cls_wl, wls, whist, dvs):
     hist_add(whist[w], resp)
 
 
-@nb.njit(**JIT_LEAF)
+@njit(**JIT_LEAF)
 def units_restart(wls, whist, dvs):
     """Warm-up over: the per-workload and per-device accumulators restart."""
     wls[:, :] = 0.0

@@ -48,7 +48,10 @@ def reader_for(path):
 
 
 def read(paths) -> Measured:
-    """Every file of ``paths`` (one path or several) read by its format's reader, merged."""
+    """Every file of ``paths`` (one path or several) read by its format's reader, merged. Every row
+    must have its interval start (the key of a base model's intervals): a file whose rows state none
+    (a Performance Toolkit screen such as FCX110 prints times but no date) is an error here; its own
+    reader (``perfkit.read``) still reads it, with ``interval`` NaT."""
     if isinstance(paths, (str, Path)):
         paths = [paths]
     paths = list(paths)
@@ -56,7 +59,13 @@ def read(paths) -> Measured:
         raise McioError("INPUT", "(none)", "give at least one measured file")
     out = Measured()
     for p in paths:
-        out = out.merge(reader_for(p).read(p))
+        got = reader_for(p).read(p)
+        for level in got.frames:
+            if got[level]["interval"].isna().any():
+                raise McioError("INPUT", str(p), "rows stating their interval start; this file states "
+                                "none (a Performance Toolkit screen prints times but no date): give the "
+                                "printed report, whose heading has 'From yyyy/mm/dd hh:mm:ss'")
+        out = out.merge(got)
     return out
 
 

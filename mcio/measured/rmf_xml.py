@@ -8,16 +8,19 @@ Structure, as IBM documents it (z/OS RMF Programmer's Guide, "Postprocessor elem
 ``<part>`` elements holding ``<var-list>`` or ``<table>``; a table has ``<column-headers>`` with one
 ``<col type="N|T|M|S">NAME</col>`` per column, and rows of ``<col>`` values in the same order.
 
-What the documentation does not show, and this reader therefore accepts in several forms (no real
-RMF XML sample was available; see docs/measured.md):
-- the column names of the I/O reports: a column is known by its printed heading ('DEVICE ACTIVITY
-  RATE', 'AVG RESP TIME'...) or by its documented Overview condition name (DART, DPTAVG, CHTBSY,
-  IOART, ...); other columns are ignored, and a table with no known key column is skipped and
-  counted in ``Measured.skipped``;
-- the children of ``<time-data>``: the interval start is the first descendant whose text is a
-  date and time (ISO 'yyyy-mm-ddThh:mm:ss', or RMF's 'mm/dd/yyyy hh.mm.ss' / 'hh:mm:ss'), its
-  length the first descendant named '*interval*' or '*duration*' holding seconds or mm.ss.ttt;
-- the system: the first ``<resource>`` descendant whose name contains 'system' or 'resource-name'.
+A real file from the RMF Distributed Data Server (a CPU report, z/OS V2R5, in the Zowe ZEBRA
+project's tests; see docs/measured.md) shows what the documentation leaves open, and this reader
+follows it: the reports sit in a ``<ddsml>`` root; ``<resource>`` names the system in
+``<resname>`` (``<restype>SYSTEM</restype>``); ``<time-data>`` holds ``<display-start>`` as
+'mm/dd/yyyy-hh.mm.ss' and ``<report-interval unit="minutes">`` as 'mm:ss:ttt'; column names are
+the printed headings in mixed case, a group heading joined by ': ' ('Number of Address Spaces:
+MIN'); total rows carry ``type="SUM"``; an empty ``<col/>`` is not available. No real I/O report
+(DEVICE, CHAN, IOQ, CACHE) was available, so their column names are still accepted in several forms:
+a column is known by its printed heading ('DEVICE ACTIVITY RATE', 'AVG RESP TIME'...), compared
+without case, blanks or colons, or by its documented Overview condition name (DART, DPTAVG,
+CHTBSY, IOART, ...); other columns are ignored, and a table with no known key column is skipped and
+counted in ``Measured.skipped``. Also accepted: an ISO start 'yyyy-mm-ddThh:mm:ss', a length in
+seconds or 'mm.ss.ttt', and the system in an element named '*system*' or 'resource-name'.
 """
 from __future__ import annotations
 
@@ -80,12 +83,25 @@ COLUMN_NAMES = {
         "SEQUENTIAL READ RATE": "seq_read_per_s", "% READ": "read_pct",
     },
 }
+
+
+def _norm(name: str) -> str:
+    """A column name compared without case, blanks or colons: DDS writes 'Time% LPAR Busy' and
+    'Number of Address Spaces: MIN' where the printed report stacks 'TIME %' over 'LPAR BUSY'."""
+    return re.sub(r"[\s:]+", "", name).upper()
+
+
+#: COLUMN_NAMES with normalised names (see _norm)
+_COLUMN_NORM = {rep: {_norm(k): v for k, v in names.items()} for rep, names in COLUMN_NAMES.items()}
+#: reports whose total rows (type="SUM": LCU, storage-group, all-channel lines) are no objects
+_SKIP_SUM = {"DEVICE", "CHAN"}
 KEY_COLUMN = {"DEVICE": "devnum", "CHAN": "chpid", "IOQ": "lcu", "CACHE": "ssid"}
 _TEXT = {"devnum", "volser", "lcu", "dev_type", "chpid", "chpid_type", "generation", "cu", "ssid", "pav", "speed",
          "shared"}
 _ISO = re.compile(r"(\d{4})-(\d\d)-(\d\d)[T ](\d\d):(\d\d):(\d\d)")
-_RMFDT = re.compile(r"(\d\d)/(\d\d)/(\d{4})\s+(\d\d)[.:](\d\d)[.:](\d\d)")
-_MMSS = re.compile(r"^(\d+)\.(\d\d)\.(\d{3})$")
+_RMFDT = re.compile(r"(\d\d)/(\d\d)/(\d{4})[-\s]+(\d\d)[.:](\d\d)[.:](\d\d)")
+#: interval length mm.ss.ttt (printed reports) or mm:ss:ttt (DDS XML, unit="minutes")
+_MMSS = re.compile(r"^(\d+)([.:])(\d\d)\2(\d{3})$")
 
 
 def _local(tag: str) -> str:
@@ -134,6 +150,26 @@ def iter_read(path, chunk_reports: int | None = 400) -> Iterator[Measured]:
 LEVELS = ("device", "channel", "lcu", "lcu_path", "cache")
 
 
+def reports(path) -> pd.DataFrame:
+    """What ``path`` holds, one row per ``<postprocessor>`` report, known or not: ``metric`` (the
+    report id, e.g. 'DEVICE', 'CPU'), ``system``, ``interval`` (start), ``interval_s``."""
+    path = Path(path)
+    out = []
+    try:
+        for _ev, el in ET.iterparse(path, events=("end",)):
+            if _local(el.tag) != "postprocessor":
+                continue
+            _no_report(path, el, len(out) + 1)
+            metric = _child(el, "metric")
+            mid = ((metric.get("id") if metric is not None else "") or "").upper()
+            out.append({"metric": mid, **_keys(path, el, len(out) + 1)})
+            el.clear()
+    except ET.ParseError as e:
+        line = e.position[0] if hasattr(e, "position") else "?"
+        raise rp.bad(path, f"line {line}", f"well-formed RMF Postprocessor XML ({e})") from None
+    return pd.DataFrame(out, columns=["metric", "system", "interval", "interval_s"])
+
+
 def _measured(path, rows, skipped) -> Measured:
     frames = {lv: frame(lv, rp.complete(lv, r)) for lv, r in rows.items() if r}
     return Measured(frames, [str(path)], skipped)
@@ -143,7 +179,19 @@ def _child(el, name):
     return next((c for c in el if _local(c.tag) == name), None)
 
 
+def _no_report(path, pp, k) -> None:
+    """A DDS error answer: a <postprocessor> with a <message> and no <metric> (real sample: the
+    Zowe ZEBRA project's cpu-error.xml, GPM0739E) is a bad file quoting the message, not an empty
+    report."""
+    msg = _child(pp, "message")
+    if _child(pp, "metric") is None and msg is not None:
+        desc, sev = (" ".join((getattr(_child(msg, n), "text", "") or "").split()) for n in ("description", "severity"))
+        raise rp.bad(path, f"postprocessor report {k}", f"a report, got the RMF DDS message "
+                     f"{msg.get('id', '')} {desc!r} (severity {sev})")
+
+
 def _report(path, pp, k, rows, skipped) -> None:
+    _no_report(path, pp, k)
     metric = _child(pp, "metric")
     mid = (metric.get("id") if metric is not None else "") or ""
     mid = mid.upper()
@@ -152,11 +200,11 @@ def _report(path, pp, k, rows, skipped) -> None:
         skipped[what] = skipped.get(what, 0) + 1
         return
     keys = _keys(path, pp, k)
-    names = COLUMN_NAMES[mid]
+    names = _COLUMN_NORM[mid]
     for seg in (c for c in pp if _local(c.tag) == "segment"):
         for part in (c for c in seg if _local(c.tag) == "part"):
             for tab in (c for c in part if _local(c.tag) == "table"):
-                got = _table(path, tab, names, k)
+                got = _table(path, tab, names, k, mid in _SKIP_SUM)
                 if got is None or KEY_COLUMN[mid] not in got[0]:
                     what = f"{mid} table without a known key column"
                     skipped[what] = skipped.get(what, 0) + 1
@@ -187,16 +235,18 @@ def _emit(mid, keys, cols, recs, rows) -> None:
                 rows["lcu"].append(lr)
 
 
-def _table(path, tab, names, k):
+def _table(path, tab, names, k, skip_sum=False):
     head = _child(tab, "column-headers")
     if head is None:
         raise rp.bad(path, f"postprocessor report {k}", "<column-headers> in every <table>")
-    heads = [" ".join((c.text or "").split()).upper() for c in head if _local(c.tag) == "col"]
-    cols = [names.get(h) for h in heads]
+    heads = [" ".join((c.text or "").split()) for c in head if _local(c.tag) == "col"]
+    cols = [names.get(_norm(h)) for h in heads]
     if not any(cols):
         return None
     recs = []
     for r, row in enumerate((c for c in tab if _local(c.tag) == "row"), 1):
+        if skip_sum and (row.get("type") or "").upper() == "SUM":
+            continue
         vals = [(c.text or "").strip() for c in row if _local(c.tag) == "col"]
         rec = {}
         for name, col, v in zip(heads, cols, vals):
@@ -229,7 +279,7 @@ def _keys(path, pp, k) -> dict:
     if res is not None:
         for el in res.iter():
             name = _local(el.tag)
-            if ("system" in name or name == "resource-name") and (el.text or "").strip():
+            if ("system" in name or name in ("resource-name", "resname")) and (el.text or "").strip():
                 system = el.text.strip()
                 break
     return {"interval": start, "interval_s": length, "system": system}
@@ -250,7 +300,7 @@ def _datetime(txt: str):
 def _seconds(txt: str):
     m = _MMSS.match(txt)
     if m:
-        return int(m.group(1)) * 60 + int(m.group(2)) + int(m.group(3)) / 1000.0
+        return int(m.group(1)) * 60 + int(m.group(3)) + int(m.group(4)) / 1000.0
     try:
         v = float(txt)
     except ValueError:

@@ -2,8 +2,9 @@
 subsystem activity) -> the ``cache`` level.
 
 Offsets are IBM's (z/OS MVS System Management Facilities, record type 74: "Header/Self-defining
-Section", "Device Control Data Section", "Device Data Section", "Cache device data section"); each
-field and each derived column's formula is listed in docs/measured_smf.md. Times in the device data
+Section", "Device Control Data Section", "Device Data Section", "Cache device data section"; beyond
+what the manual's pages at hand print, IBM z/OS Data Gatherer's OpenAPI mapping of SMF74B / R745DEV);
+each field and each derived column's formula is listed in docs/measured_smf.md. Times in the device data
 section are in units of 128 microseconds; the cache counters are IBM short hexadecimal floating
 point ("s_float").
 """
@@ -11,7 +12,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .smf_record import Header, Product, RecordError, hfp32, sections, triplet, with_pending
+from .smf_record import Header, Product, RecordError, hfp32, sections, triplet, with_optional
 
 #: 128-microsecond units -> ms
 T128_MS = 0.128
@@ -36,10 +37,10 @@ DEV_DATA = np.dtype({
                 ">u4", ">u4", ">u4", ">u4", ">u4"],
     "offsets": [0, 2, 5, 6, 12, 16, 20, 24, 28, 32, 36, 40, 44, 48, 52, 60, 64], "itemsize": 68})
 
-#: Device Data Section fields whose offsets the sources at hand do not print (beyond byte 64):
-#: name -> None (not decoded: cmr_ms, db_ms stay NaN) or (offset, "u4") once read in IBM's ERBSMF74
-#: mapping; docs/measured_smf.md gives the formulas. Both are 4-byte counts of 128-us units.
-DEV_DATA_PENDING: dict = {"SMF74CMR": None, "SMF74DVB": None}
+#: Device Data Section fields beyond byte 68 (IBM z/OS Data Gatherer's mapping of SMF74B): name ->
+#: (offset, format), read only where the record's section is long enough (else cmr_ms, db_ms NaN).
+#: SMF74DVB: device busy delay time, SMF74CMR: initial command response time; both 128-us units.
+DEV_DATA_OPT: dict = {"SMF74DVB": (76, "u4"), "SMF74CMR": (164, "u4")}
 #: SMF74ENF bit 2 (X'20'): initial command response time SMF74CMR valid
 ENF_CMR_VALID = 0x20
 
@@ -87,7 +88,7 @@ def decode_74_1(rec: bytes, h: Header, p: Product):
     """Device activity -> ``device`` rows (DASD only; other device classes counted as skipped)."""
     ctl = sections(rec, triplet(rec, DCS_AT, "SMF74 device control"), DEV_CONTROL, "SMF74 device control")
     dds = triplet(rec, DDS_AT, "SMF74 device data")
-    dd = sections(rec, dds, with_pending(DEV_DATA, DEV_DATA_PENDING, dds[1]), "SMF74 device data")
+    dd = sections(rec, dds, with_optional(DEV_DATA, DEV_DATA_OPT, dds[1]), "SMF74 device data")
     if len(ctl) != 1:
         raise RecordError("one Device Control Data Section per 74.1 record (SMF74DCN = 1)", len(ctl))
     cls = int(ctl["SMF74SUB"][0])
@@ -99,7 +100,7 @@ def decode_74_1(rec: bytes, h: Header, p: Product):
 def device_columns(dd: np.ndarray, h: Header, p: Product, cmr_valid: bool = False):
     """The tidy ``device`` columns (and row count) of a structured array of Device Data Sections
     (RMF's DASD report formulas; see docs/measured_smf.md). cmr_ms and db_ms only where ``dd``
-    carries SMF74CMR / SMF74DVB (:data:`DEV_DATA_PENDING`), cmr_ms only if SMF74ENF says valid."""
+    carries SMF74CMR / SMF74DVB (:data:`DEV_DATA_OPT`), cmr_ms only if SMF74ENF says valid."""
     n = len(dd)
     f = lambda k: dd[k].astype(np.float64)  # noqa: E731
     cnf = dd["SMF74CNF"]
@@ -138,10 +139,9 @@ def device_columns(dd: np.ndarray, h: Header, p: Product, cmr_valid: bool = Fals
 
 
 # ---- subtype 5: cache subsystem activity
-#: header extension triplets of 74.5, in the order of IBM's mapping (IBM SMF Explorer, z/OS 2.5
-#: mapping SMF74S5, record fields: SMF745CO, SMF745DO, SMF745XO, SMF745SO, then SMF7451O ...), each
-#: 8 bytes from offset 36 as in every RMF header extension: control 36, device data 44, device data
-#: extension 52, status 60 (docs/measured_smf.md, field table).
+#: header extension triplets of 74.5 (IBM z/OS Data Gatherer's SMF74HDR of subtype 5: SMF745CO 36,
+#: SMF745DO 44, SMF745XO 52, SMF745SO 60, then SMF7451O 68): control, device data, device data
+#: extension, status (docs/measured_smf.md, field table).
 CO_AT, DO_AT, XO_AT, SO_AT = 36, 44, 52, 60
 
 #: Cache device data section (one per device), offsets 0..59; counters are HFP short floats
@@ -151,23 +151,28 @@ CACHE_DEV = np.dtype({
     "formats": ["S6", "u1", ">u2", "u1"] + [">u4"] * 10,
     "offsets": [0, 6, 12, 16, 20, 24, 28, 32, 36, 40, 44, 48, 52, 56], "itemsize": 60})
 
-#: Cache device data section fields whose offsets the sources at hand do not print (beyond byte
-#: 60): name -> None (not decoded: ssid stays '') or (offset, "u2") from IBM's ERBSMF74 mapping.
-CACHE_DEV_PENDING: dict = {"R745DSID": None}
+#: Cache device data section fields beyond byte 60 (IBM z/OS Data Gatherer's mapping of R745DEV),
+#: read only where the record's section is long enough: cache fast write (non-retentive) writes and
+#: hits, DASD-to-cache transfers (sequential R745DTC, normal R745DNTD; HFP short floats) and the
+#: subsystem id R745DSID (2 bytes binary).
+CACHE_DEV_OPT: dict = {"R745DWNR": (60, "hfp"), "R745DWNH": (64, "hfp"), "R745DTC": (76, "hfp"),
+                       "R745DNTD": (80, "hfp"), "R745DSID": (106, "u2")}
 
 
 def decode_74_5(rec: bytes, h: Header, p: Product):
     """Cache subsystem activity -> ``cache`` rows, one per device (subsystem totals are the sum of
-    a subsystem's devices; the CU-ID of the control section is not decoded, the SSID only once
-    R745DSID's offset is set in :data:`CACHE_DEV_PENDING`)."""
+    a subsystem's devices, its SSID R745DSID; the control section's R745CUID is a CU *type* code,
+    not RMF's CU-ID, and is not decoded)."""
     do = triplet(rec, DO_AT, "SMF74.5 cache device data")
-    dv = sections(rec, do, with_pending(CACHE_DEV, CACHE_DEV_PENDING, do[1]), "SMF74.5 cache device data")
+    dv = sections(rec, do, with_optional(CACHE_DEV, CACHE_DEV_OPT, do[1]), "SMF74.5 cache device data")
     n = len(dv)
-    c = {k: hfp32(dv[k]) for k in CACHE_DEV.names if k not in ("R745DVOL", "R745DFL4", "R745DEVN", "R745DFLG")}
+    names = dv.dtype.names
+    c = {k: hfp32(dv[k]) for k in names if dv.dtype.fields[k][0] == np.dtype(">u4")}
+    zero = np.zeros(n)
     read_req = c["R745DRCR"] + c["R745DRSR"] + c["R745DRNR"]
     read_hit = c["R745DCRH"] + c["R745DRSH"] + c["R745DNRH"]
-    write_req = c["R745DWRC"] + c["R745DWSR"]
-    write_hit = c["R745DWCH"] + c["R745DWSH"]
+    write_req = c["R745DWRC"] + c["R745DWSR"] + c.get("R745DWNR", zero)
+    write_hit = c["R745DWCH"] + c["R745DWSH"] + c.get("R745DWNH", zero)
     t = p.interval_s
     cols = {
         "interval": np.datetime64(p.start, "ns"), "interval_s": t, "system": h.system,
@@ -176,7 +181,10 @@ def decode_74_5(rec: bytes, h: Header, p: Product):
         "read_hit_ratio": _div(read_hit, read_req), "write_hit_ratio": _div(write_hit, write_req),
         "hit_ratio": _div(read_hit + write_hit, read_req + write_req),
         "seq_read_per_s": c["R745DRSR"] / t,
+        "read_pct": _div(read_req * 100.0, read_req + write_req),
     }
-    if "R745DSID" in dv.dtype.names:
+    if "R745DNTD" in names:
+        cols["staging_per_s"] = (c["R745DNTD"] + c["R745DTC"]) / t
+    if "R745DSID" in names:
         cols["ssid"] = hex4(dv["R745DSID"])
     return {"cache": (cols, n)}, {}

@@ -3,16 +3,15 @@
 Section layouts are IBM's (z/OS MVS System Management Facilities, record type 78: "I/O Queuing Data
 Section", one per LCU; "I/O Queuing Configuration Data Section", one per channel path of an LCU,
 located by triplet R783CPDS of the LCU's "I/O Queuing Configuration Control Section"; "HyperPAV Data
-Section", one per LSS with HyperPAV devices). The header triplets follow IBM's mapping order (IBM SMF
-Explorer, mapping SMF78S3: SMF78DCS, SMF78ASS, SMF78QDS, SMF78HPS at 36, 44, 52, 60). The control
-section's fields are taken as those of its documented record 79.14 twin (R79EID1, R79ENTR,
-R79ECPDS/L/N at 0, 2, 4/8/10): docs/measured_smf.md, "Doubts".
+Section", one per LSS with HyperPAV devices). The header triplets (SMF78DCS, SMF78ASS, SMF78QDS,
+SMF78HPS at 36, 44, 52, 60), the control section (R783CS) and SuperPAV's R783XHBC are IBM z/OS Data
+Gatherer's OpenAPI mapping of SMF78HDR / R783CS / R783HPAV (docs/measured_smf.md).
 """
 from __future__ import annotations
 
 import numpy as np
 
-from .smf_record import Header, Product, RecordError, hfp32, sections, triplet
+from .smf_record import Header, Product, RecordError, hfp32, sections, triplet, with_optional
 from .smf74 import T128_MS, hex4
 
 #: header extension: configuration (control) sections, I/O queuing data sections, IOQ global
@@ -46,6 +45,9 @@ HYPERPAV_DATA = np.dtype({
     "names": ["R783HLCU", "R783HCU", "R783HNAI", "R783HTIO", "R783HAIU", "R783HCAD", "R783HIOQ"],
     "formats": [">u2", ">u2", ">u4", ">u4", ">u4", ">u4", ">u4"],
     "offsets": [0, 2, 8, 12, 16, 20, 24], "itemsize": 28})
+#: SuperPAV field of the HyperPAV/SuperPAV data section (R783HPAV), read where the section holds it:
+#: the high-water mark of aliases concurrently borrowed from peer LCUs
+HYPERPAV_OPT: dict = {"R783XHBC": (60, "u4")}
 
 CPST_INSTALLED = 0x80    # R783CPST bit 0
 CPST_DATA_BAD = 0x04     # R783CPST bit 5: measured channel path data incorrect
@@ -136,22 +138,27 @@ def decode_78_3(rec: bytes, h: Header, p: Product):
 
 def _hyperpav(rec: bytes, h: Header, qd: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """(HPAV WAIT, HPAV MAX) per I/O queuing data section: over the HyperPAV data sections whose
-    R783HLCU is the LCU, sum(R783HNAI) / sum(R783HTIO) and max(R783HAIU); NaN for an LCU without
+    R783HLCU is the LCU, sum(R783HNAI) / sum(R783HTIO) and max(R783HAIU + R783XHBC) (SuperPAV's
+    borrowed aliases, where the section holds R783XHBC); NaN for an LCU without
     HyperPAV devices (R783DST bit 6 off) or without HyperPAV sections in this record."""
     nq = len(qd)
     wait, amax = np.full(nq, np.nan), np.full(nq, np.nan)
     if h.n_triplets < HPS_TRIPLETS:
         return wait, amax
-    hp = sections(rec, triplet(rec, HPS_AT, "SMF78.3 HyperPAV data"), HYPERPAV_DATA, "SMF78.3 HyperPAV data")
+    hps = triplet(rec, HPS_AT, "SMF78.3 HyperPAV data")
+    hp = sections(rec, hps, with_optional(HYPERPAV_DATA, HYPERPAV_OPT, hps[1]), "SMF78.3 HyperPAV data")
     if not len(hp):
         return wait, amax
     nai, tio = hfp32(hp["R783HNAI"]), hfp32(hp["R783HTIO"])
     hl = hp["R783HLCU"].astype(np.int64)
+    in_use = hp["R783HAIU"].astype(np.int64)
+    if "R783XHBC" in hp.dtype.names:
+        in_use = in_use + hp["R783XHBC"].astype(np.int64)
     for i, q in enumerate(qd):
         mine = hl == int(q["R783ID2"])
         if not (q["R783DST"] & DST_HYPERPAV) or not mine.any():
             continue
         total = tio[mine].sum()
         wait[i] = nai[mine].sum() / total if total > 0 else np.nan
-        amax[i] = float(hp["R783HAIU"][mine].max())
+        amax[i] = float(in_use[mine].max())
     return wait, amax

@@ -216,31 +216,34 @@ def sections(rec: bytes, trip: tuple[int, int, int], dtype: np.dtype, what: str)
     return np.frombuffer(rec, dtype=dt, count=n, offset=off)
 
 
-def with_pending(dtype: np.dtype, pending: dict, section_len: int | None = None) -> np.dtype:
-    """See :func:`_with_pending`; cached on the layout (called once per record)."""
-    return _with_pending(dtype, tuple(pending.items()), section_len)
+def with_optional(dtype: np.dtype, optional: dict, section_len: int | None = None) -> np.dtype:
+    """See :func:`_with_optional`; cached on the layout (called once per record)."""
+    return _with_optional(dtype, tuple(optional.items()), section_len)
+
+
+#: bytes of each optional field format ("hfp": an IBM short float read as its 4-byte word)
+_OPT_SIZE = {"u1": 1, "u2": 2, "u4": 4, "u8": 8, "hfp": 4}
+_OPT_DTYPE = {"u1": "u1", "u2": ">u2", "u4": ">u4", "u8": ">u8", "hfp": ">u4"}
 
 
 @functools.lru_cache(maxsize=256)
-def _with_pending(dtype: np.dtype, pending: tuple, section_len: int | None) -> np.dtype:
-    """``dtype`` plus the fields of ``pending`` (name -> None, not decoded, or (offset, format) with
-    format "u1", "u2", "u4" or "hfp", a 4-byte IBM short float read as its word) whose offset is set
-    and, if ``section_len`` is given, that lie inside a section of that length. The itemsize grows to
-    hold them (the writer's layout); :func:`sections` reads with the record's stated section length."""
+def _with_optional(dtype: np.dtype, optional: tuple, section_len: int | None) -> np.dtype:
+    """``dtype`` plus the fields of ``optional`` (name -> (offset, format), format "u1", "u2",
+    "u4", "u8" or "hfp") that, if ``section_len`` is given, lie inside a section of that length: the
+    fields a section carries only from some release on (an older, shorter section leaves them
+    unread and their columns NaN). Fields may overlap (a union, e.g. SMF73CCM's words by
+    measurement group). The itemsize grows to hold them (the writer's layout); :func:`sections`
+    reads with the record's stated section length."""
     names, formats, offsets = list(dtype.names), [dtype.fields[k][0] for k in dtype.names], \
         [dtype.fields[k][1] for k in dtype.names]
-    size = {"u1": 1, "u2": 2, "u4": 4, "hfp": 4}
     end = dtype.itemsize
-    for k, spec in pending:
-        if spec is None:
-            continue
-        off, fmt = spec
-        if section_len is not None and off + size[fmt] > section_len:
+    for k, (off, fmt) in optional:
+        if section_len is not None and off + _OPT_SIZE[fmt] > section_len:
             continue
         names.append(k)
-        formats.append({"u1": "u1", "u2": ">u2", "u4": ">u4", "hfp": ">u4"}[fmt])
+        formats.append(_OPT_DTYPE[fmt])
         offsets.append(off)
-        end = max(end, off + size[fmt])
+        end = max(end, off + _OPT_SIZE[fmt])
     return np.dtype({"names": names, "formats": formats, "offsets": offsets, "itemsize": end})
 
 

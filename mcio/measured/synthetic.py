@@ -303,77 +303,11 @@ def write_rmf(measured: Measured, directory, prefix: str = "rmf") -> list:
 
 
 def write_smf(measured: Measured, path, seed: int = 1) -> int:
-    """``measured`` as an SMF dump (RDW-prefixed records 74.1, 73, 78.3 and 74.5 per interval,
-    :mod:`mcio.measured.smf_write`), its figures turned back into the SMF counters the readers'
-    formulas invert (docs/measured_smf.md): SSCH counts, connect / pend / disconnect in 128 us
-    units, channel partition busy in 1024 us units, CHPID TAKEN counts and CMR per path, cache
-    read / write requests and hits per device (each LCU's cache counts split over its devices by
-    their I/O counts: a multinomial draw, ``seed``). Fields the readers do not decode yet (CMR per
-    device, CPMF channel data: MB/s, FICON / zHPF operations, SSIDs) are not written. Returns the
-    bytes written."""
-    from . import smf_write as W
-    dev, ch, lcu, path_, cache = (measured[lv] for lv in ("device", "channel", "lcu", "lcu_path", "cache"))
-    rng = np.random.default_rng([seed, 73])
-    recs = []
-    for t in measured.intervals():
-        d = dev[dev["interval"] == t]
-        if not len(d):
-            continue
-        T = float(d["interval_s"].iloc[0])
-        sysid = str(d["system"].iloc[0]) or "SYN1"
-        start = pd.Timestamp(t).to_pydatetime()
-        sam = max(int(round(T)), 1)
-        ssc = np.round(d["ssch_per_s"].to_numpy() * T).astype(np.int64)
-        u128 = lambda col: np.round(d[col].fillna(0.0).to_numpy() * ssc / 0.128).astype(np.int64)  # noqa: E731
-        que = np.round(d["iosq_ms"].fillna(0.0).to_numpy() / 1000.0 * ssc / T * sam).astype(np.int64)
-        dv = {"SMF74NUM": [int(x, 16) for x in d["devnum"]], "SMF74LCU": [int(x or "0", 16) for x in d["lcu"]],
-              "SMF74SER": list(d["volser"]), "SMF74TYP": np.full(len(d), 0x3010200F), "SMF74NUX": np.ones(len(d)),
-              "SMF74SSC": ssc, "SMF74MEC": ssc, "SMF74CNN": u128("conn_ms"), "SMF74PEN": u128("pend_ms"),
-              "SMF74DIS": u128("disc_ms"), "SMF74QUE": que}
-        dv["SMF74ATV"] = dv["SMF74CNN"] + dv["SMF74PEN"] + dv["SMF74DIS"]
-        recs += W.records_74_1(sysid, start, T, sam, dv)
-        c = ch[ch["interval"] == t]
-        if len(c):
-            pti = int(round(T * 1e6 / 1024))
-            busy = c["util_part_pct"].fillna(c["util_total_pct"]).fillna(0.0).to_numpy() / 100.0
-            recs.append(W.record_73(sysid, start, T, sam, {
-                "SMF73PID": [int(x, 16) for x in c["chpid"]], "SMF73FG3": np.full(len(c), 0x02),
-                "SMF73PTI": np.full(len(c), pti), "SMF73PBY": np.round(busy * pti).astype(np.int64),
-                "SMF73ACR": [x or "FC" for x in c["chpid_type"]], "SMF73CMG": np.full(len(c), 2)}))
-        lq = []
-        for _, L in lcu[lcu["interval"] == t].iterrows():
-            pp = path_[(path_["interval"] == t) & (path_["lcu"] == L["lcu"])]
-            pt = np.round(pp["taken_per_s"].to_numpy() * T).astype(np.int64)
-            cmr = pp["cmr_ms"].fillna(0.0).to_numpy()
-            lq.append({"R783ID2": int(L["lcu"], 16), "R783DST": 0, "paths": {
-                "R783CPID": [int(x, 16) for x in pp["chpid"]], "R783CPST": np.full(len(pp), 0x80),
-                "R783CUN": np.ones(len(pp)), "R783CU1": np.full(len(pp), int((L["cu"] or "0").split()[0], 16)),
-                "R783PT": pt, "R783CMR": np.round(cmr * pt / 0.128).astype(np.int64)}})
-        if lq:
-            recs.append(W.record_78_3(sysid, start, T, sam, lq))
-        cc = cache[(cache["interval"] == t) & (cache["devnum"] == "")]
-        cols = {k: [] for k in ("R745DVOL", "R745DEVN", "R745DRCR", "R745DCRH", "R745DWRC", "R745DWCH")}
-        for _, C in cc.iterrows():
-            sel = (d["lcu"] == C["ssid"]).to_numpy()
-            if not sel.any():
-                continue
-            p = ssc[sel] / max(ssc[sel].sum(), 1)
-            nr, nw = int(round(C["read_per_s"] * T)), int(round(C["write_per_s"] * T))
-            rh = int(round(C["read_hit_ratio"] * nr))
-            wh = int(round(C["write_hit_ratio"] * nw)) if np.isfinite(C["write_hit_ratio"]) else nw
-            # the LCU's hits and misses spread over its devices (sums kept exactly)
-            r_hit, r_miss = rng.multinomial(rh, p), rng.multinomial(nr - rh, p)
-            w_hit, w_miss = rng.multinomial(wh, p), rng.multinomial(nw - wh, p)
-            cols["R745DVOL"] += list(d["volser"][sel])
-            cols["R745DEVN"] += [int(x, 16) for x in d["devnum"][sel]]
-            cols["R745DRCR"] += list(r_hit + r_miss)
-            cols["R745DCRH"] += list(r_hit)
-            cols["R745DWRC"] += list(w_hit + w_miss)
-            cols["R745DWCH"] += list(w_hit)
-        if cols["R745DEVN"]:
-            recs += W.records_74_5(sysid, start, T, sam, {k: np.asarray(v) if k != "R745DVOL" else v
-                                                           for k, v in cols.items()})
-    return W.write_dump(path, recs)
+    """``measured`` as an SMF dump (records 74.1, 73, 78.3 and 74.5 per interval), its figures turned
+    back into the SMF counters the readers' formulas invert: :func:`mcio.measured.smf_write.write_measured`
+    (docs/measured_smf.md). Returns the bytes written."""
+    from . import smf_write
+    return smf_write.write_measured(measured, path, seed)
 
 
 __all__ = ["KNOWN", "ZHPF_RATIO", "RMF_REPORTS", "truth_config", "small_config", "day_curve", "generate", "lcu_kb",

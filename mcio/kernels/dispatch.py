@@ -1,0 +1,187 @@
+"""How a kernel is compiled: ``njit``, Numba's decorator, with each kernel compiled twice over
+for its two kinds of caller, each only when called.
+
+Called from Python (the engine, tests): Numba's own dispatcher, options as given, machine code
+cached. Called from another kernel (a stage from the event loop, a leaf from a stage): a second
+dispatcher of the same function, compiled only into its callers' code. Numba by default compiles
+every callee as a program of its own, to be called from Python too: a CPython wrapper (the
+arguments' unboxing), a C wrapper, LLVM's module passes, machine code, a cache entry; then LLVM
+inlines the callee's IR into its caller and optimises it again there, so the callee's wrappers,
+machine code and cache entry are never used. Here a callee keeps what its callers use: its
+optimised LLVM module (its callees linked in and inlined, as before: the caller's code is the
+same) and nothing else. Where it went: benchmarks/README.md, "Issue 29: compiling (session 14)".
+
+The second dispatcher is what Numba's typing sees of a kernel (``_numba_type_``, the attribute
+``numba.typeof`` reads), so the kernels' sources call each other by their plain names. Called
+from Python it raises TypeError (it has no machine code). With another Numba than the one this
+was written and tested against (0.68: ``numba.core.codegen.JITCodeLibrary``, the lowering pass's
+``get_executable``; ``TESTED_NUMBA``), ``njit`` is Numba's own, unchanged.
+"""
+from __future__ import annotations
+
+import numba
+
+try:
+    from numba import _dynfunc
+    from numba.core import compiler, types
+    from numba.core.codegen import JITCodeLibrary
+    from numba.core.compiler_lock import require_global_compiler_lock
+    from numba.core.compiler_machinery import LoweringPass, register_pass
+    from numba.core.registry import CPUDispatcher
+    from numba.core.typed_passes import AnnotateTypes
+except ImportError:        # (another Numba: its own njit below)
+    CPUDispatcher = None
+
+
+def _plain(**options):
+    options.pop("as_call", None)
+    return numba.njit(**options)
+
+
+# Only on the Numba it was written and tested against: these are Numba's internals, and another
+# release could keep their names but change what they do (then: Numba's own njit, slower to compile).
+TESTED_NUMBA = ("0.68.",)
+
+if (CPUDispatcher is None or not hasattr(JITCodeLibrary, "_optimize_final_module")
+        or not numba.__version__.startswith(TESTED_NUMBA)):
+    njit = _plain
+else:
+    class _CallersLibrary(JITCodeLibrary):
+        """A kernel's code for its callers only: finalising it links its callees in and optimises
+        the module (what its callers link and inline), but adds it to no execution engine: no
+        machine code, no symbols.
+
+        A callee compiled ``as_call`` (never inlined: a call in its callers) is linked into no
+        other callee's module, only declared there: its body (and all it calls) would be optimised
+        again in every module that links it, to no use. Its library is passed up instead
+        (``deferred``) to the first library that is not a callee's (a kernel as Python calls it),
+        whose module gets its body once."""
+
+        as_call = False
+
+        def finalize(self):
+            require_global_compiler_lock()
+            self._raise_if_finalized()
+            self.deferred = []
+            seen = set()
+            for library in self._linking_libraries:      # (as CPUCodeLibrary.finalize)
+                if library in seen:
+                    continue
+                seen.add(library)
+                self._reload_init.update(library._reload_init)
+                if isinstance(library, _CallersLibrary):
+                    library._ensure_finalized()
+                    self.deferred += [d for d in library.deferred if d not in self.deferred]
+                    if library.as_call:
+                        if library not in self.deferred:
+                            self.deferred.append(library)
+                        continue
+                    module = JITCodeLibrary._get_module_for_linking(library)
+                else:
+                    module = library._get_module_for_linking()
+                self._final_module.link_in(module, preserve=True)
+            self._optimize_final_module()
+            self._finalized = True
+
+        def _get_module_for_linking(self):
+            """Its module for a kernel called from Python: with the deferred bodies."""
+            if getattr(self, "_full_module", None) is None:
+                module = JITCodeLibrary._get_module_for_linking(self)
+                if self.deferred:
+                    module = module.clone()
+                    for library in self.deferred:
+                        module.link_in(JITCodeLibrary._get_module_for_linking(library),
+                                       preserve=True)
+                self._full_module = module
+            return self._full_module
+
+        def get_pointer_to_function(self, name):
+            return 0
+
+    @register_pass(mutates_CFG=False, analysis_only=True)
+    class _UseCallersLibrary(LoweringPass):
+        """Before lowering: the function's code goes into a :class:`_CallersLibrary`."""
+        _name = "mcio_callers_library"
+
+        def __init__(self):
+            LoweringPass.__init__(self)
+
+        def run_pass(self, state):
+            if state.library is None:
+                state.library = _CallersLibrary(state.targetctx.codegen(),
+                                                state.func_id.func_qualname)
+                state.library.as_call = state.pipeline.as_call
+            return False
+
+    def _no_executable(library, fndesc, env):
+        """The lowering pass's ``get_executable`` for a callee: a function object that only keys
+        the callee's implementation for its callers (Numba's own for ``no_cpython_wrapper``, as
+        with a null address), without machine code or the environment's address."""
+        return _dynfunc.make_function(fndesc.lookup_module(), fndesc.qualname.split(".")[-1],
+                                      "compiled into its callers only", 0, env, (library,))
+
+    class _IntoCallers(compiler.Compiler):
+        """Numba's pipeline, the function's code in a :class:`_CallersLibrary`."""
+        as_call = False
+
+        def __init__(self, *args, **kwargs):
+            super().__init__(*args, **kwargs)
+            # (the pipeline's own copy of the target context: Numba's subtarget for these flags)
+            self.state.targetctx.get_executable = _no_executable
+
+        def define_pipelines(self):
+            pms = super().define_pipelines()
+            for pm in pms:
+                pm.add_pass_after(_UseCallersLibrary, AnnotateTypes)
+                pm.finalize()
+            return pms
+
+    class _IntoCallersAsCall(_IntoCallers):
+        as_call = True
+
+    class _Callee(CPUDispatcher):
+        """A kernel as other kernels call it (no machine code of its own: not from Python)."""
+
+        def __call__(self, *args, **kwargs):
+            raise TypeError(f"{self.py_func.__qualname__}: this dispatcher is compiled into other "
+                            "kernels only; call the kernel itself")
+
+    class _Kernel(CPUDispatcher):
+        """A kernel as Python calls it (Numba's dispatcher, its constructor's arguments: pickled
+        and rebuilt as Numba's are); other kernels call its :class:`_Callee`, made at the first
+        typing of a kernel that calls it."""
+
+        _callee_pipeline = _IntoCallers
+
+        def __init__(self, py_func, locals=None, targetoptions=None, *args, **kwargs):
+            super().__init__(py_func, locals, targetoptions, *args, **kwargs)
+            self._callee = None
+
+        @property
+        def _numba_type_(self):
+            if self._callee is None:
+                options = dict(self.targetoptions, no_cpython_wrapper=True, no_cfunc_wrapper=True)
+                self._callee = _Callee(py_func=self.py_func, locals=dict(self.locals),
+                                       targetoptions=options, pipeline_class=self._callee_pipeline)
+            return types.Dispatcher(self._callee)
+
+    class _CallKernel(_Kernel):
+        """A kernel never inlined into another (``as_call``)."""
+        _callee_pipeline = _IntoCallersAsCall
+
+    def njit(**options):
+        """``numba.njit(**options)`` for a kernel (see the module's docstring); ``cache`` applies
+        to the kernel as Python calls it; ``as_call=True``: never inlined into another kernel
+        (:class:`_CallersLibrary`)."""
+        cache = options.pop("cache", False)
+        kind = _CallKernel if options.pop("as_call", False) else _Kernel
+        options = dict(options, nopython=True, boundscheck=None, no_cfunc_wrapper=True)
+
+        def wrap(fn):
+            if numba.config.DISABLE_JIT:
+                return fn
+            kernel = kind(fn, {}, options)
+            if cache:
+                kernel.enable_caching()
+            return kernel
+        return wrap

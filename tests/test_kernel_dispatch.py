@@ -1,0 +1,54 @@
+"""kernels/dispatch.py: a kernel called from Python is Numba's own dispatcher; a kernel calling
+another compiles the callee into its own code (the callee's dispatcher has no machine code and
+refuses a Python call with a TypeError, not a crash)."""
+import numpy as np
+import pytest
+
+from mcio.kernels import dispatch
+from mcio.kernels.options import JIT_CALL, JIT_LEAF, JIT_STAGE
+
+
+@dispatch.njit(**dict(JIT_LEAF, cache=False))
+def _leaf(a, i):
+    return a[i] * 2.0
+
+
+@dispatch.njit(**dict(JIT_CALL, cache=False))
+def _call(a, i):
+    return a[i] - 0.5
+
+
+@dispatch.njit(**dict(JIT_STAGE, cache=False))
+def _stage(a, i):
+    return _leaf(a, i) + 1.0 + _call(a, i)
+
+
+@dispatch.njit(nogil=True)
+def _top(a):
+    s = 0.0
+    for i in range(a.shape[0]):
+        s += _stage(a, i)
+    return s
+
+
+def test_callers_and_python_calls_agree():
+    a = np.arange(5.0)
+    assert _top(a) == sum(3.0 * x + 0.5 for x in a)
+    assert _leaf(a, 3) == 6.0 and _stage(a, 3) == 9.5 and _call(a, 3) == 2.5      # each also callable from Python
+
+
+@pytest.mark.skipif(dispatch.njit is dispatch._plain, reason="another Numba: plain njit")
+def test_callee_is_compiled_into_callers_only():
+    a = np.arange(5.0)
+    _top(a)
+    callee = _stage._callee
+    assert callee is not None and len(callee.overloads) == 1
+    (cres,) = callee.overloads.values()
+    assert isinstance(cres.library, dispatch._CallersLibrary)
+    with pytest.raises(TypeError, match="compiled into other kernels only"):
+        callee(a, 0)
+    # the as_call kernel: declared in the stage's module, its body passed up to _top's
+    (call,) = _call._callee.overloads.values()
+    assert cres.library.deferred == [call.library]
+    assert "_call" not in "".join(f.name for f in cres.library._final_module.functions
+                                  if not f.is_declaration)
