@@ -142,12 +142,8 @@ def min_replace_root(h, n, v):
 # take); Q_NB the buckets (a power of two), Q_NB_MAX the most there is room for; Q_FREE the free
 # nodes' list; Q_HW the next never-used node; Q_DEQ, Q_STEPS the takes and scan steps since the
 # last look at the scans' cost; the bucket heads from h_n[HEADS].
-Q_SIZE, Q_CUR, Q_MIN, Q_NB, Q_NB_MAX, Q_FREE, Q_HW, Q_DEQ, Q_STEPS, Q_BUCKETS = range(10)
+Q_SIZE, Q_CUR, Q_MIN, Q_NB, Q_NB_MAX, Q_FREE, Q_HW, Q_DEQ, Q_STEPS = range(9)
 HEADS = 16
-# Q_BUCKETS 0: few events so far, in a binary heap (lazy root; h_n[0:2] its size and taken flag,
-# its pairs at h_t[hb:], h_c[hcb:], ``_small``); 1 (for good, once more than SMALL were pending):
-# the buckets. Both order by (time, code): the same events either way.
-SMALL = 16
 # h_t[T_*]: the width W (ms), 1 / W, the time of the first take since that look; nodes from NODE0
 T_W, T_INV, T_WINDOW = 1, 2, 3
 NODE0 = 4
@@ -162,14 +158,13 @@ FAR = np.int64(1) << 62    # the bucket number of a time past any other (inf): d
 @njit(**JIT)
 def heap_new(n):
     """The empty queue for at most ``n`` events pending: (h_t, h_c, h_n) (see the module
-    docstring). A binary heap while at most SMALL are pending, then buckets: NB_MIN at first, at
-    most the power of two >= n; W from the heap's events then (56 bytes an event it can hold, and
-    up to 8 for its bucket)."""
+    docstring). Buckets: NB_MIN at first, at most the power of two >= n; W 1 ms at first (40
+    bytes an event it can hold, and up to 8 for its bucket)."""
     nb_max = NB_MIN
     while nb_max < n:
         nb_max <<= 1
-    h_t = np.zeros(NODE0 + 2 * n)
-    h_c = np.zeros(3 * (NODE0 + n) + n, np.int64)
+    h_t = np.zeros(NODE0 + n)
+    h_c = np.zeros(3 * (NODE0 + n), np.int64)
     h_n = np.zeros(HEADS + nb_max, np.int64)
     h_n[Q_NB] = NB_MIN
     h_n[Q_NB_MAX] = nb_max
@@ -241,52 +236,8 @@ def _resize(h_t, h_c, h_n, now):
 
 
 @njit(**JIT_STAGE)
-def _small(h_t, h_c):
-    """The binary heap's arrays (views): its times and codes past the nodes."""
-    n = (h_t.shape[0] - NODE0) >> 1
-    return h_t[NODE0 + n:], h_c[3 * (NODE0 + n):]
-
-
-@njit(**JIT_CALL)
-def _to_buckets(h_t, h_c, h_n):
-    """More than SMALL events pending: every one from the binary heap into the buckets, W twice
-    their mean spacing (their span over their number)."""
-    bt, bc = _small(h_t, h_c)
-    bheap_settle(bt, bc, h_n)
-    m = h_n[Q_SIZE]
-    lo = np.inf
-    hi = -np.inf
-    for i in range(m):
-        if bt[i] < lo:
-            lo = bt[i]
-        if bt[i] > hi and bt[i] < 1.0e300:
-            hi = bt[i]
-    if hi > lo:
-        h_t[T_W] = W_SPACINGS * (hi - lo) / m
-        h_t[T_INV] = 1.0 / h_t[T_W]
-    h_n[Q_SIZE] = 0
-    h_n[Q_CUR] = 0
-    h_n[Q_MIN] = 0
-    h_n[Q_BUCKETS] = 1
-    for i in range(m):
-        _cq_put(h_t, h_c, h_n, bt[i], bc[i])
-
-
-@njit(**JIT_STAGE)
 def heap_put(h_t, h_c, h_n, time, code):
     """Add the event (``time`` ms, ``code``)."""
-    if h_n[Q_BUCKETS] == 0:
-        bt, bc = _small(h_t, h_c)
-        bheap_put(bt, bc, h_n, time, code)
-        if h_n[Q_SIZE] > SMALL:
-            _to_buckets(h_t, h_c, h_n)
-        return
-    _cq_put(h_t, h_c, h_n, time, code)
-
-
-@njit(**JIT_STAGE)
-def _cq_put(h_t, h_c, h_n, time, code):
-    """Add the event to the buckets."""
     n = h_n[Q_FREE]
     if n > 0:
         h_n[Q_FREE] = h_c[3 * n + 1]
@@ -352,12 +303,6 @@ def _find_far(h_t, h_c, h_n, cur, steps):
 def heap_settle(h_t, h_c, h_n):
     """Make (h_t[0], h_c[0]) the earliest pending event (when h_n[0] > 0): after a take, the
     buckets from the current number on (nodes of later rounds skipped)."""
-    if h_n[Q_BUCKETS] == 0:
-        bt, bc = _small(h_t, h_c)
-        bheap_settle(bt, bc, h_n)
-        h_t[0] = bt[0]
-        h_c[0] = bc[0]
-        return
     if h_n[Q_MIN] != 0 or h_n[Q_SIZE] == 0:
         return
     mask = h_n[Q_NB] - 1
@@ -389,9 +334,6 @@ def heap_settle(h_t, h_c, h_n):
 def heap_take(h_t, h_c, h_n):
     """Remove the earliest event (after ``heap_settle``; the caller reads h_t[0], h_c[0] first);
     every CHECK_TAKES takes, ``_resize`` looks at the scans' cost."""
-    if h_n[Q_BUCKETS] == 0:
-        h_n[1] = 1                             # the binary heap's root, taken lazily
-        return
     n = h_n[Q_MIN]
     b = HEADS + (h_c[3 * n + 2] & (h_n[Q_NB] - 1))
     p = h_n[b]
