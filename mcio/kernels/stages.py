@@ -10,9 +10,9 @@ are built once per replication):
 - ``rng`` = (vb float64[N_ROWS, VBLOCK], vpos int64[N_ROWS], lanes uint64[N_ROWS, 4, LANES],
   scal uint64[N_ROWS, 4], dp float64[N_DIST, 5], ev float64[:], ec float64[:]): the rows of draws
   (``blockrng.next_from``).
-- ``heap`` = (h_t float64[P + 1], h_c int64[P + 1], h_n int64[2]): timed events, code = 8 slot + EV_*;
-  the root is taken lazily (``heap.heap_take``: h_n[1] = 1 while taken, until ``heap_put`` fills
-  its place or ``next_event`` settles it).
+- ``heap`` = (h_t float64[:], h_c int64[:], h_n int64[:]): the timed events' calendar queue
+  (``heap.heap_new``; code = 8 slot + EV_*): after ``heap_settle`` (in ``next_event``) the
+  earliest is (h_t[0], h_c[0]) if h_n[0] > 0, and ``heap_take`` removes it.
 - ``dev`` = (dev_busy int64[D], dq_h int64[D], dq_t int64[D], base_busy bool[D], dq_s int64[4]):
   exposures in use and the IOSQ FIFO per device; dq_s[DQ_*]: the HyperPAV alias pool, the
   arrival-order list of every queued I/O (head, tail) and the number queued.
@@ -694,7 +694,7 @@ def heap_event(t, sf, si, heap):
     """Take the heap's first event (due at ``t``): returns (its I/O, the stage it resumes at)."""
     h_t, h_c, h_n = heap
     code = h_c[0]
-    heap_take(h_t, h_c, h_n)     # its place goes to the next event scheduled (heap_put)
+    heap_take(h_t, h_c, h_n)
     y = code >> 3
     et = code & 7
     if et == EV_PROTO:      # the commonest (every I/O's connect), tested first
