@@ -264,15 +264,15 @@ def heap_put(h_t, h_c, h_n, time, code):
         _resize(h_t, h_c, h_n, -1.0)
 
 
-@njit(**JIT_CALL)
-def _find_far(h_t, h_c, h_n, cur, steps):
-    """``heap_settle`` past its first NEAR buckets: the rest of one round from bucket number
-    ``cur``, then a direct search of all (a round without an event due: far ahead, or at
-    infinity)."""
-    nb_ = h_n[Q_NB]
-    mask = nb_ - 1
+@njit(**JIT_LEAF)
+def _scan_round(h_t, h_c, h_n, cur, buckets):
+    """The earliest node of bucket number ``cur`` or of the next ones, at most ``buckets`` of them
+    (nodes of later rounds skipped): (node, 0 if none; the bucket number it is in, or the first
+    not scanned; the steps taken)."""
+    mask = h_n[Q_NB] - 1
+    steps = 0
     best = 0
-    for _ in range(nb_):
+    for _ in range(buckets):
         n = h_n[HEADS + (cur & mask)]
         while n > 0:
             steps += 1
@@ -283,6 +283,27 @@ def _find_far(h_t, h_c, h_n, cur, steps):
             break
         cur += 1
         steps += 1
+    return best, cur, steps
+
+
+@njit(**JIT_LEAF)
+def _settled(h_t, h_c, h_n, cur, best, steps):
+    """Node ``best`` (in bucket number ``cur``) is the earliest: copied to (h_t[0], h_c[0])."""
+    h_n[Q_CUR] = cur
+    h_n[Q_MIN] = best
+    h_n[Q_STEPS] += steps
+    h_t[0] = h_t[best]
+    h_c[0] = h_c[3 * best]
+
+
+@njit(**JIT_CALL)
+def _find_far(h_t, h_c, h_n, cur, steps):
+    """``heap_settle`` past its first NEAR buckets: the rest of one round from bucket number
+    ``cur``, then a direct search of all (a round without an event due: far ahead, or at
+    infinity)."""
+    nb_ = h_n[Q_NB]
+    best, cur, more = _scan_round(h_t, h_c, h_n, cur, nb_)
+    steps += more
     if best == 0:
         for b in range(nb_):
             n = h_n[HEADS + b]
@@ -292,11 +313,7 @@ def _find_far(h_t, h_c, h_n, cur, steps):
                     best = n
                 n = h_c[3 * n + 1]
         cur = h_c[3 * best + 2]
-    h_n[Q_CUR] = cur
-    h_n[Q_MIN] = best
-    h_n[Q_STEPS] += steps
-    h_t[0] = h_t[best]
-    h_c[0] = h_c[3 * best]
+    _settled(h_t, h_c, h_n, cur, best, steps)
 
 
 @njit(**JIT_STAGE)
@@ -305,29 +322,11 @@ def heap_settle(h_t, h_c, h_n):
     buckets from the current number on (nodes of later rounds skipped)."""
     if h_n[Q_MIN] != 0 or h_n[Q_SIZE] == 0:
         return
-    mask = h_n[Q_NB] - 1
-    cur = h_n[Q_CUR]
-    steps = 0
-    best = 0
-    for _ in range(NEAR):
-        n = h_n[HEADS + (cur & mask)]
-        while n > 0:
-            steps += 1
-            if h_c[3 * n + 2] == cur and (best == 0 or _before(h_t[n], h_c[3 * n], h_t[best], h_c[3 * best])):
-                best = n
-            n = h_c[3 * n + 1]
-        if best > 0:
-            break
-        cur += 1
-        steps += 1
+    best, cur, steps = _scan_round(h_t, h_c, h_n, h_n[Q_CUR], np.int64(NEAR))   # (not the literal: one specialisation)
     if best == 0:
         _find_far(h_t, h_c, h_n, cur, steps)
         return
-    h_n[Q_CUR] = cur
-    h_n[Q_MIN] = best
-    h_n[Q_STEPS] += steps
-    h_t[0] = h_t[best]
-    h_c[0] = h_c[3 * best]
+    _settled(h_t, h_c, h_n, cur, best, steps)
 
 
 @njit(**JIT_STAGE)
