@@ -148,6 +148,7 @@ HEADS = 16
 T_W, T_INV, T_WINDOW = 1, 2, 3
 NODE0 = 4
 NB_MIN = 16
+HEAP_MAX = 16              # a queue for at most this many events is a binary heap (h_n[Q_NB] 0)
 CHECK_TAKES = 256          # takes between two looks at the scans' cost
 STEPS_PER_TAKE = 6         # more scan steps a take than this: rebuild with a new width
 W_SPACINGS = 2.0  # W: this many times the takes' mean spacing
@@ -166,6 +167,9 @@ def heap_new(n):
     h_t = np.zeros(NODE0 + n)
     h_c = np.zeros(3 * (NODE0 + n), np.int64)
     h_n = np.zeros(HEADS + nb_max, np.int64)
+    if n <= HEAP_MAX:
+        h_n[Q_MIN] = 1                         # a binary heap: no buckets, the root always known
+        return h_t, h_c, h_n
     h_n[Q_NB] = NB_MIN
     h_n[Q_NB_MAX] = nb_max
     h_n[Q_HW] = NODE0
@@ -238,6 +242,20 @@ def _resize(h_t, h_c, h_n, now):
 @njit(**JIT_STAGE)
 def heap_put(h_t, h_c, h_n, time, code):
     """Add the event (``time`` ms, ``code``)."""
+    if h_n[Q_NB] == 0:                         # the binary heap (a small queue): sift up
+        i = h_n[Q_SIZE]
+        h_n[Q_SIZE] = i + 1
+        while i > 0:
+            p = (i - 1) >> 1
+            if _before(time, code, h_t[p], h_c[p]):
+                h_t[i] = h_t[p]
+                h_c[i] = h_c[p]
+                i = p
+            else:
+                break
+        h_t[i] = time
+        h_c[i] = code
+        return
     n = h_n[Q_FREE]
     if n > 0:
         h_n[Q_FREE] = h_c[3 * n + 1]
@@ -333,6 +351,28 @@ def heap_settle(h_t, h_c, h_n):
 def heap_take(h_t, h_c, h_n):
     """Remove the earliest event (after ``heap_settle``; the caller reads h_t[0], h_c[0] first);
     every CHECK_TAKES takes, ``_resize`` looks at the scans' cost."""
+    if h_n[Q_NB] == 0:                         # the binary heap: the last event sifts down from the root
+        m = h_n[Q_SIZE] - 1
+        h_n[Q_SIZE] = m
+        time = h_t[m]                          # (written here, not a call of _sift_down: no
+        code = h_c[m]                          # specialisation more to compile)
+        i = 0
+        while True:
+            j = 2 * i + 1
+            if j >= m:
+                break
+            r = j + 1
+            if r < m and _before(h_t[r], h_c[r], h_t[j], h_c[j]):
+                j = r
+            if _before(h_t[j], h_c[j], time, code):
+                h_t[i] = h_t[j]
+                h_c[i] = h_c[j]
+                i = j
+            else:
+                break
+        h_t[i] = time
+        h_c[i] = code
+        return
     n = h_n[Q_MIN]
     b = HEADS + (h_c[3 * n + 2] & (h_n[Q_NB] - 1))
     p = h_n[b]
