@@ -3,6 +3,7 @@ at populations 5, 26, 80, 578, for two source trees measured in alternating proc
 
     python benchmarks/event_cost.py --against HEAD~1          # HEAD~1 against the working tree
     python benchmarks/event_cost.py --against b986a43 --rounds 5 --ios 1000000
+    python benchmarks/event_cost.py --against main --this HEAD    # both exported (see below)
 
 For a change of the kernels the paired ratio is the figure to read: the same-work anchor's ratio
 (``../shared/bench/same_work.py``) moves with the machine's load by more than most single changes
@@ -12,6 +13,12 @@ not compare against it but against the other tree, in the same minutes. Each pro
 and takes ``time.thread_time()`` around each call; a round runs both trees once, in alternating
 order; the figures are the medians over rounds of CPU ns per simulated I/O (warm-up included),
 and of the rounds' own ratios (this tree / the other).
+
+``--this REF`` exports REF too and runs it in the working tree's place (two commits compared
+as they are committed, both in the same kind of place). The same code against itself (session
+16, 5 rounds, load 1.0-1.7) read 0.94-0.97 (``--against HEAD``: the working tree and an export)
+and 1.01-1.06 (``--against HEAD --this HEAD``): a single ratio moves by ~6 % with the load, so
+read a change of a few per cent only when repeated runs agree.
 """
 from __future__ import annotations
 
@@ -60,10 +67,14 @@ def main() -> None:
     ap.add_argument("--rounds", type=int, default=3)
     ap.add_argument("--ios", type=int, default=1_000_000, help="measured I/Os per replication")
     ap.add_argument("--pops", type=int, nargs="+", default=list(POPS))
+    ap.add_argument("--this", default=None, help="a git ref exported in the working tree's place")
     a = ap.parse_args()
-    with tempfile.TemporaryDirectory(prefix="mcio-ref-") as ref:
+    with tempfile.TemporaryDirectory(prefix="mcio-ref-") as ref, \
+            tempfile.TemporaryDirectory(prefix="mcio-this-") as this:
         subprocess.run(f"git -C {ROOT} archive {a.against} | tar -x -C {ref}", shell=True, check=True)
-        trees = {a.against: ref, "this tree": ROOT}
+        if a.this:
+            subprocess.run(f"git -C {ROOT} archive {a.this} | tar -x -C {this}", shell=True, check=True)
+        trees = {a.against: ref, "this tree": this if a.this else ROOT}
         print(f"load average {os.getloadavg()}")
         for tree in trees.values():          # compile each tree's kernels (its own cache)
             run(tree, 1000, a.pops[:1])

@@ -4,6 +4,7 @@
     python benchmarks/profile_lines.py fast --ios 2e7   # M/M/1 on the fast path
     python benchmarks/profile_lines.py event --top 50
     python benchmarks/profile_lines.py event --channels 256   # channel_scaling.py's model on 256 channels
+    python benchmarks/profile_lines.py event --population 5   # the FICON model at population 5
 
 Runs itself under ``perf record`` with ``NUMBA_DEBUGINFO=1`` and an empty Numba cache, so the
 machine code carries line numbers. The child runs one replication by calling the kernel itself
@@ -33,7 +34,7 @@ ROOT = os.path.dirname(HERE)
 sys.path.insert(0, ROOT)
 
 
-def _child(kind: str, ios: int, out: str, channels: int = 0) -> None:
+def _child(kind: str, ios: int, out: str, channels: int = 0, population: int = 26) -> None:
     import numba
     import numpy as np
     from mcio.engine import run_kernels
@@ -41,7 +42,7 @@ def _child(kind: str, ios: int, out: str, channels: int = 0) -> None:
     from benchmarks.models import ficon_model, mmc_model
 
     kernel = iopath.run_one if kind == "event" else fastpath.fast_one
-    model = ficon_model()[0] if kind == "event" else mmc_model(1)
+    model = ficon_model(population)[0] if kind == "event" else mmc_model(1)
     if channels:
         from benchmarks.channel_scaling import scaled_model
         model = scaled_model(abs(channels), "unbounded" if channels < 0 else "scaled")
@@ -92,16 +93,19 @@ def main(argv=None) -> int:
     ap.add_argument("--channels", type=int, default=0,
                     help="event: benchmarks/channel_scaling.py's open model on this many channels "
                          "(negative: its control unit never queues)")
+    ap.add_argument("--population", type=int, default=26,
+                    help="event: the FICON model's closed population (default 26)")
     ap.add_argument("--child", help=argparse.SUPPRESS)
     a = ap.parse_args(argv)
     ios = int(a.ios or (5e6 if a.kind == "event" else 3e7))
     if a.child:
-        _child(a.kind, ios, a.child, a.channels)
+        _child(a.kind, ios, a.child, a.channels, a.population)
         return 0
     with tempfile.TemporaryDirectory(prefix="mcio-prof-") as d:
         env = {**os.environ, "NUMBA_DEBUGINFO": "1", "NUMBA_CACHE_DIR": os.path.join(d, "cache")}
         subprocess.run(["perf", "record", "-q", "-o", os.path.join(d, "perf.data"), sys.executable,
-                        __file__, a.kind, "--ios", str(ios), "--channels", str(a.channels), "--child", d],
+                        __file__, a.kind, "--ios", str(ios), "--channels", str(a.channels),
+                        "--population", str(a.population), "--child", d],
                        env=env, check=True)
         info = json.load(open(os.path.join(d, "kernel.json")))
         offs, where, funcs = _parse_objdump(os.path.join(d, "kernel.o"))
@@ -140,6 +144,12 @@ def main(argv=None) -> int:
                 texts[path] = []
         text = texts[path][ln - 1].strip() if ln <= len(texts[path]) else ""
         print(f"{100 * n / inside:5.1f}%  {os.path.basename(path) + ':' + str(ln):28s} {text[:90]}")
+    per_file = collections.Counter()
+    for src, n in per_line.items():
+        per_file[os.path.basename(src[0]) if src else "(no line)"] += n
+    print("\nby file (share of the kernel's samples; inlined code under its own file):")
+    for f, n in per_file.most_common():
+        print(f"{100 * n / inside:5.1f}%  {f}")
     print("\noutside the kernel (share of all samples; includes start-up and compiling):")
     for k, n in per_dso.most_common(8):
         print(f"{100 * n / total:5.1f}%  {k}")

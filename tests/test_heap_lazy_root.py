@@ -1,12 +1,13 @@
 """The event queues (kernels/heap.py) against Python's heapq: the binary heap popped then pushed,
-its lazy root (take, put, settle), and the engine's calendar queue hand out the same events in
-the same order, ties in time broken by code."""
+its lazy root (take, put, settle), and the engine's queue (a binary heap in its arrays up to
+HEAP_MAX events, else the calendar queue) hand out the same events in the same order, ties in
+time broken by code."""
 import heapq
 
 import numpy as np
 import pytest
 
-from mcio.kernels.heap import (Q_NB, bheap_put, bheap_settle, bheap_take, heap_new, heap_pop, heap_push,
+from mcio.kernels.heap import (HEAP_MAX, Q_NB, bheap_put, bheap_settle, bheap_take, heap_new, heap_pop, heap_push,
                                heap_put, heap_settle, heap_take)
 
 
@@ -84,3 +85,50 @@ def test_calendar_queue_hands_out_events_in_key_order(seed, cap, grid, inf_share
     assert len(got) > 5000
     if cap == 2000:
         assert max(nbs) > 16           # it grew
+
+
+def _engine_queue_order(cap, ops):
+    """``ops`` replayed on ``heap_new(cap)``: (got, want, the number of buckets at every take)."""
+    h_t, h_c, h_n = heap_new(cap)
+    nbs = []
+
+    def nxt():
+        nbs.append(int(h_n[Q_NB]))
+        heap_settle(h_t, h_c, h_n)
+        out = (h_t[0], int(h_c[0]))
+        heap_take(h_t, h_c, h_n)
+        return out
+    got, want = _replay(ops, lambda tm, cd: heap_put(h_t, h_c, h_n, tm, cd), nxt)
+    return got, want, nbs
+
+
+@pytest.mark.parametrize("cap", [5, HEAP_MAX, HEAP_MAX + 1])
+@pytest.mark.parametrize("seed,grid,inf_share", [(5, 3, 0.0), (6, 40, 0.0), (7, 10, 0.1)])
+def test_small_queue_is_a_binary_heap_in_key_order(cap, seed, grid, inf_share):
+    """A queue for at most HEAP_MAX events is a binary heap (no buckets), one for more the
+    calendar queue; both hand out heapq's order, with many ties in time (grid 3) and infinite
+    times, full to capacity: the engine's results do not depend on which the queue is."""
+    ops = _script(seed, steps=20000, cap=cap, grid=grid, inf_share=inf_share)
+    got, want, nbs = _engine_queue_order(cap, ops)
+    assert got == want
+    assert len(got) > 5000
+    if cap <= HEAP_MAX:
+        assert set(nbs) == {0}          # no buckets: the binary heap
+    else:
+        assert min(nbs) >= 16           # the calendar queue
+
+
+def test_small_queue_drains_and_refills():
+    """Emptied to nothing and refilled (a closed model's every customer thinking at once):
+    the binary heap's root is right after every take, the last one included."""
+    h_t, h_c, h_n = heap_new(HEAP_MAX)
+    for r in range(3):
+        codes = list(range(HEAP_MAX))[::-1] if r % 2 else list(range(HEAP_MAX))
+        for cd in codes:
+            heap_put(h_t, h_c, h_n, 10.0 * r + (cd % 4), cd)
+        out = []
+        while h_n[0] > 0:
+            heap_settle(h_t, h_c, h_n)
+            out.append((h_t[0], int(h_c[0])))
+            heap_take(h_t, h_c, h_n)
+        assert out == sorted((10.0 * r + (cd % 4), cd) for cd in codes)

@@ -1,27 +1,42 @@
 """The event engine's queue of timed events, and binary min-heaps.
 
-The engine's queue (``heap_new``, ``heap_put``, ``heap_settle``, ``heap_take``) is a calendar
-queue (Brown 1988): pending events (time ms, code) in NB buckets of a width W (ms), event e in
-bucket number k = floor(t_e / W) kept in list k mod NB (unsorted); the earliest is found by
-scanning from the current bucket number on, skipping nodes of later rounds (k > current). With
-W near the events' spacing a put and a take cost O(1) whatever the number pending, where a binary
-heap's cost grows with log2 of it (and its sift-downs miss the cache: ~3,000 pending at 256
-channels). W and NB follow the run: NB doubles when the queue holds over 2 NB events, and when a
-take's scan grows long (too wide or too narrow buckets) the queue is rebuilt with W from the
-mean spacing of the events taken lately. Ties in time are broken by the code, so every
-correct priority queue hands out the same events in the same order: the results are bit-for-bit
-those of the binary heap it replaced (whatever W and NB are; they change only the cost).
+The engine's queue (``heap_new``, ``heap_put``, ``heap_settle``, ``heap_take``) is, for at most
+HEAP_MAX events pending (``heap_new(n)`` with n <= 16: a closed model of up to 15 I/Os), a binary
+min-heap in the same three arrays, and for more a calendar queue. Both order events by (time,
+code) (``_before``), so the order, and every result, is the same whichever the queue is; each of
+``heap_put``, ``heap_take`` tests the mode once (h_n[Q_NB] 0: no buckets, the binary heap).
 
-Its three arrays (the ``heap`` tuple every stage unpacks as ``h_t, h_c, h_n``; ``heap_new``):
+The binary heap (small queues): event i of the heap at h_t[i], h_c[i] (i < h_n[0]), its
+children at 2 i + 1, 2 i + 2, the root (h_t[0], h_c[0]) the earliest; a put sifts up, a take
+moves the last event into the root's place and sifts it down (written in ``heap_take``, not a
+call: no specialisation more to compile), ``heap_settle`` has nothing to do (h_n[Q_MIN] stays 1,
+its test for "the earliest is known"). Where at most a handful are pending, that is a few
+compares a put or a take, against a calendar queue's bucket lists, their scan after every take
+and its list walk to unlink the taken node (issue 29: 0.89x the CPU per I/O at N = 5).
 
-- ``h_n`` int64: h_n[0] the number pending (what readers test), the queue's counters (Q_*), the
-  bucket heads from h_n[HEADS] (node numbers; 0: none);
+The calendar queue (Brown 1988): pending events (time ms, code) in NB buckets of a width W (ms),
+event e in bucket number k = floor(t_e / W) kept in list k mod NB (unsorted); the earliest is
+found by scanning from the current bucket number on, skipping nodes of later rounds (k >
+current). With W near the events' spacing a put and a take cost O(1) whatever the number
+pending, where a binary heap's cost grows with log2 of it (and its sift-downs miss the cache:
+~3,000 pending at 256 channels). W and NB follow the run: NB doubles when the queue holds over 2
+NB events, and when a take's scan grows long (too wide or too narrow buckets) the queue is
+rebuilt with W from the mean spacing of the events taken lately. Ties in time are broken by the
+code, so every correct priority queue hands out the same events in the same order: the results
+are bit-for-bit those of the binary heap it replaced (whatever W and NB are; they change only
+the cost).
+
+Its three arrays (the ``heap`` tuple every stage unpacks as ``h_t, h_c, h_n``; ``heap_new``;
+in the binary heap's mode only h_n[0], h_n[Q_MIN] = 1 and the heap's places are used):
+
+- ``h_n`` int64: h_n[0] the number pending (what readers test), the queue's counters (Q_*; Q_NB
+  0: the binary heap), the bucket heads from h_n[HEADS] (node numbers; 0: none);
 - ``h_t`` float64: h_t[0] the earliest event's time after ``heap_settle``, W and 1 / W (T_*),
   node i's time h_t[i] (nodes NODE0 ...);
 - ``h_c`` int64: h_c[0] the earliest event's code after ``heap_settle``; node i's code, next node
   (0: none) and bucket number at h_c[3 i], h_c[3 i + 1], h_c[3 i + 2].
 
-After ``heap_settle``, (h_t[0], h_c[0]) is the earliest pending event if h_n[0] > 0;
+Either mode: after ``heap_settle``, (h_t[0], h_c[0]) is the earliest pending event if h_n[0] > 0;
 ``heap_take`` removes it (read it first). ``heap_put`` adds an event at any time >= the last
 taken (an infinite time is allowed: it sorts last, by code).
 
@@ -148,6 +163,7 @@ HEADS = 16
 T_W, T_INV, T_WINDOW = 1, 2, 3
 NODE0 = 4
 NB_MIN = 16
+HEAP_MAX = 16              # a queue for at most this many events is a binary heap (h_n[Q_NB] 0)
 CHECK_TAKES = 256          # takes between two looks at the scans' cost
 STEPS_PER_TAKE = 6         # more scan steps a take than this: rebuild with a new width
 W_SPACINGS = 2.0  # W: this many times the takes' mean spacing
@@ -158,14 +174,18 @@ FAR = np.int64(1) << 62    # the bucket number of a time past any other (inf): d
 @njit(**JIT)
 def heap_new(n):
     """The empty queue for at most ``n`` events pending: (h_t, h_c, h_n) (see the module
-    docstring). Buckets: NB_MIN at first, at most the power of two >= n; W 1 ms at first (40
-    bytes an event it can hold, and up to 8 for its bucket)."""
+    docstring). n <= HEAP_MAX: the binary heap (h_n[Q_NB] 0). Else the calendar queue: buckets
+    NB_MIN at first, at most the power of two >= n; W 1 ms at first (40 bytes an event it can
+    hold, and up to 8 for its bucket). The arrays' sizes are the same in both modes."""
     nb_max = NB_MIN
     while nb_max < n:
         nb_max <<= 1
     h_t = np.zeros(NODE0 + n)
     h_c = np.zeros(3 * (NODE0 + n), np.int64)
     h_n = np.zeros(HEADS + nb_max, np.int64)
+    if n <= HEAP_MAX:
+        h_n[Q_MIN] = 1                         # a binary heap: no buckets, the root always known
+        return h_t, h_c, h_n
     h_n[Q_NB] = NB_MIN
     h_n[Q_NB_MAX] = nb_max
     h_n[Q_HW] = NODE0
@@ -237,7 +257,21 @@ def _resize(h_t, h_c, h_n, now):
 
 @njit(**JIT_STAGE)
 def heap_put(h_t, h_c, h_n, time, code):
-    """Add the event (``time`` ms, ``code``)."""
+    """Add the event (``time`` ms float64, ``code`` int64)."""
+    if h_n[Q_NB] == 0:                         # the binary heap (a small queue): sift up
+        i = h_n[Q_SIZE]
+        h_n[Q_SIZE] = i + 1
+        while i > 0:
+            p = (i - 1) >> 1
+            if _before(time, code, h_t[p], h_c[p]):
+                h_t[i] = h_t[p]
+                h_c[i] = h_c[p]
+                i = p
+            else:
+                break
+        h_t[i] = time
+        h_c[i] = code
+        return
     n = h_n[Q_FREE]
     if n > 0:
         h_n[Q_FREE] = h_c[3 * n + 1]
@@ -333,6 +367,28 @@ def heap_settle(h_t, h_c, h_n):
 def heap_take(h_t, h_c, h_n):
     """Remove the earliest event (after ``heap_settle``; the caller reads h_t[0], h_c[0] first);
     every CHECK_TAKES takes, ``_resize`` looks at the scans' cost."""
+    if h_n[Q_NB] == 0:                         # the binary heap: the last event sifts down from the root
+        m = h_n[Q_SIZE] - 1
+        h_n[Q_SIZE] = m
+        time = h_t[m]                          # (written here, not a call of _sift_down: no
+        code = h_c[m]                          # specialisation more to compile)
+        i = 0
+        while True:
+            j = 2 * i + 1
+            if j >= m:
+                break
+            r = j + 1
+            if r < m and _before(h_t[r], h_c[r], h_t[j], h_c[j]):
+                j = r
+            if _before(h_t[j], h_c[j], time, code):
+                h_t[i] = h_t[j]
+                h_c[i] = h_c[j]
+                i = j
+            else:
+                break
+        h_t[i] = time
+        h_c[i] = code
+        return
     n = h_n[Q_MIN]
     b = HEADS + (h_c[3 * n + 2] & (h_n[Q_NB] - 1))
     p = h_n[b]

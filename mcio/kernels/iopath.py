@@ -106,7 +106,7 @@ def _new_state(ip, dp, dev_grp, grp_ptr, grp_ch, chg_ptr, chg):
           np.full(C, -1, np.int64), np.full(C, -1, np.int64), np.zeros(C), np.zeros(C), np.zeros(C))
     mp = mp + winner_new(C)
     # ---- events ----
-    heap = heap_new(P + 1)            # (h_t, h_c, h_n): kernels/heap.py's calendar queue
+    heap = heap_new(P + 1)            # (h_t, h_c, h_n): kernels/heap.py's queue (P <= 15: a binary heap)
     return sf, si, dev, dev_state, paths, oe, oe_tl, mp, heap
 
 

@@ -10,9 +10,10 @@ are built once per replication):
 - ``rng`` = (vb float64[N_ROWS, VBLOCK], vpos int64[N_ROWS], lanes uint64[N_ROWS, 4, LANES],
   scal uint64[N_ROWS, 4], dp float64[N_DIST, 5], ev float64[:], ec float64[:]): the rows of draws
   (``blockrng.next_from``).
-- ``heap`` = (h_t float64[:], h_c int64[:], h_n int64[:]): the timed events' calendar queue
-  (``heap.heap_new``; code = 8 slot + EV_*): after ``heap_settle`` (in ``next_event``) the
-  earliest is (h_t[0], h_c[0]) if h_n[0] > 0, and ``heap_take`` removes it.
+- ``heap`` = (h_t float64[:], h_c int64[:], h_n int64[:]): the timed events' queue (a binary
+  heap up to 16 events, else a calendar queue: ``heap.heap_new``; code = 8 slot + EV_*): after
+  ``heap_settle`` (in ``next_event``) the earliest is (h_t[0], h_c[0]) if h_n[0] > 0, and
+  ``heap_take`` removes it.
 - ``dev`` = (dev_busy int64[D], dq_h int64[D], dq_t int64[D], base_busy bool[D], dq_s int64[4]):
   exposures in use and the IOSQ FIFO per device; dq_s[DQ_*]: the HyperPAV alias pool, the
   arrival-order list of every queued I/O (head, tail) and the number queued.
