@@ -1,8 +1,12 @@
 """kernels/dispatch.py: a kernel called from Python is Numba's own dispatcher; a kernel calling
 another compiles the callee into its own code (the callee's dispatcher has no machine code and
 refuses a Python call with a TypeError, not a crash)."""
+import gc
+
+import numba
 import numpy as np
 import pytest
+from numba.core.registry import CPUDispatcher
 
 from mcio.kernels import dispatch
 from mcio.kernels.options import JIT_CALL, JIT_LEAF, JIT_STAGE
@@ -52,3 +56,67 @@ def test_callee_is_compiled_into_callers_only():
     assert cres.library.deferred == [call.library]
     assert "_call" not in "".join(f.name for f in cres.library._final_module.functions
                                   if not f.is_declaration)
+
+
+needs_tested_numba = pytest.mark.skipif(
+    dispatch.njit is dispatch._plain,
+    reason=f"Numba {numba.__version__} is not {dispatch.TESTED_NUMBA}: dispatch.py is Numba's plain njit")
+
+
+@needs_tested_numba
+def test_gc_thresholds_raised_while_compiling_and_restored():
+    seen = []
+
+    def callback(phase, info):
+        if phase == "start":
+            seen.append(gc.get_threshold())
+
+    @dispatch.njit(nogil=True)
+    def work(n):
+        a = np.zeros(n)
+        for i in range(n):
+            a[i] = i * 0.5
+        return a.sum()
+
+    before = gc.get_threshold()
+    gc.callbacks.append(callback)
+    try:
+        gc.collect()             # (a collection outside the compile: the thresholds as before)
+        for i in range(20000):   # (garbage in cycles, so that the compile's collections run)
+            c = [None]
+            c[0] = c
+        assert work(4) == 3.0
+    finally:
+        gc.callbacks.remove(callback)
+    assert gc.get_threshold() == before
+    assert seen[0] == before and dispatch.COMPILE_GC_THRESHOLD in seen[1:]
+
+
+@needs_tested_numba
+def test_gc_thresholds_restored_after_a_failed_compile(monkeypatch):
+    during = []
+
+    def failing(self, sig):
+        during.append(gc.get_threshold())
+        raise RuntimeError("compile failed")
+
+    monkeypatch.setattr(CPUDispatcher, "compile", failing)
+
+    @dispatch.njit(nogil=True)
+    def work(n):
+        return n + 1
+
+    before = gc.get_threshold()
+    with pytest.raises(RuntimeError, match="compile failed"):
+        work(1)
+    assert during == [dispatch.COMPILE_GC_THRESHOLD]
+    assert gc.get_threshold() == before
+    monkeypatch.undo()
+
+    @dispatch.njit(nogil=True)
+    def untypable(n):
+        return n + "x"
+
+    with pytest.raises(numba.core.errors.TypingError):
+        untypable(1)
+    assert gc.get_threshold() == before
