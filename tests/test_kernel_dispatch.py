@@ -120,3 +120,52 @@ def test_gc_thresholds_restored_after_a_failed_compile(monkeypatch):
     with pytest.raises(numba.core.errors.TypingError):
         untypable(1)
     assert gc.get_threshold() == before
+
+
+def _flag_variants():
+    from numba.core.compiler import DEFAULT_FLAGS, Flags
+    from numba.core.cpu import CPUTargetOptions
+    from numba.core.targetconfig import ConfigStack
+    out = [Flags(), DEFAULT_FLAGS, DEFAULT_FLAGS.copy()]
+    f = Flags()
+    f.nrt = False                       # set, to its default
+    out.append(f)
+    f = Flags()
+    f.nrt = True
+    f.discard("nrt")                    # set, then unset
+    out.append(f)
+    for name, value in [("nrt", True), ("error_model", "numpy"), ("fastmath", {"contract"}),
+                        ("fastmath", set()), ("inline", "always"), ("forceinline", True),
+                        ("no_cpython_wrapper", True), ("boundscheck", False)]:
+        f = DEFAULT_FLAGS.copy()
+        setattr(f, name, value)
+        out.append(f)
+    for options in [dict(nopython=True, nogil=True), dict(nopython=True, _nrt=False),
+                    dict(nopython=True, error_model="numpy", fastmath={"contract"}),
+                    dict(nopython=True, forceinline=True, no_cpython_wrapper=True)]:
+        f = Flags()
+        CPUTargetOptions.parse_as_flags(f, dict(options))   # (as a dispatcher makes its flags)
+        out.append(f)
+    with ConfigStack().enter(out[-1]):
+        f = Flags()
+        f.inherit_if_not_set("nrt")
+        f.inherit_if_not_set("fastmath")
+        out.append(f)
+    return out
+
+
+@needs_tested_numba
+def test_flags_equality_and_hash_are_numbas():
+    variants = _flag_variants()
+    assert dispatch.TargetConfig.__eq__ is dispatch._fast_flags_eq
+    for a in variants:
+        assert hash(a) == dispatch._numba_flags_hash(a)
+        for b in variants:
+            assert (a == b) == dispatch._numba_flags_eq(a, b) == (a.values() == b.values())
+            assert (a != b) == (not dispatch._numba_flags_eq(a, b))
+            if a == b:
+                assert hash(a) == hash(b)
+        assert a.__eq__(object()) is NotImplemented
+    # some pairs equal, some not (the comparison is exercised both ways)
+    assert sum(a == b for a in variants for b in variants) > len(variants)
+    assert any(a != b for a in variants for b in variants)

@@ -31,6 +31,7 @@ try:
     from numba.core.compiler_lock import global_compiler_lock, require_global_compiler_lock
     from numba.core.compiler_machinery import LoweringPass, register_pass
     from numba.core.registry import CPUDispatcher
+    from numba.core.targetconfig import TargetConfig
     from numba.core.typed_passes import AnnotateTypes
 except ImportError:        # (another Numba: its own njit below)
     CPUDispatcher = None
@@ -70,6 +71,48 @@ if (CPUDispatcher is None or not hasattr(JITCodeLibrary, "_optimize_final_module
         or not numba.__version__.startswith(TESTED_NUMBA)):
     njit = _plain
 else:
+    # Numba's compiler flags (``TargetConfig``: ``Flags``) compared and hashed without building
+    # the dict of all their options each time. Numba's overload implementations are cached by
+    # (context, argument types, flags) (``templates._get_impl``): ~33,000 look-ups for a cold
+    # `mcio run`, each hashing the flags and comparing them with 2 stored ones, each of which
+    # built every option's value through its property (22 of them): ~4 million property calls.
+    # Same results: the hash is Numba's own (computed from the option names only, so one value
+    # per class: their values are not all hashable), computed once per class; the comparison is
+    # of the options set, and when those differ, of the options set over the class's defaults,
+    # which is what ``values()`` gives.
+    _numba_flags_eq = TargetConfig.__eq__
+    _numba_flags_hash = TargetConfig.__hash__
+    _flags_hash = {}        # class -> Numba's hash of its instances
+    _flags_defaults = {}    # class -> {option: its default}
+
+    def _fast_flags_hash(self):
+        cls = type(self)
+        h = _flags_hash.get(cls)
+        if h is None:
+            h = _flags_hash[cls] = hash(tuple(sorted(cls.options)))
+        return h
+
+    def _fast_flags_eq(self, other):
+        if not isinstance(other, TargetConfig):
+            return NotImplemented
+        cls = type(self)
+        if type(other) is not cls:
+            return _numba_flags_eq(self, other)
+        if self._values == other._values:
+            return True
+        defaults = _flags_defaults.get(cls)
+        if defaults is None:
+            defaults = _flags_defaults[cls] = {k: o.default for k, o in cls.options.items()}
+        mine, theirs = dict(defaults), dict(defaults)
+        mine.update(self._values)
+        theirs.update(other._values)
+        if len(mine) != len(defaults) or len(theirs) != len(defaults):
+            return _numba_flags_eq(self, other)      # (a value that is not an option's)
+        return mine == theirs
+
+    TargetConfig.__eq__ = _fast_flags_eq
+    TargetConfig.__hash__ = _fast_flags_hash
+
     class _CallersLibrary(JITCodeLibrary):
         """A kernel's code for its callers only: finalising it links its callees in and optimises
         the module (what its callers link and inline), but adds it to no execution engine: no
