@@ -169,3 +169,47 @@ def test_flags_equality_and_hash_are_numbas():
     # some pairs equal, some not (the comparison is exercised both ways)
     assert sum(a == b for a in variants for b in variants) > len(variants)
     assert any(a != b for a in variants for b in variants)
+
+
+class _Compiles(numba.core.event.Listener):
+    """The functions compiled (``numba:compile`` events) while it is installed."""
+
+    def __init__(self):
+        self.names = []
+
+    def on_start(self, event):
+        self.names.append(event.data["dispatcher"].py_func.__module__ + ":"
+                          + event.data["dispatcher"].py_func.__qualname__)
+
+    def on_end(self, event):
+        pass
+
+    def __enter__(self):
+        numba.core.event.register("numba:compile", self)
+        return self
+
+    def __exit__(self, *exc):
+        numba.core.event.unregister("numba:compile", self)
+
+
+@needs_tested_numba
+def test_builtin_implementations_shared_across_callers_flags():
+    # (np.full of a 3-d int16 shape with an int8 fill: a signature nothing else compiles)
+    def make(**options):
+        @dispatch.njit(**options)
+        def full(n):
+            return np.full((n, 2, 3), np.int8(7), np.int16)
+        return full
+
+    plain, nogil, wrapperless = make(), make(nogil=True), make(nogil=True, boundscheck=False)
+    with _Compiles() as first:
+        assert plain(2).sum() == 84
+    with _Compiles() as second:
+        assert nogil(2).sum() == 84 and wrapperless(2).sum() == 84
+    assert any(n.startswith("numba.") for n in first.names)
+    assert not any(n.startswith("numba.") for n in second.names), second.names
+    # settings a built-in's compile takes from its caller: its own implementation
+    vec = make(error_model="numpy")
+    with _Compiles() as third:
+        assert vec(2).sum() == 84
+    assert any(n.startswith("numba.") for n in third.names)

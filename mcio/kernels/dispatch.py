@@ -31,7 +31,8 @@ try:
     from numba.core.compiler_lock import global_compiler_lock, require_global_compiler_lock
     from numba.core.compiler_machinery import LoweringPass, register_pass
     from numba.core.registry import CPUDispatcher
-    from numba.core.targetconfig import TargetConfig
+    from numba.core.targetconfig import ConfigStack, TargetConfig
+    from numba.core.typing.templates import _OverloadFunctionTemplate
     from numba.core.typed_passes import AnnotateTypes
 except ImportError:        # (another Numba: its own njit below)
     CPUDispatcher = None
@@ -112,6 +113,39 @@ else:
 
     TargetConfig.__eq__ = _fast_flags_eq
     TargetConfig.__hash__ = _fast_flags_hash
+
+    # Numba's built-in implementations (``@overload``: np.zeros, min, ...) cached by the settings
+    # their compile takes from the caller's flags, not by all the caller's flags. An overload's
+    # implementation is a dispatcher of its own, made per (argument types, caller's flags) and
+    # compiled with its own options plus the 4 settings CPUTargetOptions.finalize inherits from
+    # the flags on Numba's ConfigStack (the caller's): nrt, fastmath, error_model, forceinline.
+    # Keyed by all the caller's flags, a kernel called from Python (wrappers, no forceinline) and
+    # the kernels compiled into it compiled the same implementation each for itself. Only for
+    # CPU ``Flags`` (another target's flags may pass on other settings): those keep Numba's key.
+    from numba.core.compiler import Flags as _Flags
+
+    _INHERITED = ("nrt", "fastmath", "error_model", "forceinline")
+
+    def _impl_key_flags(flags):
+        """What of the caller's ``flags`` an overload's compile sees (Numba's key: ``flags``)."""
+        if type(flags) is not _Flags:
+            return flags
+        return (flags.nrt, frozenset(flags.fastmath.flags), flags.error_model, flags.forceinline)
+
+    def _get_impl(self, args, kws):
+        """Numba's ``_OverloadFunctionTemplate._get_impl``, keyed by :func:`_impl_key_flags`."""
+        flags = _impl_key_flags(ConfigStack.top_or_none())
+        cache_key = self.context, tuple(args), tuple(kws.items()), flags
+        try:
+            impl, args = self._impl_cache[cache_key]
+            return impl, args
+        except KeyError:
+            pass
+        impl, args = self._build_impl(cache_key, args, kws)
+        return impl, args
+
+    _numba_get_impl = _OverloadFunctionTemplate._get_impl
+    _OverloadFunctionTemplate._get_impl = _get_impl
 
     class _CallersLibrary(JITCodeLibrary):
         """A kernel's code for its callers only: finalising it links its callees in and optimises
