@@ -13,9 +13,28 @@ same) and nothing else. Where it went: benchmarks/README.md, "Issue 29: compilin
 
 The second dispatcher is what Numba's typing sees of a kernel (``_numba_type_``, the attribute
 ``numba.typeof`` reads), so the kernels' sources call each other by their plain names. Called
-from Python it raises TypeError (it has no machine code). With another Numba than the one this
-was written and tested against (0.68: ``numba.core.codegen.JITCodeLibrary``, the lowering pass's
-``get_executable``; ``TESTED_NUMBA``), ``njit`` is Numba's own, unchanged.
+from Python it raises TypeError (it has no machine code).
+
+Three more of Numba's costs, changed process-wide but only in speed (same code, same results;
+benchmarks/README.md, "Issue 29: compiling, third pass (session 16)"):
+
+- A kernel called from Python compiles with Python's gc thresholds raised (``_no_full_gc``: no
+  full collection; restored after, also on error): full collections walked every compiler object
+  alive, ~1 s of a cold ``mcio run``.
+- Numba's compiler flags (``TargetConfig``) compare and hash without building all their options'
+  values each time (the same results as Numba's ``__eq__``/``__hash__``): the overload
+  implementations' cache compares them ~70,000 times in a cold ``mcio run``.
+- Numba's built-in implementations (``@overload``: ``np.zeros``, ``min``, ...) are cached by the
+  4 settings their compile inherits from the caller's flags, not all its flags (run_one and its
+  callees shared none before), and, while a kernel called from Python compiles, compiled into
+  their callers only, as mcio's own callees (no machine code: a cold ``mcio run`` makes machine
+  code for 4 functions, run_one, make_streams, hist_quantiles_into, normalise_rows). A user's own
+  ``numba.njit`` compiled outside gets Numba's own implementations (cached apart).
+
+All of this touches Numba's internals: only on the Numba it was written and tested against (0.68:
+``numba.core.codegen.JITCodeLibrary``, the lowering pass's ``get_executable``,
+``TargetConfig``, ``_OverloadFunctionTemplate._get_impl``/``_get_jit_decorator``;
+``TESTED_NUMBA``). With another, ``njit`` is Numba's own and Numba is left unchanged.
 """
 from __future__ import annotations
 
