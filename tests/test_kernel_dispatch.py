@@ -213,3 +213,46 @@ def test_builtin_implementations_shared_across_callers_flags():
     with _Compiles() as third:
         assert vec(2).sum() == 84
     assert any(n.startswith("numba.") for n in third.names)
+
+
+@needs_tested_numba
+def test_builtins_into_callers_under_a_kernel_and_machine_code_under_a_users_njit():
+    seen = []
+
+    class Listener(numba.core.event.Listener):
+        def on_start(self, event):
+            d = event.data["dispatcher"]
+            if d.py_func.__module__.startswith("numba."):
+                seen.append(d)
+
+        def on_end(self, event):
+            pass
+
+    def body(n):
+        # (np.full of a 3-d int32 shape with an int8 fill: a signature nothing else compiles)
+        return np.full((n, 3, 2), np.int8(5), np.int32)
+
+    kernel = dispatch.njit(nogil=True)(body)
+    users = numba.njit(nogil=True)(body)
+    listener = Listener()
+    numba.core.event.register("numba:compile", listener)
+    try:
+        assert kernel(2).sum() == 60
+        under_kernel = list(seen)
+        del seen[:]
+        assert users(2).sum() == 60
+        under_users = list(seen)
+    finally:
+        numba.core.event.unregister("numba:compile", listener)
+    assert under_kernel and under_users
+    for d in under_kernel:           # compiled into the kernel only
+        assert isinstance(d, dispatch._Callee)
+        assert all(isinstance(c.library, dispatch._CallersLibrary) for c in d.overloads.values())
+    for d in under_users:            # Numba's own: machine code
+        assert type(d) is CPUDispatcher
+        for c in d.overloads.values():
+            assert not isinstance(c.library, dispatch._CallersLibrary)
+            assert c.library.get_pointer_to_function(c.fndesc.llvm_func_name) != 0
+    assert dispatch._mcio_compiles == [0]
+    # a user's function compiled after the kernel, using what the kernel's implementations use
+    assert numba.njit(lambda n: np.full((n, 3, 2), np.int8(5), np.int32).sum())(3) == 90

@@ -13,9 +13,28 @@ same) and nothing else. Where it went: benchmarks/README.md, "Issue 29: compilin
 
 The second dispatcher is what Numba's typing sees of a kernel (``_numba_type_``, the attribute
 ``numba.typeof`` reads), so the kernels' sources call each other by their plain names. Called
-from Python it raises TypeError (it has no machine code). With another Numba than the one this
-was written and tested against (0.68: ``numba.core.codegen.JITCodeLibrary``, the lowering pass's
-``get_executable``; ``TESTED_NUMBA``), ``njit`` is Numba's own, unchanged.
+from Python it raises TypeError (it has no machine code).
+
+Three more of Numba's costs, changed process-wide but only in speed (same code, same results;
+benchmarks/README.md, "Issue 29: compiling, third pass (session 16)"):
+
+- A kernel called from Python compiles with Python's gc thresholds raised (``_no_full_gc``: no
+  full collection; restored after, also on error): full collections walked every compiler object
+  alive, ~1 s of a cold ``mcio run``.
+- Numba's compiler flags (``TargetConfig``) compare and hash without building all their options'
+  values each time (the same results as Numba's ``__eq__``/``__hash__``): the overload
+  implementations' cache compares them ~70,000 times in a cold ``mcio run``.
+- Numba's built-in implementations (``@overload``: ``np.zeros``, ``min``, ...) are cached by the
+  4 settings their compile inherits from the caller's flags, not all its flags (run_one and its
+  callees shared none before), and, while a kernel called from Python compiles, compiled into
+  their callers only, as mcio's own callees (no machine code: a cold ``mcio run`` makes machine
+  code for 4 functions, run_one, make_streams, hist_quantiles_into, normalise_rows). A user's own
+  ``numba.njit`` compiled outside gets Numba's own implementations (cached apart).
+
+All of this touches Numba's internals: only on the Numba it was written and tested against (0.68:
+``numba.core.codegen.JITCodeLibrary``, the lowering pass's ``get_executable``,
+``TargetConfig``, ``_OverloadFunctionTemplate._get_impl``/``_get_jit_decorator``;
+``TESTED_NUMBA``). With another, ``njit`` is Numba's own and Numba is left unchanged.
 """
 from __future__ import annotations
 
@@ -113,39 +132,6 @@ else:
 
     TargetConfig.__eq__ = _fast_flags_eq
     TargetConfig.__hash__ = _fast_flags_hash
-
-    # Numba's built-in implementations (``@overload``: np.zeros, min, ...) cached by the settings
-    # their compile takes from the caller's flags, not by all the caller's flags. An overload's
-    # implementation is a dispatcher of its own, made per (argument types, caller's flags) and
-    # compiled with its own options plus the 4 settings CPUTargetOptions.finalize inherits from
-    # the flags on Numba's ConfigStack (the caller's): nrt, fastmath, error_model, forceinline.
-    # Keyed by all the caller's flags, a kernel called from Python (wrappers, no forceinline) and
-    # the kernels compiled into it compiled the same implementation each for itself. Only for
-    # CPU ``Flags`` (another target's flags may pass on other settings): those keep Numba's key.
-    from numba.core.compiler import Flags as _Flags
-
-    _INHERITED = ("nrt", "fastmath", "error_model", "forceinline")
-
-    def _impl_key_flags(flags):
-        """What of the caller's ``flags`` an overload's compile sees (Numba's key: ``flags``)."""
-        if type(flags) is not _Flags:
-            return flags
-        return (flags.nrt, frozenset(flags.fastmath.flags), flags.error_model, flags.forceinline)
-
-    def _get_impl(self, args, kws):
-        """Numba's ``_OverloadFunctionTemplate._get_impl``, keyed by :func:`_impl_key_flags`."""
-        flags = _impl_key_flags(ConfigStack.top_or_none())
-        cache_key = self.context, tuple(args), tuple(kws.items()), flags
-        try:
-            impl, args = self._impl_cache[cache_key]
-            return impl, args
-        except KeyError:
-            pass
-        impl, args = self._build_impl(cache_key, args, kws)
-        return impl, args
-
-    _numba_get_impl = _OverloadFunctionTemplate._get_impl
-    _OverloadFunctionTemplate._get_impl = _get_impl
 
     class _CallersLibrary(JITCodeLibrary):
         """A kernel's code for its callers only: finalising it links its callees in and optimises
@@ -260,7 +246,11 @@ else:
 
         def compile(self, sig):
             with global_compiler_lock, _no_full_gc():
-                return super().compile(sig)
+                _mcio_compiles[0] += 1
+                try:
+                    return super().compile(sig)
+                finally:
+                    _mcio_compiles[0] -= 1
 
         @property
         def _numba_type_(self):
@@ -273,6 +263,77 @@ else:
     class _CallKernel(_Kernel):
         """A kernel never inlined into another (``as_call``)."""
         _callee_pipeline = _IntoCallersAsCall
+
+    # Numba's built-in implementations (``@overload``: np.zeros, np.full, min, ...): each is a
+    # dispatcher of its own, made per (argument types, caller's flags) and compiled with its own
+    # options plus the 4 settings CPUTargetOptions.finalize inherits from the flags on Numba's
+    # ConfigStack (the caller's): nrt, fastmath, error_model, forceinline.
+    # - Cached by those 4 settings, not by all the caller's flags: keyed by all of them, a kernel
+    #   called from Python (wrappers, no forceinline) and the kernels compiled into it compiled the
+    #   same implementation each for itself.
+    # - While a kernel called from Python compiles (``_Kernel.compile``: the kernels under it and
+    #   what they use), an implementation made then is compiled into its callers only, as mcio's
+    #   own callees are (:class:`_Callee`, :class:`_IntoCallers`): no machine code of its own, it
+    #   is only ever linked into its callers. Made outside (a user's own ``numba.njit``), Numba's
+    #   own; the two kinds are cached apart.
+    # Only for CPU ``Flags`` on the stack and Numba's CPU ``jit`` (another target's flags may pass
+    # on other settings, another jit decorator other options): those keep Numba's way.
+    from numba.core.compiler import Flags as _Flags
+    from numba.core.decorators import jit as _numba_jit
+
+    _mcio_compiles = [0]    # depth of _Kernel.compile (under Numba's compiler lock)
+
+    # the options of an overload's implementation that _into_callers_jit passes on as they are
+    _IMPL_OPTIONS = frozenset(("nopython", "no_cpython_wrapper", "no_cfunc_wrapper", "nogil",
+                               "fastmath", "error_model", "boundscheck", "forceinline", "_nrt",
+                               "no_rewrites"))
+
+    def _impl_key_flags(flags):
+        """What of the caller's ``flags`` an overload's compile sees, and whether it is compiled
+        into its callers only (Numba's key: ``flags``)."""
+        if type(flags) is not _Flags:
+            return flags
+        return (flags.nrt, frozenset(flags.fastmath.flags), flags.error_model, flags.forceinline,
+                _mcio_compiles[0] > 0)
+
+    def _get_impl(self, args, kws):
+        """Numba's ``_OverloadFunctionTemplate._get_impl``, keyed by :func:`_impl_key_flags`."""
+        flags = _impl_key_flags(ConfigStack.top_or_none())
+        cache_key = self.context, tuple(args), tuple(kws.items()), flags
+        try:
+            impl, args = self._impl_cache[cache_key]
+            return impl, args
+        except KeyError:
+            pass
+        impl, args = self._build_impl(cache_key, args, kws)
+        return impl, args
+
+    def _into_callers_jit(**options):
+        """Numba's ``jit(**options)`` for an overload's implementation, compiled into its callers
+        only (a :class:`_Callee`); Numba's own for options it does not know."""
+        if not options.keys() <= _IMPL_OPTIONS:
+            return _numba_jit(**options)
+        targetoptions = dict(options, nopython=True, boundscheck=options.get("boundscheck"),
+                             no_cpython_wrapper=True, no_cfunc_wrapper=True)
+
+        def wrap(fn):
+            return _Callee(py_func=fn, locals={}, targetoptions=dict(targetoptions),
+                           pipeline_class=_IntoCallers)
+        return wrap
+
+    def _get_jit_decorator(self):
+        """Numba's ``_OverloadFunctionTemplate._get_jit_decorator``; while a kernel called from
+        Python compiles, :func:`_into_callers_jit` for Numba's CPU ``jit``."""
+        jitter = _numba_get_jit_decorator(self)
+        if (jitter is _numba_jit and _mcio_compiles[0] > 0
+                and type(ConfigStack.top_or_none()) is _Flags):
+            return _into_callers_jit
+        return jitter
+
+    _numba_get_impl = _OverloadFunctionTemplate._get_impl
+    _numba_get_jit_decorator = _OverloadFunctionTemplate._get_jit_decorator
+    _OverloadFunctionTemplate._get_impl = _get_impl
+    _OverloadFunctionTemplate._get_jit_decorator = _get_jit_decorator
 
     def njit(**options):
         """``numba.njit(**options)`` for a kernel (see the module's docstring); ``cache`` applies
