@@ -12,7 +12,9 @@ moves the last event into the root's place and sifts it down (written in ``heap_
 call: no specialisation more to compile), ``heap_settle`` has nothing to do (h_n[Q_MIN] stays 1,
 its test for "the earliest is known"). Where at most a handful are pending, that is a few
 compares a put or a take, against a calendar queue's bucket lists, their scan after every take
-and its list walk to unlink the taken node (issue 29: 0.89x the CPU per I/O at N = 5).
+and its list walk to unlink the taken node; measured with several copies of each tree, though,
+the FICON model at N = 5 costs the same per I/O either way (benchmarks/README.md, issue 29's
+third pass: one copy of each had shown 0.89x, an artefact of where each copy sat).
 
 The calendar queue (Brown 1988): pending events (time ms, code) in NB buckets of a width W (ms),
 event e in bucket number k = floor(t_e / W) kept in list k mod NB (unsorted); the earliest is
