@@ -66,6 +66,14 @@ def fast_path_applies(model: Model) -> bool:
 # ---------------------------------------------------------------------------- running
 
 
+def _simple_kinds_only(dp: np.ndarray) -> bool:
+    """Whether every distribution row of ``dp`` (float64[rows, 5], column 0 the kind code,
+    kernels/dists.py) is deterministic, exponential, gamma or uniform: then no draw needs the
+    lognormal/empirical sampler or the empirical tables."""
+    from ..kernels.dists import DETERMINISTIC, EXPONENTIAL, GAMMA, UNIFORM
+    return bool(np.isin(dp[:, 0], (DETERMINISTIC, EXPONENTIAL, GAMMA, UNIFORM)).all())
+
+
 def _check_run_args(ios, replications, warmup, seed, point):
     """Refuse a run size outside :data:`.limits.RUN_BOUNDS` (as a sweep spec's [run] is)."""
     for name, v in (("ios", ios), ("replications", replications), ("seed", seed), ("point", point)):
@@ -143,6 +151,12 @@ def run_kernels(model: Model, ios: int, replications: int, seed: int, warmup: in
     overloaded = fast_path and model.open_bottleneck()[1] >= 1.0
 
     kernel = run_one_units if pk.ip[L.IP_WORKLOADS] else run_one
+    # the event kernel without the lognormal/empirical sampler when no distribution row needs
+    # it (blockrng.fill_row: its tables None, that code compiled out; ~0.4 s of a first compile).
+    # Not for run_one_units: the tests run both kinds of model through it at several signatures,
+    # each would compile twice.
+    simple = kernel is run_one and _simple_kinds_only(pk.dp)
+    ev, ec = (None, None) if simple else (pk.ev, pk.ec)
     def one(r: int) -> None:
         if stop[0]:
             return  # stopped before this replication began: its outputs stay zero (0 measured)
@@ -158,7 +172,7 @@ def run_kernels(model: Model, ios: int, replications: int, seed: int, warmup: in
                          pk.cls_mp, pk.cls_proto, pk.trace, st, lanes, scal, *outs[r], stop, done,
                          overloaded)
             else:
-                kernel(pk.fp, pk.ip, pk.dp, pk.ev, pk.ec, pk.cls_cum, pk.cls_kb, pk.cls_miss,
+                kernel(pk.fp, pk.ip, pk.dp, ev, ec, pk.cls_cum, pk.cls_kb, pk.cls_miss,
                         pk.cls_mp, pk.cls_proto, pk.al_prob, pk.al_idx, pk.dev_grp, pk.bound_dev,
                         pk.grp_ptr, pk.grp_ch, pk.chg_ptr, pk.chg, pk.trace, pk.lk, pk.un, st, lanes,
                         scal, *outs[r][:3], *louts[r], *u_outs[r], *outs[r][3:], stop, done)

@@ -349,7 +349,10 @@ def fill_row(lanes, scal, dp, row, ev, ec, out, n):
     row ``row`` of ``dp`` (see ``dists``) for row < N_DIST or row >= N_ROWS (a configuration's
     own rows: ``layout.CU_ROW_NAMES``), else uniforms in (0, 1]. Exponentials
     and uniforms come from the row's vector lanes, constants are filled, gamma and the other kinds
-    are drawn from the row's scalar state (gamma in one loop: its constants once per block)."""
+    are drawn from the row's scalar state (gamma in one loop: its constants once per block).
+    ``ev``, ``ec`` float64[:] the empirical tables, or None when no row of ``dp`` is lognormal or
+    empirical (the sampler of those kinds is then compiled out, and such a row would be left
+    unfilled)."""
     if N_DIST <= row < N_ROWS:
         fill_uniform(lanes[row], out, n)
         return
@@ -364,7 +367,9 @@ def fill_row(lanes, scal, dp, row, ev, ec, out, n):
         fill_uniform_between(lanes[row], out, n, dp[row, 3], dp[row, 4])
     elif kind == GAMMA:
         fill_gamma_st(scal[row], out, n, dp[row, 3], dp[row, 4])
-    else:
+    elif ev is not None:
+        # (lognormal, empirical: ev, ec are None when no row of dp is of these kinds,
+        # mcio.engine.run: then this branch and the sampler are compiled out)
         a = scal[row, 0]
         b = scal[row, 1]
         c = scal[row, 2]
