@@ -143,6 +143,34 @@ def _on_sigint_run(signum, frame):
         raise KeyboardInterrupt
 
 
+@contextlib.contextmanager
+def deferred():
+    """Within the block (main thread), SIGINT is held and delivered to the handler it would have
+    reached once the block ends: for a Numba compile, where a KeyboardInterrupt raised inside one
+    of llvmlite's ctypes callbacks (its object cache's) is "ignored" and leaves LLVM's state
+    broken, and the process then dies of a segmentation fault instead of stopping cleanly.
+    Nested blocks pass what they held to the enclosing one. Elsewhere (another thread, no
+    signal support) a no-op."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    held = []
+    try:
+        old = signal.signal(signal.SIGINT, lambda signum, frame: held.append(frame))
+    except (ValueError, OSError):
+        yield
+        return
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, old if old is not None else signal.default_int_handler)
+        for frame in held:        # each press, as it would have been delivered
+            if old is signal.SIG_DFL:
+                os.kill(os.getpid(), signal.SIGINT)
+            elif callable(old):
+                old(signal.SIGINT, frame)
+
+
 #: Set while kernels run (inside :func:`polling`): the GIL is free then, so a sweep's background
 #: saving (:class:`mcio.store.Saver`) waits for it rather than compete with this process's own
 #: Python work for the GIL (which slows both). A scheduling hint, never a result.
@@ -234,5 +262,5 @@ def watching():
         os.close(r)
 
 
-__all__ = ["SweepInterrupted", "KERNELS_RUNNING", "watching", "flag", "counter", "progress_slot", "requested", "request", "clear", "handling",
+__all__ = ["SweepInterrupted", "KERNELS_RUNNING", "deferred", "watching", "flag", "counter", "progress_slot", "requested", "request", "clear", "handling",
            "polling", "PROGRESS_SLOTS", "SLOT_STRIDE"]

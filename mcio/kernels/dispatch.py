@@ -43,6 +43,8 @@ import gc
 
 import numba
 
+from mcio import interrupt
+
 try:
     from numba import _dynfunc
     from numba.core import compiler, types
@@ -236,7 +238,9 @@ else:
     class _Kernel(CPUDispatcher):
         """A kernel as Python calls it (Numba's dispatcher, its constructor's arguments: pickled
         and rebuilt as Numba's are); other kernels call its :class:`_Callee`, made at the first
-        typing of a kernel that calls it. Its compile runs under :func:`_no_full_gc`."""
+        typing of a kernel that calls it. Its compile runs under :func:`_no_full_gc`, with Ctrl-C
+        held until it ends (:func:`mcio.interrupt.deferred`: a KeyboardInterrupt inside llvmlite's
+        callbacks can crash the process)."""
 
         _callee_pipeline = _IntoCallers
 
@@ -245,7 +249,7 @@ else:
             self._callee = None
 
         def compile(self, sig):
-            with global_compiler_lock, _no_full_gc():
+            with interrupt.deferred(), global_compiler_lock, _no_full_gc():
                 _mcio_compiles[0] += 1
                 try:
                     return super().compile(sig)
