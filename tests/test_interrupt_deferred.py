@@ -77,3 +77,23 @@ def test_a_kernel_compile_holds_ctrl_c_until_it_has_finished(monkeypatch):
     monkeypatch.setattr(Dispatcher, "compile", numba_compile)
     assert twice(np.float64(1.5)) == 3.0          # compiled whole before the interrupt
     assert len(twice.overloads) == 1
+
+
+def test_numbas_own_njit_holds_ctrl_c_too(monkeypatch):
+    """dispatch's decorator on another Numba (``_plain``: Numba's own njit) compiles with Ctrl-C
+    held as well."""
+    kernel = dispatch._plain(cache=False)(lambda x: x + 1.0)
+    numba_compile = type(kernel).compile
+    inside = []
+
+    def compile_pressed(self, sig):
+        _press()
+        inside.append("pressed, not raised")
+        return numba_compile(self, sig)
+
+    monkeypatch.setattr(type(kernel), "compile", compile_pressed)
+    with pytest.raises(KeyboardInterrupt):
+        kernel(np.float64(1.0))
+    assert inside == ["pressed, not raised"]
+    monkeypatch.setattr(type(kernel), "compile", numba_compile)
+    assert kernel(np.float64(1.0)) == 2.0

@@ -81,8 +81,22 @@ def _no_full_gc():
 
 
 def _plain(**options):
+    """Numba's own ``njit(**options)`` (``as_call`` dropped), each compile with Ctrl-C held
+    (:func:`mcio.interrupt.deferred`): the kernels' decorator on a Numba this module's changes
+    were not written for."""
     options.pop("as_call", None)
-    return numba.njit(**options)
+
+    def wrap(fn):
+        kernel = numba.njit(**options)(fn)
+        if not hasattr(kernel, "compile"):     # (NUMBA_DISABLE_JIT: the function itself)
+            return kernel
+
+        def compile(sig):
+            with interrupt.deferred():
+                return type(kernel).compile(kernel, sig)
+        kernel.compile = compile
+        return kernel
+    return wrap
 
 
 # Only on the Numba it was written and tested against: these are Numba's internals, and another
