@@ -70,17 +70,8 @@ def test_heap_hands_out_events_in_key_order(seed, lazy):
 def test_calendar_queue_hands_out_events_in_key_order(seed, cap, grid, inf_share):
     """Many ties (grid 3), thousands pending (the buckets grow and the width is re-estimated),
     infinite times (found by the direct search): always heapq's order."""
-    h_t, h_c, h_n = heap_new(cap)
-    nbs = []
-
-    def nxt():
-        nbs.append(int(h_n[Q_NB]))
-        heap_settle(h_t, h_c, h_n)
-        out = (h_t[0], int(h_c[0]))
-        heap_take(h_t, h_c, h_n)
-        return out
     ops = _script(seed, steps=20000, cap=cap, grid=grid, inf_share=inf_share)
-    got, want = _replay(ops, lambda tm, cd: heap_put(h_t, h_c, h_n, tm, cd), nxt)
+    got, want, nbs = _engine_queue_order(cap, ops)
     assert got == want
     assert len(got) > 5000
     if cap == 2000:

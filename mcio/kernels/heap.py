@@ -8,8 +8,8 @@ code) (``_before``), so the order, and every result, is the same whichever the q
 
 The binary heap (small queues): event i of the heap at h_t[i], h_c[i] (i < h_n[0]), its
 children at 2 i + 1, 2 i + 2, the root (h_t[0], h_c[0]) the earliest; a put sifts up, a take
-moves the last event into the root's place and sifts it down (written in ``heap_take``, not a
-call: no specialisation more to compile), ``heap_settle`` has nothing to do (h_n[Q_MIN] stays 1,
+moves the last event into the root's place and sifts it down (``_sift_down``, the plain
+heaps' own), ``heap_settle`` has nothing to do (h_n[Q_MIN] stays 1,
 its test for "the earliest is known"). Where at most a handful are pending, that is a few
 compares a put or a take, against a calendar queue's bucket lists, their scan after every take
 and its list walk to unlink the taken node; measured with several copies of each tree, though,
@@ -372,24 +372,7 @@ def heap_take(h_t, h_c, h_n):
     if h_n[Q_NB] == 0:                         # the binary heap: the last event sifts down from the root
         m = h_n[Q_SIZE] - 1
         h_n[Q_SIZE] = m
-        time = h_t[m]                          # (written here, not a call of _sift_down: no
-        code = h_c[m]                          # specialisation more to compile)
-        i = 0
-        while True:
-            j = 2 * i + 1
-            if j >= m:
-                break
-            r = j + 1
-            if r < m and _before(h_t[r], h_c[r], h_t[j], h_c[j]):
-                j = r
-            if _before(h_t[j], h_c[j], time, code):
-                h_t[i] = h_t[j]
-                h_c[i] = h_c[j]
-                i = j
-            else:
-                break
-        h_t[i] = time
-        h_c[i] = code
+        _sift_down(h_t, h_c, m, h_t[m], h_c[m])
         return
     n = h_n[Q_MIN]
     b = HEADS + (h_c[3 * n + 2] & (h_n[Q_NB] - 1))
