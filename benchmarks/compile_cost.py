@@ -5,6 +5,7 @@ empty cache, and the command's CPU time cold (empty cache) and warm (the cache i
     python benchmarks/compile_cost.py --against b986a43  # the same for another commit, alternating
     python benchmarks/compile_cost.py --list             # which functions compile, how often, how long
     python benchmarks/compile_cost.py --phases           # where a cold compile's CPU goes, by phase
+    python benchmarks/compile_cost.py --against HEAD --repeat 5 --phases   # before/after, by phase
     python benchmarks/compile_cost.py -- run examples/topology/two_subsystems.toml
 
 Each measurement is a new process with ``NUMBA_CACHE_DIR`` a new temporary directory (Numba then
@@ -211,9 +212,15 @@ def main() -> None:
             for fn, n in sorted(ms[0]["cold"]["names"].items(), key=lambda kv: (-own[kv[0]], kv[0])):
                 print(f"    {n:8d} {own[fn]:6.2f}  {fn}")
     if a.phases:
-        got = {name: phases(tree, a.args) for name, tree in trees.items()}
+        # --repeat rounds here too, the trees alternating: each phase's median over the rounds
+        runs = {name: [] for name in trees}
+        for r in range(a.repeat):
+            for name, tree in trees.items():
+                runs[name].append(phases(tree, a.args))
+        got = {name: {k: sorted(g.get(k, 0.0) for g in gs)[len(gs) // 2] for k in {k for g in gs for k in g}}
+               for name, gs in runs.items()}
         keys = sorted({k for g in got.values() for k in g}, key=lambda k: -max(g.get(k, 0) for g in got.values()))
-        print("cold, one thread, CPU s by phase: " + " | ".join(trees))
+        print(f"cold, one thread, CPU s by phase (median of {a.repeat}): " + " | ".join(trees))
         for k in keys:
             print("    " + "  ".join(f"{got[n].get(k, 0.0):6.2f}" for n in trees) + f"  {k}")
         print("    " + "  ".join(f"{sum(got[n].values()):6.2f}" for n in trees) + "  (all)")

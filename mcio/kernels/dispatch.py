@@ -52,9 +52,15 @@ try:
     from numba.core.compiler_lock import global_compiler_lock, require_global_compiler_lock
     from numba.core.compiler_machinery import LoweringPass, register_pass
     from numba.core.registry import CPUDispatcher
+    from numba.core.target_extension import get_local_target
     from numba.core.targetconfig import ConfigStack, TargetConfig
+    from numba.core.typing.context import BaseContext
     from numba.core.typing.templates import _OverloadFunctionTemplate
-    from numba.core.typed_passes import AnnotateTypes
+    from numba.core.typing.typeof import Purpose, _TypeofContext, typeof_impl
+    from numba.core import ir as numba_ir
+    from numba.core.rewrites import rewrite_registry
+    from numba.core.typed_passes import AnnotateTypes, NopythonRewrites
+    from numba.np.ufunc.array_exprs import _is_ufunc
 except ImportError:        # (another Numba: its own njit below)
     CPUDispatcher = None
 
@@ -223,8 +229,70 @@ else:
         return _dynfunc.make_function(fndesc.lookup_module(), fndesc.qualname.split(".")[-1],
                                       "compiled into its callers only", 0, env, (library,))
 
-    class _IntoCallers(compiler.Compiler):
-        """Numba's pipeline, the function's code in a :class:`_CallersLibrary`."""
+    # Numba's post-typing rewrites (``NopythonRewrites``) first insert a ``del`` for every variable
+    # (a liveness analysis of the whole function), then look for array expressions to fuse,
+    # string-literal subscripts and arrays of constant lists, then strip the dels again, in every
+    # kernel, which have almost none of these. The rewrites Numba 0.68 registers for that step
+    # (the last when ``inline_closurecall`` is first imported):
+    _AFTER_TYPING = frozenset(("RewriteStringLiteralGetitems", "RewriteStringLiteralSetitems",
+                               "RewriteArrayExprs", "RewriteArrayOfConsts"))
+
+    def _nothing_to_rewrite(state):
+        """True when no after-typing rewrite can match the typed IR: no assignment to an array of
+        a unary or binary operation or of a ufunc's call (``RewriteArrayExprs``), no subscript by
+        a string literal (``RewriteStringLiteral*``), no list display (``RewriteArrayOfConsts``:
+        ``np.array`` of one); a superset of their ``match`` tests."""
+        if not {c.__name__ for c in rewrite_registry.rewrites["after-inference"]} <= _AFTER_TYPING:
+            return False        # (rewrites registered by another library: Numba's way)
+        typemap = state.typemap
+        for block in state.func_ir.blocks.values():
+            for inst in block.body:
+                if isinstance(inst, numba_ir.Assign):
+                    e = inst.value
+                    if not isinstance(e, numba_ir.Expr):
+                        continue
+                    if e.op == "build_list":
+                        return False
+                    if e.op == "getitem" and isinstance(typemap.get(e.index.name), types.StringLiteral):
+                        return False
+                    if not isinstance(typemap.get(inst.target.name), types.Array):
+                        continue
+                    if e.op in ("unary", "binop", "inplace_binop"):
+                        return False
+                    f = typemap.get(e.func.name) if e.op == "call" else None
+                    if isinstance(f, types.Function) and _is_ufunc(f.typing_key):
+                        return False
+                elif isinstance(inst, numba_ir.SetItem):
+                    if isinstance(typemap.get(inst.index.name), types.StringLiteral):
+                        return False
+        return True
+
+    @register_pass(mutates_CFG=True, analysis_only=False)
+    class _Rewrites(NopythonRewrites):
+        """Numba's post-typing rewrites, skipped where none can apply (:func:`_nothing_to_rewrite`:
+        the IR is then as Numba's pass leaves it; the legalisation pass before lowering puts in the
+        dels lowering needs)."""
+        _name = "mcio_nopython_rewrites"
+
+        def run_pass(self, state):
+            if _nothing_to_rewrite(state):
+                return False
+            return NopythonRewrites.run_pass(self, state)
+
+    class _Pipeline(compiler.Compiler):
+        """Numba's pipeline with :class:`_Rewrites` for Numba's ``NopythonRewrites``."""
+
+        def define_pipelines(self):
+            pms = super().define_pipelines()
+            for pm in pms:
+                pm.passes = [(_Rewrites, d) if p is NopythonRewrites else (p, d)
+                             for p, d in pm.passes]
+                pm.finalize()
+            return pms
+
+    class _IntoCallers(_Pipeline):
+        """Numba's pipeline (:class:`_Pipeline`), the function's code in a
+        :class:`_CallersLibrary`."""
         as_call = False
 
         def __init__(self, *args, **kwargs):
@@ -259,6 +327,8 @@ else:
         _callee_pipeline = _IntoCallers
 
         def __init__(self, py_func, locals=None, targetoptions=None, *args, **kwargs):
+            if not args:
+                kwargs.setdefault("pipeline_class", _Pipeline)
             super().__init__(py_func, locals, targetoptions, *args, **kwargs)
             self._callee = None
 
@@ -352,6 +422,59 @@ else:
     _numba_get_jit_decorator = _OverloadFunctionTemplate._get_jit_decorator
     _OverloadFunctionTemplate._get_impl = _get_impl
     _OverloadFunctionTemplate._get_jit_decorator = _get_jit_decorator
+
+    # A function's call typed once per (argument types, what an implementation's compile sees of
+    # the caller's flags) while kernels compile: Numba's ``BaseFunction.get_call_type`` tries the
+    # function's templates in order each time (``+`` on two floats goes through dozens that fail,
+    # each failure formatting its message), ~6,700 times in a cold ``mcio run`` for ~840 distinct
+    # calls. A repeat gets the signature found the first time, and the implementation key Numba
+    # stored with it (``_impl_keys``, which its lowering reads) is put back: Numba keys that by the
+    # argument types only, so a call typed since under other flags may have replaced it.
+    _numba_get_call_type = types.BaseFunction.get_call_type
+    _call_types = {}     # (function type, context, target, args, kws, flags' key) -> (sig, impl key)
+
+    def _get_call_type(self, context, args, kws):
+        """Numba's ``BaseFunction.get_call_type``, remembered while a kernel compiles."""
+        if _mcio_compiles[0] == 0:
+            return _numba_get_call_type(self, context, args, kws)
+        key = (self, context, get_local_target(context), tuple(args), tuple(kws.items()),
+               _impl_key_flags(ConfigStack.top_or_none()))
+        try:
+            hit = _call_types.get(key)
+        except TypeError:      # (an argument type that cannot be hashed: Numba's way)
+            return _numba_get_call_type(self, context, args, kws)
+        if hit is not None:
+            self._impl_keys[hit[0].args] = hit[1]
+            return hit[0]
+        sig = _numba_get_call_type(self, context, args, kws)
+        _call_types[key] = (sig, self._impl_keys[sig.args])
+        return sig
+
+    types.BaseFunction.get_call_type = _get_call_type
+
+    # A global's type while kernels compile: Numba's ``resolve_value_type`` first asks ``typeof``,
+    # which for a function such as ``np.empty`` or ``min`` formats (and colours) a "Cannot
+    # determine Numba type" message and raises it, then finds the type among the registered
+    # globals: ~6,800 messages made and dropped in a cold ``mcio run``. Here the same two steps
+    # without the message; anything else (no type, or ``typeof`` raising) goes Numba's way.
+    _numba_resolve_value_type = BaseContext.resolve_value_type
+    _AS_CONSTANT = _TypeofContext(Purpose.constant)
+
+    def _resolve_value_type(self, val):
+        """Numba's ``BaseContext.resolve_value_type``, without the unused message (above)."""
+        if _mcio_compiles[0] > 0:
+            try:
+                ty = typeof_impl(val, _AS_CONSTANT)
+            except ValueError:
+                ty = None
+            else:
+                if ty is None and not isinstance(val, types.ExternalFunction):
+                    ty = self._get_global_type(val)
+            if ty is not None:
+                return ty
+        return _numba_resolve_value_type(self, val)
+
+    BaseContext.resolve_value_type = _resolve_value_type
 
     def njit(**options):
         """``numba.njit(**options)`` for a kernel (see the module's docstring); ``cache`` applies
