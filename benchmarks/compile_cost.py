@@ -6,6 +6,7 @@ empty cache, and the command's CPU time cold (empty cache) and warm (the cache i
     python benchmarks/compile_cost.py --list             # which functions compile, how often, how long
     python benchmarks/compile_cost.py --phases           # where a cold compile's CPU goes, by phase
     python benchmarks/compile_cost.py --against HEAD --repeat 5 --phases   # before/after, by phase
+    python benchmarks/compile_cost.py --against HEAD --repeat 5 --together # both at once: the ratio
     python benchmarks/compile_cost.py -- run examples/topology/two_subsystems.toml
 
 Each measurement is a new process with ``NUMBA_CACHE_DIR`` a new temporary directory (Numba then
@@ -172,12 +173,39 @@ def measure(tree: str, args: list[str]) -> dict:
         return out
 
 
+def cold_together(trees: dict, args: list[str]) -> dict:
+    """Each tree's cold ``mcio ARGS`` at the same time, one Numba thread each (one core each on a
+    2-core machine): both see the same load, so their ratio holds while the machine's speed
+    drifts (a shared host's CPU time for the same work moved by +-20 % over minutes)."""
+    procs, caches = {}, []
+    for name, tree in trees.items():
+        cache = tempfile.TemporaryDirectory(prefix="mcio-numba-")
+        caches.append(cache)
+        env = dict(os.environ, NUMBA_CACHE_DIR=cache.name, PYTHONPATH=tree, NUMBA_NUM_THREADS="1")
+        procs[name] = subprocess.Popen([sys.executable, "-c", _CHILD, *args], env=env, cwd=tree,
+                                       stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    out = {}
+    for name, p in procs.items():
+        err = p.communicate()[1].strip()
+        last = err.splitlines()[-1] if err else ""
+        try:
+            out[name] = json.loads(last[last.index("{"):])
+        except ValueError:
+            raise SystemExit(f"{trees[name]}: the child failed:\n{err[-3000:]}")
+    for cache in caches:
+        cache.cleanup()
+    return out
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--against", help="also measure this git ref (git archive into a temp dir)")
     ap.add_argument("--repeat", type=int, default=1, help="rounds (trees alternate in each)")
     ap.add_argument("--list", action="store_true", help="print the functions compiled, by count")
     ap.add_argument("--phases", action="store_true", help="also a cold run's CPU by compile phase")
+    ap.add_argument("--together", action="store_true",
+                    help="with --against: the two trees' cold runs at the same time, one thread "
+                         "each (--repeat rounds); prints this tree / the other per round")
     ap.add_argument("args", nargs="*", default=["run"], help="the mcio command (default: run)")
     a = ap.parse_args()
     trees = {"this tree": ROOT}
@@ -188,6 +216,22 @@ def main() -> None:
                        check=True)
         trees = {a.against: tmp.name, "this tree": ROOT}
     print(f"mcio {' '.join(a.args)}; load average {os.getloadavg()}")
+    if a.together:
+        if len(trees) != 2:
+            raise SystemExit("--together needs --against")
+        ratios = []
+        for r in range(a.repeat):
+            got = cold_together(trees, a.args)
+            cpu = {k: g["cpu_s"] for k, g in got.items()}
+            ratios.append(cpu["this tree"] / cpu[a.against])
+            print(f"round {r}: cold CPU {a.against} {cpu[a.against]:.2f} s, this tree "
+                  f"{cpu['this tree']:.2f} s: {ratios[-1]:.3f} ({got['this tree']['compiled']} vs "
+                  f"{got[a.against]['compiled']} specialisations)", flush=True)
+        print(f"this tree / {a.against}: median {sorted(ratios)[len(ratios) // 2]:.3f} of "
+              f"{len(ratios)}, range {min(ratios):.3f}-{max(ratios):.3f}; load average "
+              f"{os.getloadavg()}")
+        tmp.cleanup()
+        return
     rows = {k: [] for k in trees}
     for r in range(a.repeat):
         for name, tree in trees.items():

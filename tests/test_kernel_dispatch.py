@@ -396,3 +396,27 @@ def test_globals_typed_as_numba_types_them_and_an_untypable_one_gets_numbas_erro
         dispatch._mcio_compiles[0] -= 1
     with pytest.raises(numba.core.errors.TypingError, match="Cannot determine Numba type"):
         dispatch.njit(nogil=True)(_uses_opaque)(1)
+
+
+@needs_tested_numba
+def test_an_instructions_variables_listed_as_numba_lists_them():
+    from numba.core import compiler, ir
+    seen = 0
+    for fn in (_branchy, _arrays, _listed, _uses_opaque):
+        func_ir = compiler.run_frontend(fn)
+        for block in func_ir.blocks.values():
+            for inst in block.body:
+                values = [inst, inst.__dict__] + ([inst.value] if isinstance(inst, ir.Assign) else [])
+                for v in values:
+                    assert inst._rec_list_vars(v) == dispatch._numba_rec_list_vars(inst, v)
+                    seen += 1
+                assert inst.list_vars() == dispatch._numba_rec_list_vars(inst, inst.__dict__)
+    assert seen > 100
+    # containers nested, leaves of every kind, a subclass of tuple
+    from collections import namedtuple
+    loc = ir.Loc("f.py", 1)
+    a, b = ir.Var(None, "a", loc), ir.Var(None, "b", loc)
+    pair = namedtuple("pair", "x y")
+    nested = {"k": [a, (1, "s", {"b": b}), pair(a, 2.0)], "l": None, "at": loc}
+    inst = ir.Del("a", loc)
+    assert inst._rec_list_vars(nested) == dispatch._numba_rec_list_vars(inst, nested) == [a, b, a]

@@ -476,6 +476,47 @@ else:
 
     BaseContext.resolve_value_type = _resolve_value_type
 
+    # The variables an IR instruction uses (``Inst.list_vars``), which Numba's analyses ask for
+    # every instruction again and again (liveness, SSA, dels: ~1 million calls of its recursive
+    # helper in a cold ``mcio run``): the same list, in the same order, without a call and a new
+    # list for each leaf (a location, a name, a constant).
+    _numba_rec_list_vars = numba_ir.Inst._rec_list_vars
+    _Var, _Inst = numba_ir.Var, numba_ir.Inst
+    _CONTAINERS = (_Var, _Inst, list, tuple, dict)
+
+    def _collect_vars(val, out):
+        """Append the variables in ``val`` to ``out``, as Numba's ``Inst._rec_list_vars``."""
+        tv = type(val)
+        if tv is dict:
+            items = val.values()
+        elif tv is list or tv is tuple:
+            items = val
+        elif isinstance(val, _Var):
+            out.append(val)
+            return
+        elif isinstance(val, _Inst):
+            out.extend(val.list_vars())
+            return
+        elif isinstance(val, (list, tuple)):
+            items = val
+        elif isinstance(val, dict):
+            items = val.values()
+        else:
+            return
+        for v in items:
+            if type(v) is _Var:
+                out.append(v)
+            elif isinstance(v, _CONTAINERS):
+                _collect_vars(v, out)
+
+    def _rec_list_vars(self, val):
+        """Numba's ``Inst._rec_list_vars``: the variables in ``val`` (above)."""
+        out = []
+        _collect_vars(val, out)
+        return out
+
+    numba_ir.Inst._rec_list_vars = _rec_list_vars
+
     def njit(**options):
         """``numba.njit(**options)`` for a kernel (see the module's docstring); ``cache`` applies
         to the kernel as Python calls it; ``as_call=True``: never inlined into another kernel
