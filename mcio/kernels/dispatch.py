@@ -15,8 +15,9 @@ The second dispatcher is what Numba's typing sees of a kernel (``_numba_type_``,
 ``numba.typeof`` reads), so the kernels' sources call each other by their plain names. Called
 from Python it raises TypeError (it has no machine code).
 
-Three more of Numba's costs, changed process-wide but only in speed (same code, same results;
-benchmarks/README.md, "Issue 29: compiling, third pass (session 16)"):
+More of Numba's costs, changed process-wide but only in speed (same code, same results;
+benchmarks/README.md, "Issue 29: compiling, third pass (session 16)" and "fourth pass (session
+18)"):
 
 - A kernel called from Python compiles with Python's gc thresholds raised (``_no_full_gc``: no
   full collection; restored after, also on error): full collections walked every compiler object
@@ -30,11 +31,14 @@ benchmarks/README.md, "Issue 29: compiling, third pass (session 16)"):
   their callers only, as mcio's own callees (no machine code: a cold ``mcio run`` makes machine
   code for 4 functions, run_one, make_streams, hist_quantiles_into, normalise_rows). A user's own
   ``numba.njit`` compiled outside gets Numba's own implementations (cached apart).
+- Numba's front end (``mcio.kernels.frontend``): a call's type remembered while kernels compile,
+  globals typed without a dropped error message, the post-typing rewrites skipped where none can
+  match (this module's pipelines use its pass), an IR instruction's variables listed cheaply.
 
 All of this touches Numba's internals: only on the Numba it was written and tested against (0.68:
 ``numba.core.codegen.JITCodeLibrary``, the lowering pass's ``get_executable``,
-``TargetConfig``, ``_OverloadFunctionTemplate._get_impl``/``_get_jit_decorator``;
-``TESTED_NUMBA``). With another, ``njit`` is Numba's own and Numba is left unchanged.
+``TargetConfig``, ``_OverloadFunctionTemplate._get_impl``/``_get_jit_decorator``,
+and frontend.py's; ``TESTED_NUMBA``). With another, ``njit`` is Numba's own and Numba is left unchanged.
 """
 from __future__ import annotations
 
@@ -52,15 +56,11 @@ try:
     from numba.core.compiler_lock import global_compiler_lock, require_global_compiler_lock
     from numba.core.compiler_machinery import LoweringPass, register_pass
     from numba.core.registry import CPUDispatcher
-    from numba.core.target_extension import get_local_target
     from numba.core.targetconfig import ConfigStack, TargetConfig
-    from numba.core.typing.context import BaseContext
     from numba.core.typing.templates import _OverloadFunctionTemplate
-    from numba.core.typing.typeof import Purpose, _TypeofContext, typeof_impl
-    from numba.core import ir as numba_ir
-    from numba.core.rewrites import rewrite_registry
     from numba.core.typed_passes import AnnotateTypes, NopythonRewrites
-    from numba.np.ufunc.array_exprs import _is_ufunc
+
+    from . import frontend
 except ImportError:        # (another Numba: its own njit below)
     CPUDispatcher = None
 
@@ -229,63 +229,13 @@ else:
         return _dynfunc.make_function(fndesc.lookup_module(), fndesc.qualname.split(".")[-1],
                                       "compiled into its callers only", 0, env, (library,))
 
-    # Numba's post-typing rewrites (``NopythonRewrites``) first insert a ``del`` for every variable
-    # (a liveness analysis of the whole function), then look for array expressions to fuse,
-    # string-literal subscripts and arrays of constant lists, then strip the dels again, in every
-    # kernel, which have almost none of these. The rewrites Numba 0.68 registers for that step
-    # (the last when ``inline_closurecall`` is first imported):
-    _AFTER_TYPING = frozenset(("RewriteStringLiteralGetitems", "RewriteStringLiteralSetitems",
-                               "RewriteArrayExprs", "RewriteArrayOfConsts"))
-
-    def _nothing_to_rewrite(state):
-        """True when no after-typing rewrite can match the typed IR: no assignment to an array of
-        a unary or binary operation or of a ufunc's call (``RewriteArrayExprs``), no subscript by
-        a string literal (``RewriteStringLiteral*``), no list display (``RewriteArrayOfConsts``:
-        ``np.array`` of one); a superset of their ``match`` tests."""
-        if not {c.__name__ for c in rewrite_registry.rewrites["after-inference"]} <= _AFTER_TYPING:
-            return False        # (rewrites registered by another library: Numba's way)
-        typemap = state.typemap
-        for block in state.func_ir.blocks.values():
-            for inst in block.body:
-                if isinstance(inst, numba_ir.Assign):
-                    e = inst.value
-                    if not isinstance(e, numba_ir.Expr):
-                        continue
-                    if e.op == "build_list":
-                        return False
-                    if e.op == "getitem" and isinstance(typemap.get(e.index.name), types.StringLiteral):
-                        return False
-                    if not isinstance(typemap.get(inst.target.name), types.Array):
-                        continue
-                    if e.op in ("unary", "binop", "inplace_binop"):
-                        return False
-                    f = typemap.get(e.func.name) if e.op == "call" else None
-                    if isinstance(f, types.Function) and _is_ufunc(f.typing_key):
-                        return False
-                elif isinstance(inst, numba_ir.SetItem):
-                    if isinstance(typemap.get(inst.index.name), types.StringLiteral):
-                        return False
-        return True
-
-    @register_pass(mutates_CFG=True, analysis_only=False)
-    class _Rewrites(NopythonRewrites):
-        """Numba's post-typing rewrites, skipped where none can apply (:func:`_nothing_to_rewrite`:
-        the IR is then as Numba's pass leaves it; the legalisation pass before lowering puts in the
-        dels lowering needs)."""
-        _name = "mcio_nopython_rewrites"
-
-        def run_pass(self, state):
-            if _nothing_to_rewrite(state):
-                return False
-            return NopythonRewrites.run_pass(self, state)
-
     class _Pipeline(compiler.Compiler):
-        """Numba's pipeline with :class:`_Rewrites` for Numba's ``NopythonRewrites``."""
+        """Numba's pipeline with ``frontend.Rewrites`` for Numba's ``NopythonRewrites``."""
 
         def define_pipelines(self):
             pms = super().define_pipelines()
             for pm in pms:
-                pm.passes = [(_Rewrites, d) if p is NopythonRewrites else (p, d)
+                pm.passes = [(frontend.Rewrites, d) if p is NopythonRewrites else (p, d)
                              for p, d in pm.passes]
                 pm.finalize()
             return pms
@@ -369,20 +319,13 @@ else:
     from numba.core.compiler import Flags as _Flags
     from numba.core.decorators import jit as _numba_jit
 
-    _mcio_compiles = [0]    # depth of _Kernel.compile (under Numba's compiler lock)
+    _mcio_compiles = frontend.compile_depth       # depth of _Kernel.compile
+    _impl_key_flags = frontend.impl_key_flags
 
     # the options of an overload's implementation that _into_callers_jit passes on as they are
     _IMPL_OPTIONS = frozenset(("nopython", "no_cpython_wrapper", "no_cfunc_wrapper", "nogil",
                                "fastmath", "error_model", "boundscheck", "forceinline", "_nrt",
                                "no_rewrites"))
-
-    def _impl_key_flags(flags):
-        """What of the caller's ``flags`` an overload's compile sees, and whether it is compiled
-        into its callers only (Numba's key: ``flags``)."""
-        if type(flags) is not _Flags:
-            return flags
-        return (flags.nrt, frozenset(flags.fastmath.flags), flags.error_model, flags.forceinline,
-                _mcio_compiles[0] > 0)
 
     def _get_impl(self, args, kws):
         """Numba's ``_OverloadFunctionTemplate._get_impl``, keyed by :func:`_impl_key_flags`."""
@@ -422,100 +365,8 @@ else:
     _numba_get_jit_decorator = _OverloadFunctionTemplate._get_jit_decorator
     _OverloadFunctionTemplate._get_impl = _get_impl
     _OverloadFunctionTemplate._get_jit_decorator = _get_jit_decorator
+    frontend.install()
 
-    # A function's call typed once per (argument types, what an implementation's compile sees of
-    # the caller's flags) while kernels compile: Numba's ``BaseFunction.get_call_type`` tries the
-    # function's templates in order each time (``+`` on two floats goes through dozens that fail,
-    # each failure formatting its message), ~6,700 times in a cold ``mcio run`` for ~840 distinct
-    # calls. A repeat gets the signature found the first time, and the implementation key Numba
-    # stored with it (``_impl_keys``, which its lowering reads) is put back: Numba keys that by the
-    # argument types only, so a call typed since under other flags may have replaced it.
-    _numba_get_call_type = types.BaseFunction.get_call_type
-    _call_types = {}     # (function type, context, target, args, kws, flags' key) -> (sig, impl key)
-
-    def _get_call_type(self, context, args, kws):
-        """Numba's ``BaseFunction.get_call_type``, remembered while a kernel compiles."""
-        if _mcio_compiles[0] == 0:
-            return _numba_get_call_type(self, context, args, kws)
-        key = (self, context, get_local_target(context), tuple(args), tuple(kws.items()),
-               _impl_key_flags(ConfigStack.top_or_none()))
-        try:
-            hit = _call_types.get(key)
-        except TypeError:      # (an argument type that cannot be hashed: Numba's way)
-            return _numba_get_call_type(self, context, args, kws)
-        if hit is not None:
-            self._impl_keys[hit[0].args] = hit[1]
-            return hit[0]
-        sig = _numba_get_call_type(self, context, args, kws)
-        _call_types[key] = (sig, self._impl_keys[sig.args])
-        return sig
-
-    types.BaseFunction.get_call_type = _get_call_type
-
-    # A global's type while kernels compile: Numba's ``resolve_value_type`` first asks ``typeof``,
-    # which for a function such as ``np.empty`` or ``min`` formats (and colours) a "Cannot
-    # determine Numba type" message and raises it, then finds the type among the registered
-    # globals: ~6,800 messages made and dropped in a cold ``mcio run``. Here the same two steps
-    # without the message; anything else (no type, or ``typeof`` raising) goes Numba's way.
-    _numba_resolve_value_type = BaseContext.resolve_value_type
-    _AS_CONSTANT = _TypeofContext(Purpose.constant)
-
-    def _resolve_value_type(self, val):
-        """Numba's ``BaseContext.resolve_value_type``, without the unused message (above)."""
-        if _mcio_compiles[0] > 0:
-            try:
-                ty = typeof_impl(val, _AS_CONSTANT)
-            except ValueError:
-                ty = None
-            else:
-                if ty is None and not isinstance(val, types.ExternalFunction):
-                    ty = self._get_global_type(val)
-            if ty is not None:
-                return ty
-        return _numba_resolve_value_type(self, val)
-
-    BaseContext.resolve_value_type = _resolve_value_type
-
-    # The variables an IR instruction uses (``Inst.list_vars``), which Numba's analyses ask for
-    # every instruction again and again (liveness, SSA, dels: ~1 million calls of its recursive
-    # helper in a cold ``mcio run``): the same list, in the same order, without a call and a new
-    # list for each leaf (a location, a name, a constant).
-    _numba_rec_list_vars = numba_ir.Inst._rec_list_vars
-    _Var, _Inst = numba_ir.Var, numba_ir.Inst
-    _CONTAINERS = (_Var, _Inst, list, tuple, dict)
-
-    def _collect_vars(val, out):
-        """Append the variables in ``val`` to ``out``, as Numba's ``Inst._rec_list_vars``."""
-        tv = type(val)
-        if tv is dict:
-            items = val.values()
-        elif tv is list or tv is tuple:
-            items = val
-        elif isinstance(val, _Var):
-            out.append(val)
-            return
-        elif isinstance(val, _Inst):
-            out.extend(val.list_vars())
-            return
-        elif isinstance(val, (list, tuple)):
-            items = val
-        elif isinstance(val, dict):
-            items = val.values()
-        else:
-            return
-        for v in items:
-            if type(v) is _Var:
-                out.append(v)
-            elif isinstance(v, _CONTAINERS):
-                _collect_vars(v, out)
-
-    def _rec_list_vars(self, val):
-        """Numba's ``Inst._rec_list_vars``: the variables in ``val`` (above)."""
-        out = []
-        _collect_vars(val, out)
-        return out
-
-    numba_ir.Inst._rec_list_vars = _rec_list_vars
 
     def njit(**options):
         """``numba.njit(**options)`` for a kernel (see the module's docstring); ``cache`` applies
