@@ -9,7 +9,16 @@ the package, re-run a documented command at full size or run longer than about 2
 ``python -m pytest`` runs everything (what CI runs), ``python -m pytest -m "not slow"`` the quick
 tier.
 """
+import signal
+
 import pytest
+
+# A suite started in the background (``pytest &`` from a script: the shell starts it with SIGINT
+# ignored) would inherit SIGINT ignored, and Python leaves it so: the Ctrl-C tests, here and in
+# the commands they start (which inherit it too), would then test an ignored Ctrl-C (presses
+# dropped, commands that never stop). They test what a terminal's Ctrl-C does: Python's default.
+if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
+    signal.signal(signal.SIGINT, signal.default_int_handler)
 
 
 @pytest.fixture(scope="session", autouse=True)
