@@ -77,7 +77,7 @@ def _stop_mid_run(after_s: float) -> dict:
     counter moved: loading the kernels is over), requests a stop and then notes the I/Os
     completed so far (``counter()``, which the kernels advance at each poll): the I/Os completed
     after the request are the final count less that note."""
-    seen = {}
+    seen = {"noted": threading.Event()}
     start = int(interrupt.counter().sum())
 
     def stop():
@@ -87,12 +87,16 @@ def _stop_mid_run(after_s: float) -> dict:
         time.sleep(after_s)
         interrupt.request()
         seen["ios_at_request"] = int(interrupt.counter().sum())
+        seen["noted"].set()
 
     threading.Thread(target=stop, daemon=True).start()
     return seen
 
 
 def _ios_after_request(seen: dict) -> int:
+    # (the run can return before this thread, descheduled between its request and its note, has
+    # noted the count: wait for the note)
+    assert seen["noted"].wait(timeout=60), "the stop was never requested"
     return int(interrupt.counter().sum()) - seen["ios_at_request"]
 
 
