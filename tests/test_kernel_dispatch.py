@@ -256,4 +256,3 @@ def test_builtins_into_callers_under_a_kernel_and_machine_code_under_a_users_nji
     assert dispatch._mcio_compiles == [0]
     # a user's function compiled after the kernel, using what the kernel's implementations use
     assert numba.njit(lambda n: np.full((n, 3, 2), np.int8(5), np.int32).sum())(3) == 90
-

@@ -367,7 +367,6 @@ else:
     _OverloadFunctionTemplate._get_jit_decorator = _get_jit_decorator
     frontend.install()
 
-
     def njit(**options):
         """``numba.njit(**options)`` for a kernel (see the module's docstring); ``cache`` applies
         to the kernel as Python calls it; ``as_call=True``: never inlined into another kernel
