@@ -19,6 +19,11 @@ sweep reads ``counter().sum()`` and resets it. A progress figure, not a result.
 Outside a sweep, :func:`polling` (what ``engine.run_kernels`` runs the kernels under) makes Ctrl-C
 stop the kernels too: it sets the flag, the kernels return early, and KeyboardInterrupt is raised
 once they have.
+
+A process started with SIGINT ignored (a background job of a shell without job control, ``nohup``,
+a service manager's choice) keeps it ignored: none of these blocks installs a handler then, as
+Python itself installs none (a shell ignores it in background jobs so that the terminal's Ctrl-C
+reaches only the foreground). :func:`request` still stops a sweep or a run.
 """
 from __future__ import annotations
 
@@ -107,6 +112,11 @@ def clear() -> None:
     _PRESSES[0] = 0
 
 
+def _ignored() -> bool:
+    """SIGINT is ignored in this process (SIG_IGN): leave it so."""
+    return signal.getsignal(signal.SIGINT) is signal.SIG_IGN
+
+
 def _on_sigint(signum, frame):
     # (silent: the sweep stops within a second and then says in one line what it kept)
     _PRESSES[0] += 1
@@ -118,11 +128,12 @@ def _on_sigint(signum, frame):
 @contextlib.contextmanager
 def handling():
     """Within the block, SIGINT sets :func:`flag` instead of raising (main thread only; elsewhere
-    the flag still works through :func:`request`). The flag is cleared on entry and on exit."""
+    the flag still works through :func:`request`; SIGINT ignored stays ignored). The flag is
+    cleared on entry and on exit."""
     clear()
     installed = False
     old = None
-    if threading.current_thread() is threading.main_thread():
+    if threading.current_thread() is threading.main_thread() and not _ignored():
         try:
             old = signal.signal(signal.SIGINT, _on_sigint)
             installed = True
@@ -150,8 +161,8 @@ def deferred():
     of llvmlite's ctypes callbacks (its object cache's) is "ignored" and leaves LLVM's state
     broken, and the process then dies of a segmentation fault instead of stopping cleanly.
     Nested blocks pass what they held to the enclosing one. Elsewhere (another thread, no
-    signal support) a no-op."""
-    if threading.current_thread() is not threading.main_thread():
+    signal support, SIGINT ignored) a no-op."""
+    if threading.current_thread() is not threading.main_thread() or _ignored():
         yield
         return
     held = []
@@ -194,8 +205,10 @@ def _polling():
     changes (the sweep decides what a stopped point means). Otherwise, in the main thread, SIGINT
     only sets :func:`flag` while the block runs (the kernels poll it and return early with what
     they have), and on leaving the block a stop request raises KeyboardInterrupt: a run cut short
-    is not a result. Off the main thread, only :func:`request` stops the kernels."""
-    if threading.current_thread() is not threading.main_thread() or signal.getsignal(signal.SIGINT) is _on_sigint:
+    is not a result. Off the main thread, or with SIGINT ignored, only :func:`request` stops the
+    kernels."""
+    if (threading.current_thread() is not threading.main_thread()
+            or signal.getsignal(signal.SIGINT) in (_on_sigint, signal.SIG_IGN)):
         yield _FLAG
         return
     try:
