@@ -15,6 +15,12 @@ the source line ``objdump -dl`` names and prints the hottest lines. Lines of cod
 and cos, Python, other compiled functions) are counted apart. Needs ``perf`` and ``objdump``
 (Debian: linux-perf, binutils). Debug info changes the code a little: use this for proportions,
 ``throughput.py`` for rates.
+
+``--instructions``: instead of perf's samples, the instructions each line executes, counted by
+Valgrind (callgrind, one count per instruction address): the same on any host and load, where
+samples move with both; a count is not a time (a cache miss costs no instruction). The kernels
+are compiled natively first (Numba's CPU pinned to the host's, so Valgrind's CPU does not miss the
+cache), then run from that cache under Valgrind (~50x slower: ``--ios 5e5`` takes ~1 minute).
 """
 from __future__ import annotations
 
@@ -54,8 +60,13 @@ def _child(kind: str, ios: int, out: str, channels: int = 0, population: int = 2
     dt = time.perf_counter() - t
     cres = kernel.overloads[kernel.signatures[0]]
     lib = cres.library
-    with open(os.path.join(out, "kernel.o"), "wb") as f:
-        f.write(lib._get_compiled_object())
+    try:
+        obj = lib._get_compiled_object()
+    except RuntimeError:    # loaded from the cache (--instructions): the native compile's object
+        obj = None
+    if obj is not None:
+        with open(os.path.join(out, "kernel.o"), "wb") as f:
+            f.write(obj)
     json.dump({"name": cres.fndesc.llvm_func_name,
                "addr": lib.get_pointer_to_function(cres.fndesc.llvm_func_name),
                "rate": (ios + 1_000) / dt}, open(os.path.join(out, "kernel.json"), "w"))
@@ -85,6 +96,29 @@ def _parse_objdump(path: str):
     return offs, where, funcs
 
 
+def _callgrind_counts(path: str) -> collections.Counter:
+    """{(instruction address, object): instructions executed there} from a callgrind file written
+    with --dump-instr=yes --compress-pos=no --compress-strings=no (a call's line, the one after
+    ``calls=``, carries the callee's inclusive cost: skipped)."""
+    counts = collections.Counter()
+    after_call = False
+    ob = ""
+    with open(path) as f:
+        for line in f:
+            if line.startswith("ob="):
+                ob = line[3:].strip()
+                ob = "" if ob == "???" else os.path.basename(ob)     # JIT code: no object
+            elif line.startswith("calls="):
+                after_call = True
+            elif line.startswith("0x"):
+                if after_call:
+                    after_call = False
+                    continue
+                parts = line.split()          # address, line, instructions
+                counts[(int(parts[0], 16), ob)] += int(parts[-1])
+    return counts
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("kind", choices=("event", "fast"))
@@ -95,42 +129,60 @@ def main(argv=None) -> int:
                          "(negative: its control unit never queues)")
     ap.add_argument("--population", type=int, default=26,
                     help="event: the FICON model's closed population (default 26)")
+    ap.add_argument("--instructions", action="store_true",
+                    help="instructions executed per line (Valgrind's callgrind), not perf's samples")
     ap.add_argument("--child", help=argparse.SUPPRESS)
     a = ap.parse_args(argv)
-    ios = int(a.ios or (5e6 if a.kind == "event" else 3e7))
+    ios = int(a.ios or ((5e5 if a.instructions else 5e6) if a.kind == "event" else 3e7))
     if a.child:
         _child(a.kind, ios, a.child, a.channels, a.population)
         return 0
     with tempfile.TemporaryDirectory(prefix="mcio-prof-") as d:
         env = {**os.environ, "NUMBA_DEBUGINFO": "1", "NUMBA_CACHE_DIR": os.path.join(d, "cache")}
-        subprocess.run(["perf", "record", "-q", "-o", os.path.join(d, "perf.data"), sys.executable,
-                        __file__, a.kind, "--ios", str(ios), "--channels", str(a.channels),
-                        "--population", str(a.population), "--child", d],
-                       env=env, check=True)
+        child = [sys.executable, __file__, a.kind, "--channels", str(a.channels),
+                 "--population", str(a.population), "--child", d]
+        if a.instructions:
+            import llvmlite.binding as ll
+            env.update(NUMBA_CPU_NAME=ll.get_host_cpu_name(),
+                       NUMBA_CPU_FEATURES=ll.get_host_cpu_features().flatten(), PYTHONHASHSEED="0")
+            subprocess.run(child + ["--ios", "1000"], env=env, check=True)      # compiled natively
+            out = os.path.join(d, "callgrind.out")
+            subprocess.run(["valgrind", "-q", "--tool=callgrind", "--dump-instr=yes",
+                            "--compress-pos=no", "--compress-strings=no",
+                            f"--callgrind-out-file={out}"] + child + ["--ios", str(ios)],
+                           env=env, check=True)
+            hits = _callgrind_counts(out)
+        else:
+            subprocess.run(["perf", "record", "-q", "-o", os.path.join(d, "perf.data")] + child
+                           + ["--ios", str(ios)], env=env, check=True)
+            script = subprocess.run(["perf", "script", "-i", os.path.join(d, "perf.data"), "-F", "ip,dso"],
+                                    capture_output=True, text=True).stdout
+            hits = collections.Counter()
+            for line in script.splitlines():
+                parts = line.split()
+                if len(parts) >= 2:
+                    hits[(int(parts[0], 16), parts[1].strip("()"))] += 1
         info = json.load(open(os.path.join(d, "kernel.json")))
         offs, where, funcs = _parse_objdump(os.path.join(d, "kernel.o"))
-        script = subprocess.run(["perf", "script", "-i", os.path.join(d, "perf.data"), "-F", "ip,dso"],
-                                capture_output=True, text=True).stdout
     base = info["addr"] - funcs.get(info["name"], 0)
     end = offs[-1] + 16 if offs else 0
     per_line, per_dso = collections.Counter(), collections.Counter()
     inside = 0
-    for line in script.splitlines():
-        parts = line.split()
-        if len(parts) < 2:
-            continue
-        ip, dso = int(parts[0], 16), parts[1].strip("()")
+    for (ip, dso), n in hits.items():
         off = ip - base
-        if 0 <= off < end:
+        if 0 <= off < end and not (a.instructions and dso):
             i = bisect.bisect_right(offs, off) - 1
-            per_line[where[i][1]] += 1
-            inside += 1
+            per_line[where[i][1]] += n
+            inside += n
         else:
-            per_dso["JIT, other compiled code" if "perf-" in dso else os.path.basename(dso)] += 1
+            per_dso["JIT, other compiled code" if "perf-" in dso or not dso else os.path.basename(dso)] += n
     total = inside + sum(per_dso.values())
-    print(f"{a.kind}: {info['rate'] / 1e6:.2f} M I/O/s under perf with debug info; "
-          f"{total} samples, {inside} ({100 * inside / max(total, 1):.0f} %) in the kernel")
-    print(f"\n{'share':>6}  {'file:line':28s} source   (share of the kernel's samples)")
+    what = "instructions" if a.instructions else "samples"
+    print(f"{a.kind}: {info['rate'] / 1e6:.2f} M I/O/s under {'valgrind' if a.instructions else 'perf'} "
+          f"with debug info; {total} {what}, {inside} ({100 * inside / max(total, 1):.0f} %) in the kernel"
+          + (f", {inside / ios:.1f} per measured I/O (warm-up and the compile run's included)"
+             if a.instructions else ""))
+    print(f"\n{'share':>6}  {'file:line':28s} source   (share of the kernel's {what})")
     texts: dict = {}
     for (src, n) in per_line.most_common(a.top):
         if src is None:
@@ -147,10 +199,10 @@ def main(argv=None) -> int:
     per_file = collections.Counter()
     for src, n in per_line.items():
         per_file[os.path.basename(src[0]) if src else "(no line)"] += n
-    print("\nby file (share of the kernel's samples; inlined code under its own file):")
+    print(f"\nby file (share of the kernel's {what}; inlined code under its own file):")
     for f, n in per_file.most_common():
         print(f"{100 * n / inside:5.1f}%  {f}")
-    print("\noutside the kernel (share of all samples; includes start-up and compiling):")
+    print(f"\noutside the kernel (share of all {what}; includes start-up and compiling):")
     for k, n in per_dso.most_common(8):
         print(f"{100 * n / total:5.1f}%  {k}")
     return 0

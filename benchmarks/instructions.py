@@ -1,0 +1,154 @@
+"""Instructions per I/O of the event engine on the README main job's model (scenario
+``ficon-channel``), and of the same-work anchor, counted by Valgrind (cachegrind): a count that
+does not move with the host's load or speed, where CPU time here moved by +-25 % within minutes
+(benchmarks/README.md, session 18) and paired timings could not show a change of less than ~5 %.
+
+    python benchmarks/instructions.py                          # this tree, N = 5 26 80 578
+    python benchmarks/instructions.py --against main           # and main, exported (git archive)
+    python benchmarks/instructions.py --anchor ../shared/bench # and the anchor (with its constants)
+    python benchmarks/instructions.py --branches               # and the simulated branch misses
+
+Each case is two processes under ``valgrind --tool=cachegrind``, the same up to the length of
+the last ``simulate`` call (``--ios`` more I/Os per replication in the second): the difference of
+their instruction counts over the difference of their I/Os is the cost of one I/O with every
+start-up, compile and fixed cost of a call gone. The kernels run from the cache a native run has
+just filled (Numba's CPU name and features pinned to the host's in both, or Valgrind's CPU would
+miss the cache and compile); one Numba thread, hash seed fixed. Cases run in parallel (a count
+does not depend on the load). A count is not a time: a cache miss or a mispredicted branch costs
+no instruction (``--branches`` adds cachegrind's simulated branch predictor: its misses per I/O,
+a model of a predictor, not this CPU's). Valgrind must be installed (``apt-get install valgrind``).
+The anchor (``../shared/bench/ficon_same_work.py``, never copied into the project) compiles under
+Valgrind each time (it keeps no cache): ~3 minutes a process.
+"""
+from __future__ import annotations
+
+import argparse
+import concurrent.futures
+import contextlib
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+
+from event_cost import POPS, ROOT, _trees
+
+WARMUP = 1000          # I/Os of warm-up per replication, both processes
+BASE_IOS = 20_000      # the first process's measured I/Os per replication
+REPS = 2               # replications per call (mcio.simulate refuses fewer)
+
+_CHILD = r"""
+import sys
+engine, n, ios, anchor = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), sys.argv[4]
+import numba
+numba.set_num_threads(1)
+if engine == "mcio":
+    import mcio
+    from mcio.scenarios import build_scenario
+    m = build_scenario("ficon-channel", {"population": n})
+    mcio.simulate(m, ios=1000, replications=2, warmup=100, seed=1)
+    mcio.simulate(m, ios=ios, replications=%(reps)d, warmup=%(warmup)d, seed=2)
+else:
+    sys.path.insert(0, anchor)
+    import ficon_same_work as A
+    import same_work as sw
+    sw.check_model(sw.build_model(n, A), A, n)       # the anchor's constants are the model's
+    A.simulate_full(n, 1000, 100, A.seed_state(1, 0))
+    for r in range(%(reps)d):
+        A.simulate_full(n, ios, %(warmup)d, A.seed_state(2, r))
+""" % {"reps": REPS, "warmup": WARMUP}
+
+
+def _env(tree: str) -> dict:
+    import llvmlite.binding as ll
+    return dict(os.environ, PYTHONPATH=tree, NUMBA_NUM_THREADS="1", PYTHONHASHSEED="0",
+                NUMBA_CPU_NAME=ll.get_host_cpu_name(),
+                NUMBA_CPU_FEATURES=ll.get_host_cpu_features().flatten())
+
+
+def _counts(engine: str, tree: str, n: int, ios: int, anchor: str, branches: bool) -> dict:
+    """Cachegrind's totals for one process: {"I": instructions, "Bc"/"Bcm"/"Bi"/"Bim": branches
+    and their simulated misses (with ``branches``)}."""
+    cmd = ["valgrind", "--tool=cachegrind", "--cache-sim=no",
+           f"--branch-sim={'yes' if branches else 'no'}", "--cachegrind-out-file=/dev/null",
+           sys.executable, "-c", _CHILD, engine, str(n), str(ios), anchor]
+    p = subprocess.run(cmd, env=_env(tree), cwd=tree, capture_output=True, text=True)
+    if p.returncode:
+        raise SystemExit(f"{engine} N={n} in {tree}: {p.stderr[-3000:]}")
+    out = {}
+    for key, pat in (("I", r"I\s+refs:\s+([\d,]+)"), ("Bc", r"Branches:\s+([\d,]+)\s+\(\s*([\d,]+) cond"),
+                     ("Bcm", r"Mispredicts:\s+([\d,]+)\s+\(\s*([\d,]+) cond")):
+        m = re.search(pat, p.stderr)
+        if m:
+            out[key] = int(m.group(2 if key != "I" else 1).replace(",", ""))
+    return out
+
+
+def per_io(engine: str, tree: str, n: int, ios: int, anchor: str, branches: bool, pool) -> dict:
+    """Counts per I/O: (process with BASE_IOS + ios) - (process with BASE_IOS), over REPS * ios."""
+    a = pool.submit(_counts, engine, tree, n, BASE_IOS, anchor, branches)
+    b = pool.submit(_counts, engine, tree, n, BASE_IOS + ios, anchor, branches)
+    return _Diff(a, b, REPS * ios)
+
+
+class _Diff:
+    def __init__(self, a, b, ios):
+        self.a, self.b, self.ios = a, b, ios
+
+    def result(self) -> dict:
+        a, b = self.a.result(), self.b.result()
+        return {k: (b[k] - a[k]) / self.ios for k in a}
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--against", help="also a git ref (exported with git archive)")
+    ap.add_argument("--this", default=None, help="a git ref exported in the working tree's place")
+    ap.add_argument("--anchor", help="also the same-work anchor: its directory (../shared/bench "
+                                     "or a copy whose constants are the scenario's)")
+    ap.add_argument("--pops", type=int, nargs="+", default=list(POPS))
+    ap.add_argument("--ios", type=int, default=1_000_000, help="I/Os per replication the second "
+                                                             "process measures more")
+    ap.add_argument("--branches", action="store_true", help="also cachegrind's simulated branch misses")
+    ap.add_argument("--jobs", type=int, default=os.cpu_count())
+    a = ap.parse_args()
+    if shutil.which("valgrind") is None:
+        raise SystemExit("instructions.py: valgrind is not installed (apt-get install valgrind)")
+    anchor = os.path.abspath(a.anchor) if a.anchor else ""
+    with contextlib.ExitStack() as stack:
+        trees = {"this tree": _trees(a.this, 1, "mcio-this-", stack)[0]}
+        if a.against:
+            trees[a.against] = _trees(a.against, 1, "mcio-ref-", stack)[0]
+        for name, tree in trees.items():      # the kernels compiled natively, into the tree's cache
+            p = subprocess.run([sys.executable, "-c", _CHILD, "mcio", str(a.pops[0]), "1000", ""],
+                               env=_env(tree), cwd=tree, capture_output=True, text=True)
+            if p.returncode:
+                raise SystemExit(f"{name}: {p.stderr[-3000:]}")
+        cases = [(name, "mcio", tree) for name, tree in trees.items()]
+        if anchor:
+            cases.append(("anchor", "anchor", ROOT))
+        pool = stack.enter_context(concurrent.futures.ThreadPoolExecutor(a.jobs))
+        futures = {(name, n): per_io(engine, tree, n, a.ios, anchor, a.branches, pool)
+                   for name, engine, tree in cases for n in a.pops}
+        res = {key: f.result() for key, f in futures.items()}
+    names = [c[0] for c in cases]
+    print("instructions per I/O" + (" (and simulated conditional-branch misses)" if a.branches else ""))
+    print(f"{'N':>5} " + " ".join(f"{x:>16}" for x in names) + "   ratios")
+    for n in a.pops:
+        cells = []
+        for x in names:
+            r = res[(x, n)]
+            cells.append(f"{r['I']:9.1f}" + (f" ({r['Bcm']:5.1f})" if "Bcm" in r else "       "))
+        ratios = []
+        if a.against:
+            ratios.append(f"this / {a.against} {res[('this tree', n)]['I'] / res[(a.against, n)]['I']:.4f}")
+        if anchor:
+            ratios += [f"{x} / anchor {res[(x, n)]['I'] / res[('anchor', n)]['I']:.3f}"
+                       for x in names if x != "anchor"]
+        print(f"{n:5d} " + " ".join(f"{c:>16}" for c in cells) + "   " + "; ".join(ratios))
+    print(json.dumps({f"{x}|{n}": res[(x, n)] for x, n in res}))
+
+
+if __name__ == "__main__":
+    main()
