@@ -76,12 +76,21 @@ def _counts(engine: str, tree: str, n: int, ios: int, anchor: str, branches: boo
     p = subprocess.run(cmd, env=_env(tree), cwd=tree, capture_output=True, text=True)
     if p.returncode:
         raise SystemExit(f"{engine} N={n} in {tree}: {p.stderr[-3000:]}")
+    return parse_summary(p.stderr)
+
+
+def parse_summary(text: str) -> dict:
+    """Cachegrind's closing summary -> {"I": instructions; with --branch-sim, "Bc": conditional
+    branches, "Bcm": their simulated mispredictions}."""
     out = {}
-    for key, pat in (("I", r"I\s+refs:\s+([\d,]+)"), ("Bc", r"Branches:\s+([\d,]+)\s+\(\s*([\d,]+) cond"),
-                     ("Bcm", r"Mispredicts:\s+([\d,]+)\s+\(\s*([\d,]+) cond")):
-        m = re.search(pat, p.stderr)
+    for key, pat in (("I", r"I\s+refs:\s+([\d,]+)"),
+                     ("Bc", r"Branches:\s+[\d,]+\s+\(\s*([\d,]+) cond"),
+                     ("Bcm", r"Mispredicts:\s+[\d,]+\s+\(\s*([\d,]+) cond")):
+        m = re.search(pat, text)
         if m:
-            out[key] = int(m.group(2 if key != "I" else 1).replace(",", ""))
+            out[key] = int(m.group(1).replace(",", ""))
+    if "I" not in out:
+        raise SystemExit("instructions.py: no instruction count in cachegrind's output:\n" + text[-2000:])
     return out
 
 

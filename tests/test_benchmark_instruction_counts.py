@@ -1,0 +1,58 @@
+"""The parsers behind benchmarks/instructions.py and profile_lines.py --instructions, on Valgrind's
+own output formats (no Valgrind needed)."""
+import sys
+from pathlib import Path
+
+import pytest
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "benchmarks"))
+import instructions  # noqa: E402
+import profile_lines  # noqa: E402
+
+CACHEGRIND = """\
+==6645== 
+==6645== I   refs:      6,106,655,354
+==6645== 
+==6645== Branches:        812,345,678  (801,234,567 cond + 11,111,111 ind)
+==6645== Mispredicts:      23,456,789  ( 22,345,678 cond +  1,111,111 ind)
+==6645== Mispred rate:            2.9% (        2.8%     +       10.0%   )
+"""
+
+CALLGRIND = """\
+version: 1
+positions: instr line
+events: Ir
+ob=/usr/lib/libc.so.6
+fl=???
+fn=memset
+0x22d0 0 5
+0x22d7 0 1
+ob=???
+fl=???
+fn=0x0000000004a1b000
+0x4a1b000 0 10
+calls=1 0x22d0 0
+0x4a1b004 0 6
+0x4a1b008 0 3
+0x4a1b000 0 2
+"""
+
+
+def test_cachegrind_summary_gives_instructions_and_conditional_branches():
+    got = instructions.parse_summary(CACHEGRIND)
+    assert got == {"I": 6_106_655_354, "Bc": 801_234_567, "Bcm": 22_345_678}
+    assert instructions.parse_summary(CACHEGRIND.split("Branches")[0]) == {"I": 6_106_655_354}
+
+
+def test_a_cachegrind_output_without_a_count_is_an_error():
+    with pytest.raises(SystemExit, match="no instruction count"):
+        instructions.parse_summary("==1== Cachegrind, a cache and branch-prediction profiler\n")
+
+
+def test_callgrind_counts_each_address_once_without_the_calls_inclusive_cost(tmp_path):
+    f = tmp_path / "callgrind.out"
+    f.write_text(CALLGRIND)
+    got = profile_lines._callgrind_counts(str(f))
+    # the line after calls= is the call's inclusive cost (memset's 6): not the caller's own
+    assert got == {(0x22d0, "libc.so.6"): 5, (0x22d7, "libc.so.6"): 1,
+                   (0x4a1b000, ""): 12, (0x4a1b008, ""): 3}
