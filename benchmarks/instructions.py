@@ -15,14 +15,21 @@ start-up, compile and fixed cost of a call gone. The kernels run from the cache 
 just filled (Numba's CPU name and features pinned to the host's in both, or Valgrind's CPU would
 miss the cache and compile); one Numba thread, hash seed fixed. Cases run in parallel (a count
 does not depend on the load). A count is not a time: a cache miss or a mispredicted branch costs
-no instruction (``--branches`` adds cachegrind's simulated branch predictor: its misses per I/O,
+no instruction (``--branches`` adds Valgrind's simulated branch predictor: its misses per I/O,
 a model of a predictor, not this CPU's). Valgrind must be installed (``apt-get install valgrind``).
+
+``--jit-only`` counts only compiled code (the kernels, and the libm functions they call;
+Valgrind's callgrind, which tells code by its object): the same count to the instruction in every run of one compiled kernel (measured:
+611,919,688 twice), where the whole process's count moves by ~0.5 % of a case's difference from
+run to run (Python and library threads around the kernel). For comparing two trees to better
+than a per cent.
 The anchor (``../shared/bench/ficon_same_work.py``, never copied into the project) compiles under
 Valgrind each time (it keeps no cache): ~3 minutes a process.
 """
 from __future__ import annotations
 
 import argparse
+import collections
 import concurrent.futures
 import contextlib
 import json
@@ -31,12 +38,14 @@ import re
 import shutil
 import subprocess
 import sys
+import tempfile
 
 from event_cost import POPS, ROOT, _trees
 
 WARMUP = 1000          # I/Os of warm-up per replication, both processes
 BASE_IOS = 20_000      # the first process's measured I/Os per replication
 REPS = 2               # replications per call (mcio.simulate refuses fewer)
+KERNEL_LIBS = ("libm.",)   # what compiled code calls per I/O (log, exp, pow), counted with it
 
 _CHILD = r"""
 import sys
@@ -67,16 +76,61 @@ def _env(tree: str) -> dict:
                 NUMBA_CPU_FEATURES=ll.get_host_cpu_features().flatten())
 
 
-def _counts(engine: str, tree: str, n: int, ios: int, anchor: str, branches: bool) -> dict:
-    """Cachegrind's totals for one process: {"I": instructions, "Bc"/"Bcm"/"Bi"/"Bim": branches
-    and their simulated misses (with ``branches``)}."""
-    cmd = ["valgrind", "--tool=cachegrind", "--cache-sim=no",
-           f"--branch-sim={'yes' if branches else 'no'}", "--cachegrind-out-file=/dev/null",
-           sys.executable, "-c", _CHILD, engine, str(n), str(ios), anchor]
-    p = subprocess.run(cmd, env=_env(tree), cwd=tree, capture_output=True, text=True)
-    if p.returncode:
-        raise SystemExit(f"{engine} N={n} in {tree}: {p.stderr[-3000:]}")
-    return parse_summary(p.stderr)
+def _counts(engine: str, tree: str, n: int, ios: int, anchor: str, branches: bool,
+            jit_only: bool = False) -> dict:
+    """Valgrind's totals for one process: {"I": instructions, "Bc"/"Bcm": conditional branches
+    and their simulated misses (with ``branches``)}; ``jit_only``: of compiled code only."""
+    child = [sys.executable, "-c", _CHILD, engine, str(n), str(ios), anchor]
+    with tempfile.TemporaryDirectory(prefix="mcio-instr-") as d:
+        out = os.path.join(d, "callgrind.out")
+        if jit_only:
+            cmd = ["valgrind", "--tool=callgrind", f"--branch-sim={'yes' if branches else 'no'}",
+                   "--compress-pos=no", "--compress-strings=no", f"--callgrind-out-file={out}"]
+        else:
+            cmd = ["valgrind", "--tool=cachegrind", "--cache-sim=no",
+                   f"--branch-sim={'yes' if branches else 'no'}", "--cachegrind-out-file=/dev/null"]
+        p = subprocess.run(cmd + child, env=_env(tree), cwd=tree, capture_output=True, text=True)
+        if p.returncode:
+            raise SystemExit(f"{engine} N={n} in {tree}: {p.stderr[-3000:]}")
+        if not jit_only:
+            return parse_summary(p.stderr)
+        events, costs = callgrind_costs(out)
+    jit = [sum(c[i] for (pos, ob), c in costs.items() if ob == "" or ob.startswith(KERNEL_LIBS))
+           for i in range(len(events))]
+    names = {"Ir": "I", "Bc": "Bc", "Bcm": "Bcm"}
+    return {names[e]: v for e, v in zip(events, jit) if e in names}
+
+
+def callgrind_costs(path: str):
+    """A callgrind file (``--compress-pos=no --compress-strings=no``; with or without
+    ``--dump-instr``) -> (event names, {(first position: address or line, object): [cost per
+    event]}); object "" for code of no object file (JIT-compiled). The line after ``calls=``
+    carries the callee's inclusive cost at the call site: not counted (the callee's own lines
+    count it)."""
+    events, costs = [], collections.defaultdict(lambda: [0] * len(events))
+    npos, ob, after_call = 1, "", False
+    with open(path) as f:
+        for line in f:
+            c = line[:1]
+            if c.isdigit() or c in "+-*":
+                if after_call:
+                    after_call = False
+                    continue
+                parts = line.split()
+                key = (int(parts[0], 0), ob)
+                row = costs[key]
+                for i, v in enumerate(parts[npos:npos + len(events)]):
+                    row[i] += int(v)
+            elif line.startswith("calls="):
+                after_call = True
+            elif line.startswith("ob="):
+                name = line[3:].strip()
+                ob = "" if name == "???" else os.path.basename(name)
+            elif line.startswith("positions:"):
+                npos = len(line.split()[1:])
+            elif line.startswith("events:"):
+                events = line.split()[1:]
+    return events, dict(costs)
 
 
 def parse_summary(text: str) -> dict:
@@ -94,10 +148,11 @@ def parse_summary(text: str) -> dict:
     return out
 
 
-def per_io(engine: str, tree: str, n: int, ios: int, anchor: str, branches: bool, pool) -> dict:
+def per_io(engine: str, tree: str, n: int, ios: int, anchor: str, branches: bool, pool,
+           jit_only: bool = False) -> dict:
     """Counts per I/O: (process with BASE_IOS + ios) - (process with BASE_IOS), over REPS * ios."""
-    a = pool.submit(_counts, engine, tree, n, BASE_IOS, anchor, branches)
-    b = pool.submit(_counts, engine, tree, n, BASE_IOS + ios, anchor, branches)
+    a = pool.submit(_counts, engine, tree, n, BASE_IOS, anchor, branches, jit_only)
+    b = pool.submit(_counts, engine, tree, n, BASE_IOS + ios, anchor, branches, jit_only)
     return _Diff(a, b, REPS * ios)
 
 
@@ -120,6 +175,8 @@ def main() -> None:
     ap.add_argument("--ios", type=int, default=1_000_000, help="I/Os per replication the second "
                                                              "process measures more")
     ap.add_argument("--branches", action="store_true", help="also cachegrind's simulated branch misses")
+    ap.add_argument("--jit-only", action="store_true", help="count compiled code only (callgrind): "
+                                                             "exact, for comparing trees")
     ap.add_argument("--jobs", type=int, default=os.cpu_count())
     a = ap.parse_args()
     if shutil.which("valgrind") is None:
@@ -138,11 +195,12 @@ def main() -> None:
         if anchor:
             cases.append(("anchor", "anchor", ROOT))
         pool = stack.enter_context(concurrent.futures.ThreadPoolExecutor(a.jobs))
-        futures = {(name, n): per_io(engine, tree, n, a.ios, anchor, a.branches, pool)
+        futures = {(name, n): per_io(engine, tree, n, a.ios, anchor, a.branches, pool, a.jit_only)
                    for name, engine, tree in cases for n in a.pops}
         res = {key: f.result() for key, f in futures.items()}
     names = [c[0] for c in cases]
-    print("instructions per I/O" + (" (and simulated conditional-branch misses)" if a.branches else ""))
+    print(("compiled code's " if a.jit_only else "") + "instructions per I/O"
+          + (" (and simulated conditional-branch misses)" if a.branches else ""))
     print(f"{'N':>5} " + " ".join(f"{x:>16}" for x in names) + "   ratios")
     for n in a.pops:
         cells = []

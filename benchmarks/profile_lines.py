@@ -96,29 +96,6 @@ def _parse_objdump(path: str):
     return offs, where, funcs
 
 
-def _callgrind_counts(path: str) -> collections.Counter:
-    """{(instruction address, object): instructions executed there} from a callgrind file written
-    with --dump-instr=yes --compress-pos=no --compress-strings=no (a call's line, the one after
-    ``calls=``, carries the callee's inclusive cost: skipped)."""
-    counts = collections.Counter()
-    after_call = False
-    ob = ""
-    with open(path) as f:
-        for line in f:
-            if line.startswith("ob="):
-                ob = line[3:].strip()
-                ob = "" if ob == "???" else os.path.basename(ob)     # JIT code: no object
-            elif line.startswith("calls="):
-                after_call = True
-            elif line.startswith("0x"):
-                if after_call:
-                    after_call = False
-                    continue
-                parts = line.split()          # address, line, instructions
-                counts[(int(parts[0], 16), ob)] += int(parts[-1])
-    return counts
-
-
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("kind", choices=("event", "fast"))
@@ -147,11 +124,14 @@ def main(argv=None) -> int:
                        NUMBA_CPU_FEATURES=ll.get_host_cpu_features().flatten(), PYTHONHASHSEED="0")
             subprocess.run(child + ["--ios", "1000"], env=env, check=True)      # compiled natively
             out = os.path.join(d, "callgrind.out")
-            subprocess.run(["valgrind", "-q", "--tool=callgrind", "--dump-instr=yes",
+            subprocess.run(["valgrind", "-q", "--tool=callgrind", "--dump-instr=yes",  # (per address)
                             "--compress-pos=no", "--compress-strings=no",
                             f"--callgrind-out-file={out}"] + child + ["--ios", str(ios)],
                            env=env, check=True)
-            hits = _callgrind_counts(out)
+            from instructions import callgrind_costs
+            events, costs = callgrind_costs(out)
+            ir = events.index("Ir")
+            hits = collections.Counter({key: c[ir] for key, c in costs.items()})
         else:
             subprocess.run(["perf", "record", "-q", "-o", os.path.join(d, "perf.data")] + child
                            + ["--ios", str(ios)], env=env, check=True)

@@ -1,5 +1,5 @@
-"""The parsers behind benchmarks/instructions.py and profile_lines.py --instructions, on Valgrind's
-own output formats (no Valgrind needed)."""
+"""The parsers behind benchmarks/instructions.py (and profile_lines.py --instructions), on
+Valgrind's own output formats (no Valgrind needed)."""
 import sys
 from pathlib import Path
 
@@ -7,7 +7,6 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "benchmarks"))
 import instructions  # noqa: E402
-import profile_lines  # noqa: E402
 
 CACHEGRIND = """\
 ==6645== 
@@ -49,10 +48,22 @@ def test_a_cachegrind_output_without_a_count_is_an_error():
         instructions.parse_summary("==1== Cachegrind, a cache and branch-prediction profiler\n")
 
 
-def test_callgrind_counts_each_address_once_without_the_calls_inclusive_cost(tmp_path):
+def test_callgrind_costs_each_address_once_without_the_calls_inclusive_cost(tmp_path):
     f = tmp_path / "callgrind.out"
     f.write_text(CALLGRIND)
-    got = profile_lines._callgrind_counts(str(f))
+    events, got = instructions.callgrind_costs(str(f))
+    assert events == ["Ir"]
     # the line after calls= is the call's inclusive cost (memset's 6): not the caller's own
-    assert got == {(0x22d0, "libc.so.6"): 5, (0x22d7, "libc.so.6"): 1,
-                   (0x4a1b000, ""): 12, (0x4a1b008, ""): 3}
+    assert got == {(0x22d0, "libc.so.6"): [5], (0x22d7, "libc.so.6"): [1],
+                   (0x4a1b000, ""): [12], (0x4a1b008, ""): [3]}
+
+
+def test_callgrind_costs_by_line_with_branch_events(tmp_path):
+    f = tmp_path / "callgrind.out"
+    f.write_text("positions: line\nevents: Ir Bc Bcm Bi Bim\nob=???\nfn=0x1\n"
+                 "12 10 2 1 0 0\n13 5 1 0 0 0\nob=/lib/libm.so.6\nfn=log\n7 100 9 3 0 0\n"
+                 "ob=???\nfn=0x1\n12 1 0 0 0 0\n")
+    events, got = instructions.callgrind_costs(str(f))
+    assert events == ["Ir", "Bc", "Bcm", "Bi", "Bim"]
+    assert got == {(12, ""): [11, 2, 1, 0, 0], (13, ""): [5, 1, 0, 0, 0],
+                   (7, "libm.so.6"): [100, 9, 3, 0, 0]}
