@@ -49,7 +49,10 @@ def _peak(points: int, tmp_path) -> dict:
 
 
 def test_memory_estimate_is_within_1_5x_of_the_peak_rss_of_small_sweeps_and_of_their_extrapolation(tmp_path):
-    small, big = 300, 1500
+    # (the slope over 4,200 points, ~7 MB: a clean-clone run read 1,184 bytes a point over 1,200
+    # points against the estimate's 1,830, its peak RSS 0.8 MB off; 4 reruns passed. Over 4,200
+    # points such an offset is ~10 % of the slope, not 35 %.)
+    small, big = 300, 4500
     a, b = _peak(small, tmp_path), _peak(big, tmp_path)
     for m in (a, b):
         assert 1 / WITHIN <= m["est"] / m["peak"] <= WITHIN, m
