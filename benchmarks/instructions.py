@@ -149,20 +149,16 @@ def parse_summary(text: str) -> dict:
 
 
 def per_io(engine: str, tree: str, n: int, ios: int, anchor: str, branches: bool, pool,
-           jit_only: bool = False) -> dict:
-    """Counts per I/O: (process with BASE_IOS + ios) - (process with BASE_IOS), over REPS * ios."""
+           jit_only: bool = False):
+    """Both processes submitted to ``pool``; returns a function that waits for them and gives
+    the counts per I/O: (process with BASE_IOS + ios) - (process with BASE_IOS), over REPS * ios."""
     a = pool.submit(_counts, engine, tree, n, BASE_IOS, anchor, branches, jit_only)
     b = pool.submit(_counts, engine, tree, n, BASE_IOS + ios, anchor, branches, jit_only)
-    return _Diff(a, b, REPS * ios)
 
-
-class _Diff:
-    def __init__(self, a, b, ios):
-        self.a, self.b, self.ios = a, b, ios
-
-    def result(self) -> dict:
-        a, b = self.a.result(), self.b.result()
-        return {k: (b[k] - a[k]) / self.ios for k in a}
+    def result() -> dict:
+        lo, hi = a.result(), b.result()
+        return {k: (hi[k] - lo[k]) / (REPS * ios) for k in lo}
+    return result
 
 
 def main() -> None:
@@ -197,7 +193,7 @@ def main() -> None:
         pool = stack.enter_context(concurrent.futures.ThreadPoolExecutor(a.jobs))
         futures = {(name, n): per_io(engine, tree, n, a.ios, anchor, a.branches, pool, a.jit_only)
                    for name, engine, tree in cases for n in a.pops}
-        res = {key: f.result() for key, f in futures.items()}
+        res = {key: result() for key, result in futures.items()}
     names = [c[0] for c in cases]
     print(("compiled code's " if a.jit_only else "") + "instructions per I/O"
           + (" (and simulated conditional-branch misses)" if a.branches else ""))

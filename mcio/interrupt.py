@@ -207,8 +207,8 @@ def _polling():
     they have), and on leaving the block a stop request raises KeyboardInterrupt: a run cut short
     is not a result. Off the main thread, or with SIGINT ignored, only :func:`request` stops the
     kernels."""
-    if (threading.current_thread() is not threading.main_thread()
-            or signal.getsignal(signal.SIGINT) in (_on_sigint, signal.SIG_IGN)):
+    if (threading.current_thread() is not threading.main_thread() or _ignored()
+            or signal.getsignal(signal.SIGINT) is _on_sigint):
         yield _FLAG
         return
     try:
