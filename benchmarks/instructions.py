@@ -7,6 +7,7 @@ does not move with the host's load or speed, where CPU time here moved by +-25 %
     python benchmarks/instructions.py --against main           # and main, exported (git archive)
     python benchmarks/instructions.py --anchor ../shared/bench # and the anchor (with its constants)
     python benchmarks/instructions.py --branches               # and the simulated branch misses
+    python benchmarks/instructions.py --fastpath --jit-only    # the fast path and its ceiling
 
 Each case is two processes under ``valgrind --tool=cachegrind``, the same up to the length of
 the last ``simulate`` call (``--ios`` more I/Os per replication in the second): the difference of
@@ -58,6 +59,22 @@ if engine == "mcio":
     m = build_scenario("ficon-channel", {"population": n})
     mcio.simulate(m, ios=1000, replications=2, warmup=100, seed=1)
     mcio.simulate(m, ios=ios, replications=%(reps)d, warmup=%(warmup)d, seed=2)
+elif engine in ("fast", "lindley"):
+    # benchmarks/fastpath_ceiling.py's M/M/1: mcio's fast path, or the hand-written loop
+    import os
+    sys.path.insert(0, os.path.join(os.getcwd(), "benchmarks"))
+    import numpy as np
+    import fastpath_ceiling as fc
+    if engine == "fast":
+        import mcio
+        m = fc.mm1_model()
+        mcio.simulate(m, ios=1000, replications=2, warmup=100, seed=1)
+        mcio.simulate(m, ios=ios, replications=%(reps)d, warmup=%(warmup)d, seed=2)
+    else:
+        st = [np.uint64(x) for x in np.random.SeedSequence(1).generate_state(4, np.uint64)]
+        fc.lindley_mm1(1000, fc.RHO, 1.0, *st)
+        for r in range(%(reps)d):
+            fc.lindley_mm1(ios + %(warmup)d, fc.RHO, 1.0, *st)
 else:
     sys.path.insert(0, anchor)
     import ficon_same_work as A
@@ -173,22 +190,31 @@ def main() -> None:
     ap.add_argument("--branches", action="store_true", help="also cachegrind's simulated branch misses")
     ap.add_argument("--jit-only", action="store_true", help="count compiled code only (callgrind): "
                                                              "exact, for comparing trees")
+    ap.add_argument("--fastpath", action="store_true", help="benchmarks/fastpath_ceiling.py's M/M/1 "
+                    "instead: mcio's fast path (this tree, --against) and the hand-written loop")
     ap.add_argument("--jobs", type=int, default=os.cpu_count())
     a = ap.parse_args()
     if shutil.which("valgrind") is None:
         raise SystemExit("instructions.py: valgrind is not installed (apt-get install valgrind)")
     anchor = os.path.abspath(a.anchor) if a.anchor else ""
+    if a.fastpath:
+        a.pops = [0]            # (no population: one case per engine)
     with contextlib.ExitStack() as stack:
         trees = {"this tree": _trees(a.this, 1, "mcio-this-", stack)[0]}
         if a.against:
             trees[a.against] = _trees(a.against, 1, "mcio-ref-", stack)[0]
         for name, tree in trees.items():      # the kernels compiled natively, into the tree's cache
-            p = subprocess.run([sys.executable, "-c", _CHILD, "mcio", str(a.pops[0]), "1000", ""],
+            p = subprocess.run([sys.executable, "-c", _CHILD, "fast" if a.fastpath else "mcio",
+                                str(a.pops[0]), "1000", ""],
                                env=_env(tree), cwd=tree, capture_output=True, text=True)
             if p.returncode:
                 raise SystemExit(f"{name}: {p.stderr[-3000:]}")
-        cases = [(name, "mcio", tree) for name, tree in trees.items()]
-        if anchor:
+        if a.fastpath:
+            cases = [(name, "fast", tree) for name, tree in trees.items()]
+            cases.append(("lindley", "lindley", trees["this tree"]))
+        else:
+            cases = [(name, "mcio", tree) for name, tree in trees.items()]
+        if anchor and not a.fastpath:
             cases.append(("anchor", "anchor", ROOT))
         pool = stack.enter_context(concurrent.futures.ThreadPoolExecutor(a.jobs))
         futures = {(name, n): per_io(engine, tree, n, a.ios, anchor, a.branches, pool, a.jit_only)
@@ -206,7 +232,10 @@ def main() -> None:
         ratios = []
         if a.against:
             ratios.append(f"this / {a.against} {res[('this tree', n)]['I'] / res[(a.against, n)]['I']:.4f}")
-        if anchor:
+        if a.fastpath:
+            ratios += [f"lindley / {x} {res[('lindley', n)]['I'] / res[(x, n)]['I']:.3f}"
+                       for x in names if x != "lindley"]
+        if anchor and not a.fastpath:
             ratios += [f"{x} / anchor {res[(x, n)]['I'] / res[('anchor', n)]['I']:.3f}"
                        for x in names if x != "anchor"]
         print(f"{n:5d} " + " ".join(f"{c:>16}" for c in cells) + "   " + "; ".join(ratios))

@@ -67,3 +67,12 @@ def test_callgrind_costs_by_line_with_branch_events(tmp_path):
     assert events == ["Ir", "Bc", "Bcm", "Bi", "Bim"]
     assert got == {(12, ""): [11, 2, 1, 0, 0], (13, ""): [5, 1, 0, 0, 0],
                    (7, "libm.so.6"): [100, 9, 3, 0, 0]}
+
+
+def test_the_fastpath_ceilings_child_runs_the_hand_loop_natively():
+    """``--fastpath``'s hand-written case is a script Valgrind runs: it must run as it is."""
+    import subprocess
+    root = Path(__file__).resolve().parent.parent
+    p = subprocess.run([sys.executable, "-c", instructions._CHILD, "lindley", "0", "2000", ""],
+                       cwd=root, capture_output=True, text=True, timeout=300)
+    assert p.returncode == 0, p.stderr[-2000:]
