@@ -277,6 +277,26 @@ def _target_has_fma() -> bool:
 _TARGET_HAS_FMA = _target_has_fma()
 
 
+@njit(**JIT_STAGE)
+def _arrive(t, free1, ia):
+    """The next I/O arrives ``ia`` ms after ``t`` at the one server, free at ``free1`` (ms):
+    (its arrival, its start, its IOSQ)."""
+    t += ia
+    start = free1 if free1 > t else t
+    return t, start, start - t
+
+
+@njit(**JIT_STAGE)
+def _sums_add(iosq, svc, disc, one, b_sum, s_iosq, sq_resp, sq_iosq, s_disc, sq_disc):
+    """A measured I/O's IOSQ, service and disconnect (ms) into the running sums: (b_sum + resp,
+    s_iosq, sq_resp, sq_iosq, s_disc, sq_disc), five of the six adds on the multiply-add units
+    (``_add_on_fma``: bit for bit the same sums)."""
+    resp = iosq + svc
+    return (b_sum + resp, _add_on_fma(iosq, one, s_iosq), _add_on_fma(resp * resp, one, sq_resp),
+            _add_on_fma(iosq * iosq, one, sq_iosq), _add_on_fma(disc, one, s_disc),
+            _add_on_fma(disc * disc, one, sq_disc))
+
+
 @njit(**dict(JIT_LEAF, forceinline=False))
 def _recursion_one(i0, nj, m0, WARM, N, NB, wait_limit, ia_blk, svc_blk, disc_blk, iosq_blk, t,
                    free1, t0, d0, bat, bst, sums):
@@ -315,27 +335,44 @@ def _recursion_one(i0, nj, m0, WARM, N, NB, wait_limit, ia_blk, svc_blk, disc_bl
             svc_v = svc_blk[j0:j1]
             disc_v = disc_blk[j0:j1]
             iosq_v = iosq_blk[j0:j1]
-            for k in range(j1 - j0):
-                t += ia_v[k]
-                svc = svc_v[k]
-                start = free1 if free1 > t else t
-                iosq = start - t
+            # two I/Os a pass, then the odd one: the loop's control once per two
+            nk = j1 - j0
+            k = 0
+            while k + 1 < nk:
+                t, start, iosq = _arrive(t, free1, ia_v[k])
                 if iosq > wait_limit:
                     free1 = start
                     done = j0 + k
                     unstable = True
                     break
-                free1 = start + svc
+                free1 = start + svc_v[k]
                 iosq_v[k] = iosq
-                resp = iosq + svc
-                b_sum += resp
-                disc = disc_v[k]
-                # five of the ten adds on the multiply-add units (bit for bit the same sums)
-                s_iosq = _add_on_fma(iosq, one, s_iosq)
-                sq_resp = _add_on_fma(resp * resp, one, sq_resp)
-                sq_iosq = _add_on_fma(iosq * iosq, one, sq_iosq)
-                s_disc = _add_on_fma(disc, one, s_disc)
-                sq_disc = _add_on_fma(disc * disc, one, sq_disc)
+                b_sum, s_iosq, sq_resp, sq_iosq, s_disc, sq_disc = _sums_add(
+                    iosq, svc_v[k], disc_v[k], one, b_sum, s_iosq, sq_resp, sq_iosq, s_disc, sq_disc)
+                t, start, iosq = _arrive(t, free1, ia_v[k + 1])
+                if iosq > wait_limit:
+                    free1 = start
+                    done = j0 + k + 1
+                    unstable = True
+                    break
+                free1 = start + svc_v[k + 1]
+                iosq_v[k + 1] = iosq
+                b_sum, s_iosq, sq_resp, sq_iosq, s_disc, sq_disc = _sums_add(
+                    iosq, svc_v[k + 1], disc_v[k + 1], one, b_sum, s_iosq, sq_resp, sq_iosq, s_disc,
+                    sq_disc)
+                k += 2
+            if k < nk and not unstable:
+                t, start, iosq = _arrive(t, free1, ia_v[k])
+                if iosq > wait_limit:
+                    free1 = start
+                    done = j0 + k
+                    unstable = True
+                else:
+                    free1 = start + svc_v[k]
+                    iosq_v[k] = iosq
+                    b_sum, s_iosq, sq_resp, sq_iosq, s_disc, sq_disc = _sums_add(
+                        iosq, svc_v[k], disc_v[k], one, b_sum, s_iosq, sq_resp, sq_iosq, s_disc,
+                        sq_disc)
         else:
             for jc in range(j0, j1):
                 i = i0 + jc

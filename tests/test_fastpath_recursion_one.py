@@ -1,0 +1,85 @@
+"""The fast path's one-server recursion (``fastpath._recursion_one``: its measured segments two
+I/Os a pass, then the odd one) against the recursion written plainly, I/O by I/O, in Python:
+the same IOSQ, sums, MSER batch sums and end state to the bit, wherever the wait limit stops it
+(first or second of a pair, the odd last one, the warm-up) and at either parity of a segment."""
+import numpy as np
+import pytest
+
+from mcio.kernels import fastpath as fp
+
+N_SUMS = fp.SQ_CONN + 1          # sums[S_* / SQ_*]
+
+
+def reference(i0, nj, m0, warm, n, nb, wait_limit, ia, svc, disc, t, free1, t0, d0, bat, bst, sums):
+    """W_{k} by Lindley's recursion, one I/O at a time, in ``_recursion``'s order of operations."""
+    b, b_next, b_sum = bst
+    iosq_out = np.zeros(nj)
+    done, unstable = nj, False
+    for jc in range(nj):
+        i = i0 + jc
+        t += ia[jc]
+        start = free1 if free1 > t else t
+        iosq = start - t
+        if iosq > wait_limit:
+            free1 = start
+            done, unstable = jc, True
+            break
+        free1 = start + svc[jc]
+        iosq_out[jc] = iosq
+        while i >= b_next:
+            bat[b] += b_sum
+            b_sum = 0.0
+            b += 1
+            b_next = ((b + 1) * n + nb - 1) // nb
+        resp = iosq + svc[jc]
+        b_sum += resp
+        if jc >= m0:
+            sums[fp.S_IOSQ] += iosq
+            sums[fp.SQ_RESP] += resp * resp
+            sums[fp.SQ_IOSQ] += iosq * iosq
+            sums[fp.S_DISC] += disc[jc]
+            sums[fp.SQ_DISC] += disc[jc] * disc[jc]
+        if i <= warm:
+            if i == warm:
+                t0 = t
+            else:
+                d0 = start + svc[jc]
+    return done, unstable, t, free1, t0, d0, (b, b_next, b_sum), iosq_out
+
+
+@pytest.mark.parametrize("nj", [40, 41])            # the segments' parity
+@pytest.mark.parametrize("stop_at", [None, 3, 20, 21, 38, 39])   # the I/O whose wait exceeds the limit
+@pytest.mark.parametrize("m0, warm", [(0, -1), (5, 12)])
+def test_recursion_one_is_the_plain_recursion_to_the_bit(nj, stop_at, m0, warm):
+    rng = np.random.default_rng(7)
+    ia = rng.exponential(1.0, nj)
+    svc = rng.exponential(0.9, nj)
+    disc = rng.exponential(0.5, nj)
+    wait_limit = 1e300
+    if stop_at is not None:
+        # I/O stop_at arrives at once behind a 50 ms service: the limit just below its wait
+        ia[stop_at] = 0.0
+        svc[stop_at - 1] += 50.0
+        t = free1 = 0.0
+        waits = []
+        for j in range(stop_at + 1):
+            t += ia[j]
+            start = max(free1, t)
+            waits.append(start - t)
+            free1 = start + svc[j]
+        wait_limit = waits[stop_at] * 0.999
+        assert max(waits[:stop_at]) < wait_limit
+    n, nb, i0 = 1000, 64, 0
+    args = (i0, nj, m0, warm, n, nb, wait_limit)
+    bst = (np.int64(0), np.int64((n + nb - 1) // nb), 0.0)
+    want_bat, want_sums = np.zeros(nb), np.zeros(N_SUMS)
+    want = reference(*args, ia, svc, disc, 0.0, 0.0, 0.0, 0.0, want_bat, bst, want_sums)
+    got_bat, got_sums, iosq = np.zeros(nb), np.zeros(N_SUMS), np.zeros(nj)
+    got = fp._recursion_one(*args, ia, svc, disc, iosq, 0.0, 0.0, 0.0, 0.0, got_bat, bst, got_sums)
+    done = want[0]
+    assert got[0] == done and got[1] == want[1]
+    assert got[2:6] == want[2:6]
+    assert tuple(got[6]) == want[6]
+    assert np.array_equal(iosq[:done], want[7][:done])
+    assert np.array_equal(got_sums, want_sums) and np.array_equal(got_bat, want_bat)
+    assert got[1] == (stop_at is not None) and done == (nj if stop_at is None else stop_at)
