@@ -288,6 +288,9 @@ def test_a_sweeps_dataset_stacked_from_the_buffers_is_the_one_stacked_variable_b
     from sweep_specs import VARIANT_GRID
     from mcio import sweep as S
     from mcio.batch import assembly   # where assemble looks _stacked_buffers up
+    from mcio.store import cf
+    # one creation time for both assemblies (they may fall either side of a second's tick)
+    monkeypatch.setattr(cf, "_now", lambda: "2026-12-03T00:00:00+00:00")
     spec = S.load_spec("""
 scenario = "mm1-demo"
 [sweep]

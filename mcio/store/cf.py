@@ -34,6 +34,7 @@ def global_attrs(spec, engine_attrs: dict) -> dict:
     for k in ("mcio_version", "numba_version", "numpy_version"):
         if k in engine_attrs:
             a[k] = engine_attrs[k]
+    now = _now()      # (once: history and date_created name the same second)
     a.update({
         "seed": int(spec.run["seed"]),
         "ios": int(spec.run["ios"]),
@@ -47,8 +48,8 @@ def global_attrs(spec, engine_attrs: dict) -> dict:
         "model_toml": spec.model.to_toml(),
         "spec_toml": spec.text,
         "source": f"mcio sweep {spec.source}",
-        "history": f"{_now()} created by mcio sweep",
-        "date_created": _now(),
+        "history": f"{now} created by mcio sweep",
+        "date_created": now,
     })
     if getattr(spec, "variants", ()):
         a["variants"] = ", ".join(spec.variant_names)
