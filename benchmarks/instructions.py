@@ -197,28 +197,27 @@ def main() -> None:
     if shutil.which("valgrind") is None:
         raise SystemExit("instructions.py: valgrind is not installed (apt-get install valgrind)")
     anchor = os.path.abspath(a.anchor) if a.anchor else ""
+    engine = "fast" if a.fastpath else "mcio"
     if a.fastpath:
         a.pops = [0]            # (no population: one case per engine)
+        anchor = ""             # (the anchor simulates the main job only)
     with contextlib.ExitStack() as stack:
         trees = {"this tree": _trees(a.this, 1, "mcio-this-", stack)[0]}
         if a.against:
             trees[a.against] = _trees(a.against, 1, "mcio-ref-", stack)[0]
         for name, tree in trees.items():      # the kernels compiled natively, into the tree's cache
-            p = subprocess.run([sys.executable, "-c", _CHILD, "fast" if a.fastpath else "mcio",
-                                str(a.pops[0]), "1000", ""],
+            p = subprocess.run([sys.executable, "-c", _CHILD, engine, str(a.pops[0]), "1000", ""],
                                env=_env(tree), cwd=tree, capture_output=True, text=True)
             if p.returncode:
                 raise SystemExit(f"{name}: {p.stderr[-3000:]}")
+        cases = [(name, engine, tree) for name, tree in trees.items()]
         if a.fastpath:
-            cases = [(name, "fast", tree) for name, tree in trees.items()]
             cases.append(("lindley", "lindley", trees["this tree"]))
-        else:
-            cases = [(name, "mcio", tree) for name, tree in trees.items()]
-        if anchor and not a.fastpath:
+        if anchor:
             cases.append(("anchor", "anchor", ROOT))
         pool = stack.enter_context(concurrent.futures.ThreadPoolExecutor(a.jobs))
-        futures = {(name, n): per_io(engine, tree, n, a.ios, anchor, a.branches, pool, a.jit_only)
-                   for name, engine, tree in cases for n in a.pops}
+        futures = {(name, n): per_io(kind, tree, n, a.ios, anchor, a.branches, pool, a.jit_only)
+                   for name, kind, tree in cases for n in a.pops}
         res = {key: result() for key, result in futures.items()}
     names = [c[0] for c in cases]
     print(("compiled code's " if a.jit_only else "") + "instructions per I/O"
@@ -235,7 +234,7 @@ def main() -> None:
         if a.fastpath:
             ratios += [f"lindley / {x} {res[('lindley', n)]['I'] / res[(x, n)]['I']:.3f}"
                        for x in names if x != "lindley"]
-        if anchor and not a.fastpath:
+        if anchor:
             ratios += [f"{x} / anchor {res[(x, n)]['I'] / res[('anchor', n)]['I']:.3f}"
                        for x in names if x != "anchor"]
         print(f"{n:5d} " + " ".join(f"{c:>16}" for c in cells) + "   " + "; ".join(ratios))
