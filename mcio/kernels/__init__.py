@@ -42,4 +42,19 @@ def _clear_stale_cache() -> None:
             pass
 
 
+def _require_jit() -> None:
+    """The kernels cannot run as Python: they use LLVM intrinsics (``numba.extending.intrinsic``:
+    the block generator's lanes, the fused multiply-adds) that Numba has no pure-Python form of.
+    So ``NUMBA_DISABLE_JIT=1`` is refused here, in one line, rather than failing deep inside an
+    import (a decorator's ``py_func``) or a run (an intrinsic called from Python)."""
+    from numba import config
+
+    if config.DISABLE_JIT:
+        from ..errors import McioError
+        raise McioError("NUMBA_DISABLE_JIT", os.environ.get("NUMBA_DISABLE_JIT", "1"),
+                        "mcio's kernels need Numba's compiler (they use LLVM intrinsics, which "
+                        "have no Python form): unset it or set it to 0")
+
+
+_require_jit()
 _clear_stale_cache()
