@@ -171,3 +171,41 @@ class ThreadsCpuBound:
         return got["fast"]["cpu_bound"]
 
     track_fast_path_cpu_bound_speedup.unit = "x"
+
+
+class InstructionCounts:
+    """Compiled code's instructions per I/O, counted by Valgrind (``instructions.py --jit-only``):
+    the same figure in every run, so a change of a few instructions shows where the CPU-time
+    tracks above move by +-25 % with the host's load (benchmarks/README.md, sessions 18-20); on
+    a given CPU the time ratios follow them (session 19: mcio / anchor 1.62-1.69 in both).
+    Skipped where Valgrind is not installed."""
+
+    timeout = 1800
+
+    def setup_cache(self):
+        from .issue29 import instruction_counts
+        return instruction_counts()
+
+    def _got(self, got):
+        if not got:
+            raise NotImplementedError("valgrind is not installed")
+        return got
+
+    def track_main_job_instructions_per_io(self, got):
+        """The event path at N = 26 (session 20: 1,904; the anchor's 1,141)."""
+        return self._got(got)["mcio"][26]
+
+    track_main_job_instructions_per_io.unit = "instructions"
+
+    def track_fastpath_instructions_per_io(self, got):
+        return self._got(got)["fast"]
+
+    track_fastpath_instructions_per_io.unit = "instructions"
+
+    def track_fastpath_ceiling_instruction_ratio(self, got):
+        """The hand-written loop's instructions over the fast path's: the ceiling ratio where
+        time follows instructions (target >= 0.9 in CPU time)."""
+        g = self._got(got)
+        return g["lindley"] / g["fast"]
+
+    track_fastpath_ceiling_instruction_ratio.unit = "hand-written / mcio"

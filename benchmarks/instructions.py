@@ -178,6 +178,37 @@ def per_io(engine: str, tree: str, n: int, ios: int, anchor: str, branches: bool
     return result
 
 
+def measure(engine: str = "mcio", pops=POPS, ios: int = 1_000_000, this=None, against=None,
+            anchor: str = "", branches: bool = False, jit_only: bool = False,
+            jobs: int | None = None) -> tuple[list, dict]:
+    """Counts per I/O of ``engine`` ("mcio": the main job at each population; "fast":
+    fastpath_ceiling.py's M/M/1, with the hand-written loop beside it as "lindley") in the
+    working tree (or git ref ``this``), ``against`` (a git ref) and the ``anchor`` directory:
+    (case names, {(name, population): {"I": instructions, with ``branches`` "Bc", "Bcm"}}); the
+    fast path's population is 0. Valgrind must be installed."""
+    if engine == "fast":
+        pops = [0]              # (no population: one case per engine)
+        anchor = ""             # (the anchor simulates the main job only)
+    with contextlib.ExitStack() as stack:
+        trees = {"this tree": _trees(this, 1, "mcio-this-", stack)[0]}
+        if against:
+            trees[against] = _trees(against, 1, "mcio-ref-", stack)[0]
+        for name, tree in trees.items():      # the kernels compiled natively, into the tree's cache
+            p = subprocess.run([sys.executable, "-c", _CHILD, engine, str(pops[0]), "1000", ""],
+                               env=_env(tree), cwd=tree, capture_output=True, text=True)
+            if p.returncode:
+                raise SystemExit(f"{name}: {p.stderr[-3000:]}")
+        cases = [(name, engine, tree) for name, tree in trees.items()]
+        if engine == "fast":
+            cases.append(("lindley", "lindley", trees["this tree"]))
+        if anchor:
+            cases.append(("anchor", "anchor", ROOT))
+        pool = stack.enter_context(concurrent.futures.ThreadPoolExecutor(jobs or os.cpu_count()))
+        futures = {(name, n): per_io(kind, tree, n, ios, anchor, branches, pool, jit_only)
+                   for name, kind, tree in cases for n in pops}
+        return [c[0] for c in cases], {key: result() for key, result in futures.items()}
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--against", help="also a git ref (exported with git archive)")
@@ -196,34 +227,14 @@ def main() -> None:
     a = ap.parse_args()
     if shutil.which("valgrind") is None:
         raise SystemExit("instructions.py: valgrind is not installed (apt-get install valgrind)")
-    anchor = os.path.abspath(a.anchor) if a.anchor else ""
-    engine = "fast" if a.fastpath else "mcio"
-    if a.fastpath:
-        a.pops = [0]            # (no population: one case per engine)
-        anchor = ""             # (the anchor simulates the main job only)
-    with contextlib.ExitStack() as stack:
-        trees = {"this tree": _trees(a.this, 1, "mcio-this-", stack)[0]}
-        if a.against:
-            trees[a.against] = _trees(a.against, 1, "mcio-ref-", stack)[0]
-        for name, tree in trees.items():      # the kernels compiled natively, into the tree's cache
-            p = subprocess.run([sys.executable, "-c", _CHILD, engine, str(a.pops[0]), "1000", ""],
-                               env=_env(tree), cwd=tree, capture_output=True, text=True)
-            if p.returncode:
-                raise SystemExit(f"{name}: {p.stderr[-3000:]}")
-        cases = [(name, engine, tree) for name, tree in trees.items()]
-        if a.fastpath:
-            cases.append(("lindley", "lindley", trees["this tree"]))
-        if anchor:
-            cases.append(("anchor", "anchor", ROOT))
-        pool = stack.enter_context(concurrent.futures.ThreadPoolExecutor(a.jobs))
-        futures = {(name, n): per_io(kind, tree, n, a.ios, anchor, a.branches, pool, a.jit_only)
-                   for name, kind, tree in cases for n in a.pops}
-        res = {key: result() for key, result in futures.items()}
-    names = [c[0] for c in cases]
+    anchor = os.path.abspath(a.anchor) if a.anchor and not a.fastpath else ""
+    names, res = measure("fast" if a.fastpath else "mcio", a.pops, a.ios, a.this, a.against, anchor,
+                         a.branches, a.jit_only, a.jobs)
+    pops = [0] if a.fastpath else a.pops
     print(("compiled code's " if a.jit_only else "") + "instructions per I/O"
           + (" (and simulated conditional-branch misses)" if a.branches else ""))
     print(f"{'N':>5} " + " ".join(f"{x:>16}" for x in names) + "   ratios")
-    for n in a.pops:
+    for n in pops:
         cells = []
         for x in names:
             r = res[(x, n)]

@@ -17,6 +17,10 @@
   CPU), where that script exists;
 - ``memory``: bytes per point of a 10^4-point fast-path grid in memory and to a file
   (``memory_per_point.py``; target <= 2 KB).
+- ``instructions``: compiled code's instructions per I/O, counted by Valgrind
+  (``instructions.py --jit-only``: the same count in every run, whatever the host's load or
+  speed): the event path on the main job at N = 26 and the fast path beside the hand-written
+  loop (their ratio: the ceiling's, in instructions); skipped without Valgrind.
 
     python benchmarks/issue29.py                    # everything (~10 min on a quiet machine)
     python benchmarks/issue29.py threads warm       # some
@@ -225,8 +229,22 @@ def memory(points: int = 10_000) -> dict:
     return {"mem": measure(points, False), "file": measure(points, True)}
 
 
+def instruction_counts(populations=(26,), ios: int = 200_000) -> dict:
+    """Compiled code's instructions per I/O (``instructions.measure``, ``jit_only``): {"mcio": {N:
+    the event path's on the main job}, "fast": the fast path's, "lindley": the hand-written
+    loop's (fastpath_ceiling.py's M/M/1)}; {} where Valgrind is not installed."""
+    import shutil
+    if shutil.which("valgrind") is None:
+        return {}
+    import instructions
+    _, ev = instructions.measure("mcio", list(populations), ios, jit_only=True)
+    _, fp = instructions.measure("fast", [0], ios, jit_only=True)
+    return {"mcio": {n: ev[("this tree", n)]["I"] for n in populations},
+            "fast": fp[("this tree", 0)]["I"], "lindley": fp[("lindley", 0)]["I"]}
+
+
 def main(argv=None) -> int:
-    parts = ("mainjob", "channels", "ceiling", "threads", "warm", "cold", "memory")
+    parts = ("mainjob", "channels", "ceiling", "threads", "warm", "cold", "memory", "instructions")
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("parts", nargs="*", help=f"some of: {', '.join(parts)} (default: all)")
     ap.add_argument("--repeat", type=int, default=3)
@@ -280,6 +298,15 @@ def main(argv=None) -> int:
             g = memory()
             for k, m in g.items():
                 print(f"memory per point, 10^4-point grid, {k}: {m['per_point']:.0f} B (target <= 2048)", flush=True)
+        elif part == "instructions":
+            g = instruction_counts()
+            if not g:
+                print("instructions: valgrind is not installed", flush=True)
+            else:
+                print("compiled code's instructions per I/O: event path "
+                      + ", ".join(f"N={n} {v:.1f}" for n, v in g["mcio"].items())
+                      + f"; fast path {g['fast']:.1f}, hand-written loop {g['lindley']:.1f}: "
+                      f"{g['lindley'] / g['fast']:.3f}", flush=True)
     print(f"load average {os.getloadavg()}", flush=True)
     return 0
 

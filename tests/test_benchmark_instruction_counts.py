@@ -76,3 +76,22 @@ def test_the_fastpath_ceilings_child_runs_the_hand_loop_natively():
     p = subprocess.run([sys.executable, "-c", instructions._CHILD, "lindley", "0", "2000", ""],
                        cwd=root, capture_output=True, text=True, timeout=300)
     assert p.returncode == 0, p.stderr[-2000:]
+
+
+def test_measure_names_the_cases_and_takes_the_difference_per_io(monkeypatch):
+    """``measure`` (behind issue29.py's ``instructions`` part): the fast path's cases are this tree
+    and the hand loop, and a case's count per I/O is (long run - short run) / (REPS * ios)."""
+    import subprocess as sp
+    per_io_true = {"fast": 70.0, "lindley": 59.0}
+
+    def fake_counts(engine, tree, n, ios, anchor, branches, jit_only=False):
+        return {"I": 1_000_000 + per_io_true[engine] * instructions.REPS * ios}
+
+    monkeypatch.setattr(instructions, "_counts", fake_counts)
+    monkeypatch.setattr(instructions.subprocess, "run",
+                        lambda *a, **k: sp.CompletedProcess(a, 0, "", ""))
+    names, res = instructions.measure("fast", [5, 26], 1000, jit_only=True, jobs=1)
+    assert names == ["this tree", "lindley"]
+    assert set(res) == {("this tree", 0), ("lindley", 0)}
+    assert res[("this tree", 0)]["I"] == pytest.approx(70.0)
+    assert res[("lindley", 0)]["I"] == pytest.approx(59.0)
