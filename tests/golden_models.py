@@ -92,6 +92,18 @@ CASES: dict[str, tuple[dict, dict]] = {
                                 io=[{"kb": 16.0, "miss_ratio": 0.8}],
                                 control_unit={"miss_policy": "staging"},
                                 workload={"type": "closed", "population": 3}), {}),
+    # 20 channels, each device on two: the MPs' pieces through the timed events' queue (from
+    # iopath.MP_HEAP_CHANNELS on), both orders of the MP's waiting work, a wake-up
+    "many_channels_end_first": (_base(workload={"type": "closed", "population": 60},
+                                      devices={"count": 40, "paths": [[i % 20, (i + 7) % 20] for i in range(40)]},
+                                      channels={"count": 20, "mp_us_per_io_ccw": 400.0, "mp_scv": 1.5,
+                                                "mp_start_fraction": 0.6, "mp_wake_us": 8.0},
+                                      control_unit={"ha_servers": 16, "backend_servers": 32}), {}),
+    "many_channels_fifo": (_base(workload={"type": "open", "rate_iops": 30000.0},
+                                 devices={"count": 40, "paths": [[i % 20, (i + 3) % 20] for i in range(40)]},
+                                 channels={"count": 20, "mp_us_per_io_ccw": 450.0, "mp_scv": 2.0,
+                                           "mp_start_fraction": 0.5, "mp_order": "fifo"},
+                                 control_unit={"ha_servers": 16, "backend_servers": 32}), {}),
     # the calibrated values of the first golden run, pinned: a re-calibration must not move this case
     "ficon_channel": ("ficon-channel", {"_params": {"population": 26, "mp_us_per_io": 80.80, "mp_scv": 8.932,
                                                     "ha_service_us": 752.5, "backend_service_ms": 1.376,
