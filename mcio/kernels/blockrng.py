@@ -39,7 +39,7 @@ from numba import types
 from numba.extending import intrinsic
 
 from .dists import DETERMINISTIC, EXPONENTIAL, GAMMA, UNIFORM, sample_st
-from .histogram import _bits
+from .bits import bits_float, float_bits
 from .layout import N_DIST, N_ROWS
 from .options import JIT_CALL, JIT_LEAF, JIT_STAGE, JIT_VEC, njit
 from .rng import _KE, _WE, _next_st, _std_exponential_slow_st, fill_gamma_st
@@ -53,16 +53,6 @@ _TWO52_M1 = 4503599627370495.0         # 2^52 - 1
 _JUMP = np.array([0x180EC6D33CFD0ABA, 0xD5A61266F0C9392C, 0xA9582618E03FC9AA, 0x39ABDC4529B1661C],
                  dtype=np.uint64)
 
-
-@intrinsic
-def _double(typingctx, x):
-    """The float64 whose IEEE-754 bit pattern is the int64 ``x`` (no memory round trip)."""
-    if not isinstance(x, types.Integer) or x.bitwidth != 64:
-        return None
-
-    def codegen(context, builder, signature, args):
-        return builder.bitcast(args[0], ir.DoubleType())
-    return types.float64(x), codegen
 
 
 def _xoshiro_codegen(context, builder, sig, args, raw):
@@ -159,10 +149,10 @@ _SQRT2_FRAC = 0x6A09E667F3BCD          # fraction bits of sqrt(2)
 @nb.njit(**JIT_LEAF, inline="always")
 def log_positive(x):
     """Natural log of a positive normal double (no checks), to within 1 ulp."""
-    b = _bits(x)
+    b = float_bits(x)
     f_bits = b & _FRAC
     big = f_bits >= _SQRT2_FRAC            # mantissa >= sqrt(2): use m / 2 and exponent + 1
-    m = _double(f_bits | (0x3FE0000000000000 if big else 0x3FF0000000000000))
+    m = bits_float(f_bits | (0x3FE0000000000000 if big else 0x3FF0000000000000))
     k = float((b >> 52) - (1022 if big else 1023))
     f = m - 1.0
     s = f / (2.0 + f)

@@ -11,10 +11,8 @@ above ``HIST_HI_MS``. Both bounds are powers of two, so bucket edges are exact d
 replications (or of sweep workers) merge by addition.
 """
 import numpy as np
-from llvmlite import ir
-from numba import types
-from numba.extending import intrinsic
 
+from .bits import float_bits
 from .options import JIT, JIT_LEAF, JIT_VEC, njit
 
 HIST_SUB_BITS = 7                      # 128 linear buckets per octave
@@ -35,16 +33,6 @@ HIST_EDGES_MS = np.concatenate((
 HIST_UPPER_MS = np.concatenate((HIST_EDGES_MS[1:], [2.0 * HIST_HI_MS]))
 
 
-@intrinsic
-def _bits(typingctx, x):
-    """The IEEE-754 bit pattern of a float64, as an int64 (no memory round trip)."""
-    if not isinstance(x, types.Float) or x.bitwidth != 64:
-        return None
-
-    def codegen(context, builder, signature, args):
-        return builder.bitcast(args[0], ir.IntType(64))
-    return types.int64(types.float64), codegen
-
 
 @njit(**JIT_LEAF)
 def hist_bucket(x_ms):
@@ -53,7 +41,7 @@ def hist_bucket(x_ms):
         return 0
     if x_ms >= HIST_HI_MS:
         return HIST_BUCKETS - 1
-    return (_bits(x_ms) >> _SHIFT) - (_LO_KEY - 1)
+    return (float_bits(x_ms) >> _SHIFT) - (_LO_KEY - 1)
 
 
 @njit(**JIT_LEAF)
@@ -75,7 +63,7 @@ def _sum_keys(x_a, x_b, m0, m1, keys):
     kv = keys[m0:m1]
     for j in range(m1 - m0):
         x = a[j] + b[j]
-        k = (_bits(x) >> _SHIFT) - (_LO_KEY - 1)
+        k = (float_bits(x) >> _SHIFT) - (_LO_KEY - 1)
         k = k if k < HIST_BUCKETS - 1 else HIST_BUCKETS - 1
         kv[j] = k if x >= HIST_LO_MS else 0
 
