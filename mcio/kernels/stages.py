@@ -64,7 +64,7 @@ from .stats import (A_DEFERRED, A_DEV_BUSY_MS, A_DEV_BUSY_ZVM_MS, A_N, A_SQ_CMR,
                     A_SQ_DISC, A_SQ_IOSQ, A_SQ_PEND, A_SQ_RESP, A_SUM_CMR, A_SUM_CONN, A_SUM_DISC,
                     A_SUM_IOSQ, A_SUM_PEND, A_SUM_RESP, C_DEFERRED, C_KB,
                     C_MP_BUSY_MS, C_OE_MAX, C_SSCH, V_BUSY_MS, V_SSCH)
-from .winner import winner_set
+from .winner import winner_lower, winner_set
 
 # stages
 ARRIVE, GETCH, MPSTART, HA, AFTER_HA, DEVICE, BE, CONN, XFER, MPEND, DONE = range(11)
@@ -351,7 +351,7 @@ def stage_mpstart(x, t, sf, si, rng, mp, mp_ms, cls_mp, start_frac, mp_det, uni)
         mp_busy[c] = 1
         mp_t0[c] = t
         # an idle MP first wakes up (w + 0.0 == w: no wake-up work, the same time to the bit)
-        winner_set(c, t + (sf[x, SF_W_START] + sf[x, SF_W_WAKE]), x * 8 + EV_MP, tm_t, tm_c)
+        winner_lower(c, t + (sf[x, SF_W_START] + sf[x, SF_W_WAKE]), x * 8 + EV_MP, tm_t, tm_c)
     else:
         enqueue(mq_h, mq_t, si, c, x)
         mq_add(c, t, np.int64(1), mq_n, mq_tl, mq_area)
@@ -500,7 +500,7 @@ def stage_mpend(x, t, sf, si, mp):
     if mp_busy[c] == 0:
         mp_busy[c] = 1
         mp_t0[c] = t
-        winner_set(c, t + (sf[x, SF_W_END] + sf[x, SF_W_WAKE]), x * 8 + EV_MP, tm_t, tm_c)
+        winner_lower(c, t + (sf[x, SF_W_END] + sf[x, SF_W_WAKE]), x * 8 + EV_MP, tm_t, tm_c)
     elif si[x, SI_MP_FIFO]:
         enqueue(mq_h, mq_t, si, c, x)       # not counted in mq_n: that is the start work waiting
     else:

@@ -40,7 +40,7 @@ import numpy as np
 from .options import JIT, JIT_LEAF, JIT_STAGE, njit
 from .stages import INF, SF_TAG, SF_XFER_KB, SI_CH, SI_CLS, SI_DEV, SI_POS, after_transfer
 from .stats import C_LINK_BUSY_MS
-from .winner import winner_new, winner_set
+from .winner import winner_lower, winner_new, winner_set
 
 # per-link accumulators lns[link, LN_*]
 LN_BUSY_MS, LN_KB = range(2)
@@ -164,7 +164,7 @@ def stage_xfer(x, t, sf, si, ps, heap, lk, gen, uni, bw0):
             rem = 0.0
         ps_next_t[c] = t + rem / bw
         ps_next_slot[c] = x
-        winner_set(c, ps_next_t[c], c, tw_t, tw_c)
+        winner_lower(c, ps_next_t[c], c, tw_t, tw_c)
     else:
         _ps_next(c, t, bw, ps_n, ps_v, ps_list, sf, ps_next_t, ps_next_slot, tw_t, tw_c)
     return -1

@@ -53,3 +53,24 @@ def winner_set(i, v, key, tw_t, tw_c):
         k >>= 1
         tw_t[k] = bits_float(ct)
         tw_c[k] = cc
+
+
+@njit(**JIT_STAGE)
+def winner_lower(i, v, key, tw_t, tw_c):
+    """Item i, whose time is INF (idle), is now (``v`` ms, ``key``), v finite: as ``winner_set``,
+    but a node it does not win is left as it is, and so is everything above it (a node is the
+    earlier of its subtree's items; only i's moved, and earlier). So the climb stops where an
+    earlier item holds the node: at 256 channels, when most hold work, after a few of the 8
+    levels, where ``winner_set`` must compare with every sibling up to the root. A node is read
+    and compared, and written only while i wins."""
+    k = (tw_t.shape[0] >> 1) + i
+    tw_t[k] = v
+    tw_c[k] = key
+    cv = float_bits(v)
+    cc = np.int64(key)
+    while k > 1:
+        k >>= 1
+        if not pair_before(cv, cc, float_bits(tw_t[k]), tw_c[k]):
+            break
+        tw_t[k] = v
+        tw_c[k] = cc
