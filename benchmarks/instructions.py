@@ -8,6 +8,7 @@ does not move with the host's load or speed, where CPU time here moved by +-25 %
     python benchmarks/instructions.py --anchor ../shared/bench # and the anchor (with its constants)
     python benchmarks/instructions.py --branches               # and the simulated branch misses
     python benchmarks/instructions.py --fastpath --jit-only    # the fast path and its ceiling
+    python benchmarks/instructions.py --channels 1 256 --jit-only  # channel_scaling.py's model
 
 Each case is two processes under ``valgrind --tool=cachegrind``, the same up to the length of
 the last ``simulate`` call (``--ios`` more I/Os per replication in the second): the difference of
@@ -75,6 +76,16 @@ elif engine in ("fast", "lindley"):
         fc.lindley_mm1(1000, fc.RHO, 1.0, *st)
         for r in range(%(reps)d):
             fc.lindley_mm1(ios + %(warmup)d, fc.RHO, 1.0, *st)
+elif engine == "channels":
+    # channel_scaling.py's model on n channels, the control unit never queuing (a delay): what
+    # profile_lines.py --channels -n counts
+    import os
+    sys.path.insert(0, os.path.join(os.getcwd(), "benchmarks"))
+    import mcio
+    from channel_scaling import scaled_model
+    m = scaled_model(n, "unbounded")
+    mcio.simulate(m, ios=1000, replications=2, warmup=100, seed=1)
+    mcio.simulate(m, ios=ios, replications=%(reps)d, warmup=%(warmup)d, seed=2)
 else:
     sys.path.insert(0, anchor)
     import ficon_same_work as A
@@ -182,22 +193,25 @@ def measure(engine: str = "mcio", pops=POPS, ios: int = 1_000_000, this=None, ag
             anchor: str = "", branches: bool = False, jit_only: bool = False,
             jobs: int | None = None) -> tuple[list, dict]:
     """Counts per I/O of ``engine`` ("mcio": the main job at each population; "fast":
-    fastpath_ceiling.py's M/M/1, with the hand-written loop beside it as "lindley") in the
+    fastpath_ceiling.py's M/M/1, with the hand-written loop beside it as "lindley"; "channels":
+    channel_scaling.py's model, the control unit a delay, on each count of ``pops`` channels) in the
     working tree (or git ref ``this``), ``against`` (a git ref) and the ``anchor`` directory:
     (case names, {(name, population): {"I": instructions, with ``branches`` "Bc", "Bcm"}}); the
     fast path's population is 0. Valgrind must be installed."""
     if engine == "fast":
         pops = [0]              # (no population: one case per engine)
+    if engine != "mcio":
         anchor = ""             # (the anchor simulates the main job only)
     with contextlib.ExitStack() as stack:
         trees = {"this tree": _trees(this, 1, "mcio-this-", stack)[0]}
         if against:
             trees[against] = _trees(against, 1, "mcio-ref-", stack)[0]
         for name, tree in trees.items():      # the kernels compiled natively, into the tree's cache
-            p = subprocess.run([sys.executable, "-c", _CHILD, engine, str(pops[0]), "1000", ""],
-                               env=_env(tree), cwd=tree, capture_output=True, text=True)
-            if p.returncode:
-                raise SystemExit(f"{name}: {p.stderr[-3000:]}")
+            for n in pops if engine == "channels" else pops[:1]:   # (models of other shapes)
+                p = subprocess.run([sys.executable, "-c", _CHILD, engine, str(n), "1000", ""],
+                                   env=_env(tree), cwd=tree, capture_output=True, text=True)
+                if p.returncode:
+                    raise SystemExit(f"{name}: {p.stderr[-3000:]}")
         cases = [(name, engine, tree) for name, tree in trees.items()]
         if engine == "fast":
             cases.append(("lindley", "lindley", trees["this tree"]))
@@ -223,17 +237,20 @@ def main() -> None:
                                                              "exact, for comparing trees")
     ap.add_argument("--fastpath", action="store_true", help="benchmarks/fastpath_ceiling.py's M/M/1 "
                     "instead: mcio's fast path (this tree, --against) and the hand-written loop")
+    ap.add_argument("--channels", type=int, nargs="+", help="channel_scaling.py's model on these "
+                    "channel counts instead (the control unit a delay), and each count's ratio to the first")
     ap.add_argument("--jobs", type=int, default=os.cpu_count())
     a = ap.parse_args()
     if shutil.which("valgrind") is None:
         raise SystemExit("instructions.py: valgrind is not installed (apt-get install valgrind)")
-    anchor = os.path.abspath(a.anchor) if a.anchor and not a.fastpath else ""
-    names, res = measure("fast" if a.fastpath else "mcio", a.pops, a.ios, a.this, a.against, anchor,
-                         a.branches, a.jit_only, a.jobs)
-    pops = [0] if a.fastpath else a.pops
+    engine = "fast" if a.fastpath else "channels" if a.channels else "mcio"
+    anchor = os.path.abspath(a.anchor) if a.anchor and engine == "mcio" else ""
+    pops = [0] if a.fastpath else a.channels or a.pops
+    names, res = measure(engine, pops, a.ios, a.this, a.against, anchor, a.branches, a.jit_only,
+                         a.jobs)
     print(("compiled code's " if a.jit_only else "") + "instructions per I/O"
           + (" (and simulated conditional-branch misses)" if a.branches else ""))
-    print(f"{'N':>5} " + " ".join(f"{x:>16}" for x in names) + "   ratios")
+    print(f"{'C' if a.channels else 'N':>5} " + " ".join(f"{x:>16}" for x in names) + "   ratios")
     for n in pops:
         cells = []
         for x in names:
@@ -245,6 +262,9 @@ def main() -> None:
         if a.fastpath:
             ratios += [f"lindley / {x} {res[('lindley', n)]['I'] / res[(x, n)]['I']:.3f}"
                        for x in names if x != "lindley"]
+        if a.channels:
+            ratios += [f"{x} / C={pops[0]} {res[(x, n)]['I'] / res[(x, pops[0])]['I']:.3f}"
+                       for x in names]
         if anchor:
             ratios += [f"{x} / anchor {res[(x, n)]['I'] / res[('anchor', n)]['I']:.3f}"
                        for x in names if x != "anchor"]

@@ -229,18 +229,21 @@ def memory(points: int = 10_000) -> dict:
     return {"mem": measure(points, False), "file": measure(points, True)}
 
 
-def instruction_counts(populations=(26,), ios: int = 200_000) -> dict:
+def instruction_counts(populations=(26,), ios: int = 200_000, channels=(1, 256)) -> dict:
     """Compiled code's instructions per I/O (``instructions.measure``, ``jit_only``): {"mcio": {N:
     the event path's on the main job}, "fast": the fast path's, "lindley": the hand-written
-    loop's (fastpath_ceiling.py's M/M/1)}; {} where Valgrind is not installed."""
+    loop's (fastpath_ceiling.py's M/M/1), "channels": {C: the event path's on channel_scaling.py's
+    model, the control unit a delay}}; {} where Valgrind is not installed."""
     import shutil
     if shutil.which("valgrind") is None:
         return {}
     import instructions
     _, ev = instructions.measure("mcio", list(populations), ios, jit_only=True)
     _, fp = instructions.measure("fast", [0], ios, jit_only=True)
+    _, ch = instructions.measure("channels", list(channels), ios, jit_only=True)
     return {"mcio": {n: ev[("this tree", n)]["I"] for n in populations},
-            "fast": fp[("this tree", 0)]["I"], "lindley": fp[("lindley", 0)]["I"]}
+            "fast": fp[("this tree", 0)]["I"], "lindley": fp[("lindley", 0)]["I"],
+            "channels": {c: ch[("this tree", c)]["I"] for c in channels}}
 
 
 def main(argv=None) -> int:
@@ -306,7 +309,9 @@ def main(argv=None) -> int:
                 print("compiled code's instructions per I/O: event path "
                       + ", ".join(f"N={n} {v:.1f}" for n, v in g["mcio"].items())
                       + f"; fast path {g['fast']:.1f}, hand-written loop {g['lindley']:.1f}: "
-                      f"{g['lindley'] / g['fast']:.3f}", flush=True)
+                      f"{g['lindley'] / g['fast']:.3f}; channels "
+                      + ", ".join(f"C={c} {v:.1f}" for c, v in g["channels"].items())
+                      + f": {g['channels'][256] / g['channels'][1]:.3f}", flush=True)
     print(f"load average {os.getloadavg()}", flush=True)
     return 0
 

@@ -95,3 +95,27 @@ def test_measure_names_the_cases_and_takes_the_difference_per_io(monkeypatch):
     assert set(res) == {("this tree", 0), ("lindley", 0)}
     assert res[("this tree", 0)]["I"] == pytest.approx(70.0)
     assert res[("lindley", 0)]["I"] == pytest.approx(59.0)
+
+
+def test_measure_counts_each_channel_count_compiled_natively_first(monkeypatch):
+    """``measure("channels", ...)`` (``--channels``, issue29.py's 256 / 1 track): one case per
+    channel count, each compiled natively before Valgrind runs it (a model of another shape may
+    need kernels of its own: compiling those under Valgrind would take minutes)."""
+    import subprocess as sp
+    per_io_true = {1: 2100.0, 256: 2700.0}
+    native = []
+
+    def fake_counts(engine, tree, n, ios, anchor, branches, jit_only=False):
+        assert engine == "channels" and anchor == ""
+        return {"I": 1_000_000 + per_io_true[n] * instructions.REPS * ios}
+
+    def fake_run(cmd, *a, **k):
+        native.append((cmd[3], cmd[4]))
+        return sp.CompletedProcess(cmd, 0, "", "")
+
+    monkeypatch.setattr(instructions, "_counts", fake_counts)
+    monkeypatch.setattr(instructions.subprocess, "run", fake_run)
+    names, res = instructions.measure("channels", [1, 256], 1000, anchor="/x", jit_only=True, jobs=1)
+    assert names == ["this tree"]
+    assert native == [("channels", "1"), ("channels", "256")]
+    assert res[("this tree", 256)]["I"] / res[("this tree", 1)]["I"] == pytest.approx(2700 / 2100)
