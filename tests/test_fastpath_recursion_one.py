@@ -1,7 +1,8 @@
 """The fast path's one-server recursion (``fastpath._recursion_one``: its measured segments two
 I/Os a pass, then the odd one) against the recursion written plainly, I/O by I/O, in Python:
 the same IOSQ, sums, MSER batch sums and end state to the bit, wherever the wait limit stops it
-(first or second of a pair, the odd last one, the warm-up) and at either parity of a segment."""
+(first or second of a pair, the odd last one, the warm-up) and at either parity of a segment;
+and the general recursion on two servers against Kiefer and Wolfowitz's, written plainly."""
 import numpy as np
 import pytest
 
@@ -83,3 +84,50 @@ def test_recursion_one_is_the_plain_recursion_to_the_bit(nj, stop_at, m0, warm):
     assert np.array_equal(iosq[:done], want[7][:done])
     assert np.array_equal(got_sums, want_sums) and np.array_equal(got_bat, want_bat)
     assert got[1] == (stop_at is not None) and done == (nj if stop_at is None else stop_at)
+
+
+@pytest.mark.parametrize("m0, warm", [(0, -1), (5, 12)])
+def test_two_server_recursion_is_the_plain_kiefer_wolfowitz_recursion(m0, warm):
+    """``_recursion`` with c = 2: each I/O starts at max(arrival, the earlier server's free time),
+    in arrival order; the same IOSQ, sums, batch sums and times to the bit."""
+    rng = np.random.default_rng(11)
+    nj, n, nb = 57, 1000, 64
+    ia = rng.exponential(0.5, nj)
+    svc = rng.exponential(0.9, nj)
+    disc = rng.exponential(0.5, nj)
+    free = [0.0, 0.0]
+    t = t0 = d0 = 0.0
+    b, b_next, b_sum = 0, (n + nb - 1) // nb, 0.0
+    want_bat, want_iosq, want_sums = np.zeros(nb), np.zeros(nj), np.zeros(N_SUMS)
+    for i in range(nj):
+        t += ia[i]
+        s = int(np.argmin(free))
+        start = max(free[s], t)
+        free[s] = start + svc[i]
+        iosq = want_iosq[i] = start - t
+        while i >= b_next:
+            want_bat[b] += b_sum
+            b_sum, b = 0.0, b + 1
+            b_next = ((b + 1) * n + nb - 1) // nb
+        resp = iosq + svc[i]
+        b_sum += resp
+        if i >= m0:
+            want_sums[fp.S_IOSQ] += iosq
+            want_sums[fp.SQ_RESP] += resp * resp
+            want_sums[fp.SQ_IOSQ] += iosq * iosq
+            want_sums[fp.S_DISC] += disc[i]
+            want_sums[fp.SQ_DISC] += disc[i] * disc[i]
+        if i == warm:
+            t0 = t
+        elif i < warm:
+            d0 = start + svc[i]
+    free_t, got_bat, iosq, got_sums = np.zeros(2), np.zeros(nb), np.zeros(nj), np.zeros(N_SUMS)
+    bst = (np.int64(0), np.int64((n + nb - 1) // nb), 0.0)
+    got = fp._recursion(2, 0, nj, m0, warm, n, nb, 1e300, ia, svc, disc, iosq, free_t, 0.0, 0.0,
+                        0.0, 0.0, got_bat, bst, got_sums)
+    assert got[0] == nj and not got[1]
+    assert got[2] == t and got[4:6] == (t0, d0)
+    assert sorted(free_t) == sorted(free)
+    assert tuple(got[6]) == (b, b_next, b_sum)
+    assert np.array_equal(iosq, want_iosq) and np.array_equal(got_bat, want_bat)
+    assert np.array_equal(got_sums, want_sums)
