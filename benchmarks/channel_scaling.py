@@ -47,12 +47,14 @@ POPULATIONS = (5, 26, 80, 578)
 SEED = 2026
 
 
-def scaled_model(n_ch: int, cu: str = "scaled"):
+def scaled_model(n_ch: int, cu: str = "scaled", pkg: str = "mcio"):
     """The ficon-channel scenario on ``n_ch`` channels at RATE_PER_CHANNEL each (see the module
     docstring). ``cu``: "scaled", the control unit's servers x n_ch; "unbounded", as many servers
     as the open model has slots (pack.OPEN_SLOTS), so neither station ever queues (a delay: no
-    free-time heap to keep, the same control-unit cost at every n_ch)."""
-    from mcio.scenarios import ficon_channel
+    free-time heap to keep, the same control-unit cost at every n_ch). ``pkg``: the package
+    that builds it (ab_kernels.py's renamed copy of another tree)."""
+    import importlib
+    ficon_channel = importlib.import_module(pkg + ".scenarios.ficon_channel")
     d = ficon_channel.model().to_dict()
     g = min(GROUP, n_ch)
     n_dev = DEVICES_PER_CHANNEL * n_ch
@@ -62,13 +64,12 @@ def scaled_model(n_ch: int, cu: str = "scaled"):
                                           (i // DEVICES_PER_CHANNEL) // g * g + g)) for i in range(n_dev)])
     d["channels"]["count"] = n_ch
     if cu == "unbounded":
-        from mcio.engine.pack import OPEN_SLOTS
-        d["control_unit"].update(ha_servers=OPEN_SLOTS, backend_servers=OPEN_SLOTS)
+        slots = importlib.import_module(pkg + ".engine.pack").OPEN_SLOTS
+        d["control_unit"].update(ha_servers=slots, backend_servers=slots)
     else:
         d["control_unit"]["ha_servers"] *= n_ch
         d["control_unit"]["backend_servers"] *= n_ch
-    from mcio.model import Model
-    return Model.from_dict(d)
+    return importlib.import_module(pkg + ".model").Model.from_dict(d)
 
 
 def _cases(ios: int):

@@ -113,11 +113,12 @@ def lindley_mm1(n, rate_per_ms, service_ms, a, b, c, d):
     return total / n
 
 
-def mm1_model():
+def mm1_model(pkg: str = "mcio"):
     """The M/M/1 of the issue: Poisson I/Os at 900/s to one device whose only work is an
-    exponential 1 ms back-end miss (no MP work, no data): the fast path's Lindley recursion."""
-    from mcio import Model
-    return Model.from_dict({"workload": {"type": "open", "rate_iops": 900.0},
+    exponential 1 ms back-end miss (no MP work, no data): the fast path's Lindley recursion.
+    ``pkg``: the package that builds it (ab_kernels.py's renamed copy of another tree)."""
+    import importlib
+    return importlib.import_module(pkg).Model.from_dict({"workload": {"type": "open", "rate_iops": 900.0},
                             "io": [{"kb": 0.0, "miss_ratio": 1.0}], "devices": {"count": 1},
                             "channels": {"mp_us_per_io_ccw": 0.0},
                             "control_unit": {"backend_service_ms": {"dist": "exponential", "mean": 1.0}}})
