@@ -11,21 +11,26 @@ from mcio.kernels import fastpath as fp
 N_SUMS = fp.SQ_CONN + 1          # sums[S_* / SQ_*]
 
 
-def reference(i0, nj, m0, warm, n, nb, wait_limit, ia, svc, disc, t, free1, t0, d0, bat, bst, sums):
-    """W_{k} by Lindley's recursion, one I/O at a time, in ``_recursion``'s order of operations."""
+def reference(i0, nj, m0, warm, n, nb, wait_limit, ia, svc, disc, t, free1, t0, d0, bat, bst, sums,
+              servers=1):
+    """W_{k} by Lindley's recursion (Kiefer and Wolfowitz's on ``servers`` > 1, each I/O on the
+    earliest free server, all free at ``free1``), one I/O at a time, in ``_recursion``'s order of
+    operations; the free time returned is the one server's, or the sorted list of all."""
     b, b_next, b_sum = bst
     iosq_out = np.zeros(nj)
     done, unstable = nj, False
+    free = [free1] * servers
     for jc in range(nj):
         i = i0 + jc
         t += ia[jc]
-        start = free1 if free1 > t else t
+        s = int(np.argmin(free))
+        start = free[s] if free[s] > t else t
         iosq = start - t
         if iosq > wait_limit:
-            free1 = start
+            free[s] = start
             done, unstable = jc, True
             break
-        free1 = start + svc[jc]
+        free[s] = start + svc[jc]
         iosq_out[jc] = iosq
         while i >= b_next:
             bat[b] += b_sum
@@ -45,7 +50,7 @@ def reference(i0, nj, m0, warm, n, nb, wait_limit, ia, svc, disc, t, free1, t0, 
                 t0 = t
             else:
                 d0 = start + svc[jc]
-    return done, unstable, t, free1, t0, d0, (b, b_next, b_sum), iosq_out
+    return done, unstable, t, free[0] if servers == 1 else sorted(free), t0, d0, (b, b_next, b_sum), iosq_out
 
 
 @pytest.mark.parametrize("nj", [40, 41])            # the segments' parity
@@ -95,39 +100,17 @@ def test_two_server_recursion_is_the_plain_kiefer_wolfowitz_recursion(m0, warm):
     ia = rng.exponential(0.5, nj)
     svc = rng.exponential(0.9, nj)
     disc = rng.exponential(0.5, nj)
-    free = [0.0, 0.0]
-    t = t0 = d0 = 0.0
-    b, b_next, b_sum = 0, (n + nb - 1) // nb, 0.0
-    want_bat, want_iosq, want_sums = np.zeros(nb), np.zeros(nj), np.zeros(N_SUMS)
-    for i in range(nj):
-        t += ia[i]
-        s = int(np.argmin(free))
-        start = max(free[s], t)
-        free[s] = start + svc[i]
-        iosq = want_iosq[i] = start - t
-        while i >= b_next:
-            want_bat[b] += b_sum
-            b_sum, b = 0.0, b + 1
-            b_next = ((b + 1) * n + nb - 1) // nb
-        resp = iosq + svc[i]
-        b_sum += resp
-        if i >= m0:
-            want_sums[fp.S_IOSQ] += iosq
-            want_sums[fp.SQ_RESP] += resp * resp
-            want_sums[fp.SQ_IOSQ] += iosq * iosq
-            want_sums[fp.S_DISC] += disc[i]
-            want_sums[fp.SQ_DISC] += disc[i] * disc[i]
-        if i == warm:
-            t0 = t
-        elif i < warm:
-            d0 = start + svc[i]
-    free_t, got_bat, iosq, got_sums = np.zeros(2), np.zeros(nb), np.zeros(nj), np.zeros(N_SUMS)
+    args = (0, nj, m0, warm, n, nb, 1e300)
     bst = (np.int64(0), np.int64((n + nb - 1) // nb), 0.0)
-    got = fp._recursion(2, 0, nj, m0, warm, n, nb, 1e300, ia, svc, disc, iosq, free_t, 0.0, 0.0,
-                        0.0, 0.0, got_bat, bst, got_sums)
-    assert got[0] == nj and not got[1]
-    assert got[2] == t and got[4:6] == (t0, d0)
-    assert sorted(free_t) == sorted(free)
-    assert tuple(got[6]) == (b, b_next, b_sum)
-    assert np.array_equal(iosq, want_iosq) and np.array_equal(got_bat, want_bat)
+    want_bat, want_sums = np.zeros(nb), np.zeros(N_SUMS)
+    want = reference(*args, ia, svc, disc, 0.0, 0.0, 0.0, 0.0, want_bat, bst, want_sums, servers=2)
+    free_t, got_bat, iosq, got_sums = np.zeros(2), np.zeros(nb), np.zeros(nj), np.zeros(N_SUMS)
+    got = fp._recursion(2, *args, ia, svc, disc, iosq, free_t, 0.0, 0.0, 0.0, 0.0, got_bat, bst,
+                        got_sums)
+    assert got[0] == nj and not got[1] and want[0] == nj
+    assert got[2] == want[2] and got[4:6] == want[4:6]
+    assert sorted(free_t) == want[3]
+    assert tuple(got[6]) == want[6]
+    assert np.array_equal(iosq, want[7]) and np.array_equal(got_bat, want_bat)
     assert np.array_equal(got_sums, want_sums)
+    assert want[7].max() > 0.0           # some I/O waited: both servers were busy

@@ -30,6 +30,15 @@ def winner_new(n):
 
 
 @njit(**JIT_STAGE)
+def _leaf(i, v, key, tw_t, tw_c):
+    """Item i's leaf set to (``v`` ms, ``key``): (its node, v's bits, key as int64)."""
+    k = (tw_t.shape[0] >> 1) + i
+    tw_t[k] = v
+    tw_c[k] = key
+    return k, float_bits(v), np.int64(key)
+
+
+@njit(**JIT_STAGE)
 def winner_set(i, v, key, tw_t, tw_c):
     """Item i is now (``v`` ms, ``key``): its leaf, then each node up to the root (log2 M steps).
 
@@ -39,11 +48,7 @@ def winner_set(i, v, key, tw_t, tw_c):
     finite) and two selects, not a branch (which child wins is a coin flip to a predictor): 19 ->
     ~14 instructions a level. Between INF pairs the keys may order otherwise than a signed
     compare (``winner_new``'s -1); no one reads the key of an INF root."""
-    k = (tw_t.shape[0] >> 1) + i
-    tw_t[k] = v
-    tw_c[k] = key
-    ct = float_bits(v)
-    cc = np.int64(key)
+    k, ct, cc = _leaf(i, v, key, tw_t, tw_c)
     while k > 1:
         st = float_bits(tw_t[k ^ 1])
         sc = tw_c[k ^ 1]
@@ -63,11 +68,7 @@ def winner_lower(i, v, key, tw_t, tw_c):
     earlier item holds the node: at 256 channels, when most hold work, after a few of the 8
     levels, where ``winner_set`` must compare with every sibling up to the root. A node is read
     and compared, and written only while i wins."""
-    k = (tw_t.shape[0] >> 1) + i
-    tw_t[k] = v
-    tw_c[k] = key
-    cv = float_bits(v)
-    cc = np.int64(key)
+    k, cv, cc = _leaf(i, v, key, tw_t, tw_c)
     while k > 1:
         k >>= 1
         if not pair_before(cv, cc, float_bits(tw_t[k]), tw_c[k]):
