@@ -176,9 +176,12 @@ class ThreadsCpuBound:
 class InstructionCounts:
     """Compiled code's instructions per I/O, counted by Valgrind (``instructions.py --jit-only``):
     the same figure in every run, so a change of a few instructions shows where the CPU-time
-    tracks above move by +-25 % with the host's load (benchmarks/README.md, sessions 18-20); on
-    a given CPU the time ratios follow them (session 19: mcio / anchor 1.62-1.69 in both).
-    Skipped where Valgrind is not installed."""
+    tracks above move by +-25 % with the host's load (benchmarks/README.md, sessions 18-20). A
+    count is a regression alarm, not the time: the main job's ratio to the anchor reads the same
+    in both (session 19: 1.62-1.69), but work moved out of a latency-bound chain saves
+    instructions and no time (session 22: the fast path's sums, 0.848 -> 0.934 of the hand
+    loop in instructions, slower in CPU time; the winner trees at 256 channels, -11 % and
+    unchanged). Skipped where Valgrind is not installed."""
 
     timeout = 1800
 
