@@ -3,6 +3,7 @@ at rho 0.9, with the same xoshiro256** generator and ziggurat exponentials (mcio
 one running sum and nothing else — measured in the same run, one thread each.
 
     python benchmarks/fastpath_ceiling.py [--ios 40000000] [--repeat 3]
+    python benchmarks/fastpath_ceiling.py --overlap     # the hand loop fused, blocked, draws alone
 
 Prints M I/O/s of each (best of --repeat, the two interleaved) and the ratio mcio / hand-written
 of the rates (above 1: mcio faster), for mcio's whole ``simulate`` call (packing, kernels, MSER,
@@ -113,6 +114,58 @@ def lindley_mm1(n, rate_per_ms, service_ms, a, b, c, d):
     return total / n
 
 
+@nb.njit(nogil=True, cache=False)
+def lindley_mm1_blocked(n, rate_per_ms, service_ms, a, b, c, d):
+    """``lindley_mm1`` in mcio's fast path's shape: each block of 256 I/Os' exponentials drawn
+    first, then the recursion over them (the same draws in the same order, so the same mean;
+    n a multiple of 256). Against ``lindley_mm1``: what running the generator and the
+    recursion's chain one after the other, not side by side, costs."""
+    w = 0.0
+    total = 0.0
+    inv_rate = 1.0 / rate_per_ms
+    e1 = np.empty(256)
+    e2 = np.empty(256)
+    for _ in range(n // 256):
+        for j in range(256):
+            e1[j], a, b, c, d = _exp_zig(a, b, c, d)
+            e2[j], a, b, c, d = _exp_zig(a, b, c, d)
+        for j in range(256):
+            s = e1[j] * service_ms
+            total += w + s
+            w = w + s - e2[j] * inv_rate
+            if w < 0.0:
+                w = 0.0
+    return total / n
+
+
+@nb.njit(nogil=True, cache=False)
+def exponentials_only(n, rate_per_ms, service_ms, a, b, c, d):
+    """The hand loop's draws alone (two exponentials an I/O, summed so that they are used)."""
+    total = 0.0
+    for _ in range(n):
+        e1, a, b, c, d = _exp_zig(a, b, c, d)
+        e2, a, b, c, d = _exp_zig(a, b, c, d)
+        total += e1 + e2
+    return total / n
+
+
+def overlap(ios: int = 20_000_000, repeat: int = 7) -> dict:
+    """CPU ns per I/O (least of ``repeat``, interleaved, this thread) of the hand loop as it is
+    (``fused``), blocked as mcio's fast path is (``blocked``), and its draws alone (``draws``)."""
+    ios -= ios % 256
+    st = [np.uint64(x) for x in np.random.SeedSequence(1).generate_state(4, np.uint64)]
+    fns = {"fused": lindley_mm1, "blocked": lindley_mm1_blocked, "draws": exponentials_only}
+    for f in fns.values():
+        f(2560, RHO, 1.0, *st)                                          # compile
+    best = {k: float("inf") for k in fns}
+    for _ in range(repeat):
+        for k, f in fns.items():
+            t = time.thread_time()
+            f(ios, RHO, 1.0, *st)
+            best[k] = min(best[k], (time.thread_time() - t) / ios * 1e9)
+    return best
+
+
 def mm1_model(pkg: str = "mcio"):
     """The M/M/1 of the issue: Poisson I/Os at 900/s to one device whose only work is an
     exponential 1 ms back-end miss (no MP work, no data): the fast path's Lindley recursion.
@@ -169,7 +222,16 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--ios", type=int, default=40_000_000)
     ap.add_argument("--repeat", type=int, default=3)
+    ap.add_argument("--overlap", action="store_true", help="instead: the hand loop as it is, "
+                    "blocked as mcio's fast path is, and its draws alone (CPU ns per I/O)")
     args = ap.parse_args()
+    if args.overlap:
+        o = overlap(args.ios // 2, max(args.repeat, 5))
+        print(f"CPU ns per I/O, least of {max(args.repeat, 5)}: hand loop {o['fused']:.2f}, "
+              f"blocked (a block's draws, then its recursion) {o['blocked']:.2f}, draws alone "
+              f"{o['draws']:.2f}: the recursion adds {o['fused'] - o['draws']:.2f} beside the draws, "
+              f"{o['blocked'] - o['draws']:.2f} after them")
+        return
     b = measure(args.ios, args.repeat)
     print(f"Numba target CPU: {target_cpu()}; {args.ios:,} I/Os each, best of {args.repeat}")
     print(f"hand-written Lindley loop: {b['hand'] / 1e6:7.1f} M I/O/s (mean response {b['hand_mean_ms']:.3f} ms, "
