@@ -46,7 +46,7 @@ def winner_set(i, v, key, tw_t, tw_c):
     only on the level (no load waits on the store below it); it is chosen by one 128-bit compare
     of (time's bits, key) (``bits.pair_before``: times are >= 0, keys >= 0 wherever a time is
     finite) and two selects, not a branch (which child wins is a coin flip to a predictor): 19 ->
-    ~14 instructions a level. Between INF pairs the keys may order otherwise than a signed
+    15 instructions a level (x86-64). Between INF pairs the keys may order otherwise than a signed
     compare (``winner_new``'s -1); no one reads the key of an INF root."""
     k, ct, cc = _leaf(i, v, key, tw_t, tw_c)
     while k > 1:
