@@ -215,8 +215,8 @@ class InstructionCounts:
 
     def track_channels_256_over_1_instruction_ratio(self, got):
         """channel_scaling.py's model (the control unit a delay) at 256 channels over 1, in
-        instructions per I/O (session 22: 2,730 / 2,124 = 1.29; target <= 1.3 in CPU time, where
-        the working set leaving L1/L2 adds to it)."""
+        instructions per I/O (session 22: 2,551.3 / 1,966.7 = 1.297; target <= 1.3 in CPU time,
+        which read 2.10: the working set leaving L1/L2 adds to it)."""
         c = self._got(got)["channels"]
         return c[256] / c[1]
 

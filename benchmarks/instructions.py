@@ -54,38 +54,32 @@ import sys
 engine, n, ios, anchor = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), sys.argv[4]
 import numba
 numba.set_num_threads(1)
-if engine == "mcio":
+import os
+sys.path.insert(0, os.path.join(os.getcwd(), "benchmarks"))
+if engine in ("mcio", "fast", "channels"):
+    # mcio's engine on: the main job; fastpath_ceiling.py's M/M/1 (the fast path);
+    # channel_scaling.py's model on n channels, the control unit a delay (what
+    # profile_lines.py --channels -n counts)
     import mcio
-    from mcio.scenarios import build_scenario
-    m = build_scenario("ficon-channel", {"population": n})
+    if engine == "mcio":
+        from mcio.scenarios import build_scenario
+        m = build_scenario("ficon-channel", {"population": n})
+    elif engine == "fast":
+        import fastpath_ceiling as fc
+        m = fc.mm1_model()
+    else:
+        from channel_scaling import scaled_model
+        m = scaled_model(n, "unbounded")
     mcio.simulate(m, ios=1000, replications=2, warmup=100, seed=1)
     mcio.simulate(m, ios=ios, replications=%(reps)d, warmup=%(warmup)d, seed=2)
-elif engine in ("fast", "lindley"):
-    # benchmarks/fastpath_ceiling.py's M/M/1: mcio's fast path, or the hand-written loop
-    import os
-    sys.path.insert(0, os.path.join(os.getcwd(), "benchmarks"))
+elif engine == "lindley":
+    # fastpath_ceiling.py's hand-written loop on its M/M/1
     import numpy as np
     import fastpath_ceiling as fc
-    if engine == "fast":
-        import mcio
-        m = fc.mm1_model()
-        mcio.simulate(m, ios=1000, replications=2, warmup=100, seed=1)
-        mcio.simulate(m, ios=ios, replications=%(reps)d, warmup=%(warmup)d, seed=2)
-    else:
-        st = [np.uint64(x) for x in np.random.SeedSequence(1).generate_state(4, np.uint64)]
-        fc.lindley_mm1(1000, fc.RHO, 1.0, *st)
-        for r in range(%(reps)d):
-            fc.lindley_mm1(ios + %(warmup)d, fc.RHO, 1.0, *st)
-elif engine == "channels":
-    # channel_scaling.py's model on n channels, the control unit never queuing (a delay): what
-    # profile_lines.py --channels -n counts
-    import os
-    sys.path.insert(0, os.path.join(os.getcwd(), "benchmarks"))
-    import mcio
-    from channel_scaling import scaled_model
-    m = scaled_model(n, "unbounded")
-    mcio.simulate(m, ios=1000, replications=2, warmup=100, seed=1)
-    mcio.simulate(m, ios=ios, replications=%(reps)d, warmup=%(warmup)d, seed=2)
+    st = [np.uint64(x) for x in np.random.SeedSequence(1).generate_state(4, np.uint64)]
+    fc.lindley_mm1(1000, fc.RHO, 1.0, *st)
+    for r in range(%(reps)d):
+        fc.lindley_mm1(ios + %(warmup)d, fc.RHO, 1.0, *st)
 else:
     sys.path.insert(0, anchor)
     import ficon_same_work as A

@@ -54,7 +54,6 @@ _JUMP = np.array([0x180EC6D33CFD0ABA, 0xD5A61266F0C9392C, 0xA9582618E03FC9AA, 0x
                  dtype=np.uint64)
 
 
-
 def _xoshiro_codegen(context, builder, sig, args, raw):
     """The loop of ``_xoshiro_fill`` (raw False: uniforms) and ``_xoshiro_raw`` (raw True)."""
     st = context.make_array(sig.args[0])(context, builder, args[0])

@@ -33,7 +33,6 @@ HIST_EDGES_MS = np.concatenate((
 HIST_UPPER_MS = np.concatenate((HIST_EDGES_MS[1:], [2.0 * HIST_HI_MS]))
 
 
-
 @njit(**JIT_LEAF)
 def hist_bucket(x_ms):
     """The bucket index of one value (ms)."""
