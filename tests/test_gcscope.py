@@ -45,7 +45,10 @@ def test_a_freeze_made_elsewhere_is_left_alone():
         n = gc.get_freeze_count()
         with gcscope.older_objects_frozen():
             pass
-        assert gc.get_freeze_count() == n   # not undone by the sweep
+        # not undone by the sweep (an unfreeze empties the permanent generation); frozen
+        # objects that die meanwhile leave it (a CI run: 701,175 -> 701,173, an earlier test's
+        # thread freeing two), so the count is not compared for equality
+        assert gc.get_freeze_count() > n // 2
     finally:
         gc.unfreeze()
 
