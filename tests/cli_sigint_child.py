@@ -4,6 +4,7 @@ the test's SIGINT lands inside a point, not in the start-up.
 
 usage: python cli_sigint_child.py MCIO-ARGUMENTS...
 """
+import os
 import sys
 import threading
 import time
@@ -15,7 +16,10 @@ from mcio.cli import main
 def _announce():
     while interrupt.counter().sum() == 0:
         time.sleep(0.02)
-    print("kernels running", file=sys.stderr, flush=True)
+    # one write(2) of the whole line: print() writes the text and its newline separately, and the
+    # main thread's "mcio: interrupted" once landed between them (a CI run read
+    # "kernels runningmcio: interrupted: ...")
+    os.write(2, b"kernels running\n")
 
 
 threading.Thread(target=_announce, daemon=True).start()
