@@ -29,7 +29,10 @@ def progress(done, total, ios):
     # already, and then the point's own call has none left to report)
     while printed[0] < done:
         printed[0] += 1
-        print(f"point {printed[0]} done", file=sys.stderr, flush=True)
+        # one write of the whole line (print() writes the text and its newline apart, and
+        # another thread's line can land between: tests/cli_sigint_child.py)
+        sys.stderr.write(f"point {printed[0]} done\n")
+        sys.stderr.flush()
 
 
 points_mod._simulate = slow
