@@ -25,7 +25,7 @@ import math
 import numba as nb
 import numpy as np
 
-from .options import JIT, JIT_LEAF, njit
+from .options import JIT, JIT_LEAF, JIT_STAGE, njit
 
 #: Options for leaf kernels that allocate nothing: compiled without Numba's reference counting.
 #: With it, a function that has branches and array arguments keeps an atomic NRT_incref and
@@ -263,11 +263,14 @@ def _gamma_consts(shape):
     return dd, 1.0 / math.sqrt(9.0 * dd), inv
 
 
-@njit(**JIT_LEAF)
+@njit(**JIT_STAGE)
 def _gamma_core_st(a, b, c, d, dd, cc, inv, scale):
     """One Gamma draw by Marsaglia and Tsang from its constants (``_gamma_consts``); ``inv`` > 0:
     shape < 1, boosted by U^(1/shape). The squeeze ``u < 1 - 0.0331 x^4`` accepts most draws
-    without a logarithm (it accepts exactly the draws the full test would)."""
+    without a logarithm (it accepts exactly the draws the full test would). Always inlined
+    (``JIT_STAGE``): left to LLVM, ``fill_gamma_st``'s loop called it, and the call (its five
+    results returned through memory) cost ~4 of a draw's ~31 ns (shape 1 / 11.383, the main
+    job's MP work: benchmarks/README.md, session 23)."""
     boost = 1.0
     if inv > 0.0:
         u, a, b, c, d = _uniform_st(a, b, c, d)
