@@ -5,6 +5,7 @@
     python benchmarks/profile_lines.py event --top 50
     python benchmarks/profile_lines.py event --channels 256   # channel_scaling.py's model on 256 channels
     python benchmarks/profile_lines.py event --population 5   # the FICON model at population 5
+    python benchmarks/profile_lines.py event --instructions --anchor ../shared/bench  # the anchor
 
 Runs itself under ``perf record`` with ``NUMBA_DEBUGINFO=1`` and an empty Numba cache, so the
 machine code carries line numbers. The child runs one replication by calling the kernel itself
@@ -14,7 +15,13 @@ the source line ``objdump -dl`` names and prints the hottest lines. Lines of cod
 (samplers, heap, histogram) appear under their own files. Samples outside that object (libm's log
 and cos, Python, other compiled functions) are counted apart. Needs ``perf`` and ``objdump``
 (Debian: linux-perf, binutils). Debug info changes the code a little: use this for proportions,
-``throughput.py`` for rates.
+``throughput.py`` for rates. After the lines, the same counts by Python function (inlined
+functions under their own names) and by file.
+
+``--anchor DIR``: the same for the same-work anchor (``DIR/ficon_same_work.py``'s
+``simulate_full`` at ``--population``, its constants checked against the scenario's model by
+``DIR/same_work.py``; never copied into the project), so that mcio's lines and the anchor's can
+be set side by side.
 
 ``--instructions``: instead of perf's samples, the instructions each line executes, counted by
 Valgrind (callgrind, one count per instruction address): the same on any host and load, where
@@ -40,9 +47,38 @@ ROOT = os.path.dirname(HERE)
 sys.path.insert(0, ROOT)
 
 
+def _anchor_child(anchor: str, ios: int, out: str, population: int) -> None:
+    """The child for ``--anchor``: the same-work anchor's ``simulate_full`` at ``population``."""
+    sys.path.insert(0, anchor)
+    import ficon_same_work as A
+    import same_work as sw
+    sw.check_model(sw.build_model(population, A), A, population)
+    kernel = A.simulate_full
+    kernel(population, 1_000, 100, A.seed_state(1, 0))                # compile
+    t = time.perf_counter()
+    kernel(population, ios, 1_000, A.seed_state(2, 0))
+    _save(kernel, out, (ios + 1_000) / (time.perf_counter() - t))
+
+
+def _save(kernel, out: str, rate: float) -> None:
+    """The kernel's compiled object (a native compile; None when loaded from the cache) and its
+    load address into ``out``."""
+    cres = kernel.overloads[kernel.signatures[0]]
+    lib = cres.library
+    try:
+        obj = lib._get_compiled_object()
+    except RuntimeError:    # loaded from the cache (--instructions): the native compile's object
+        obj = None
+    if obj is not None:
+        with open(os.path.join(out, "kernel.o"), "wb") as f:
+            f.write(obj)
+    json.dump({"name": cres.fndesc.llvm_func_name,
+               "addr": lib.get_pointer_to_function(cres.fndesc.llvm_func_name),
+               "rate": rate}, open(os.path.join(out, "kernel.json"), "w"))
+
+
 def _child(kind: str, ios: int, out: str, channels: int = 0, population: int = 26) -> None:
     import numba
-    import numpy as np
     from mcio.engine import run_kernels
     from mcio.kernels import fastpath, iopath
     from benchmarks.models import ficon_model, mmc_model
@@ -57,19 +93,7 @@ def _child(kind: str, ios: int, out: str, channels: int = 0, population: int = 2
     run_kernels(model, 1_000, 1, 1, 100, 0, kind == "fast")          # compile
     t = time.perf_counter()
     run_kernels(model, ios, 1, 1, 1_000, 0, kind == "fast")
-    dt = time.perf_counter() - t
-    cres = kernel.overloads[kernel.signatures[0]]
-    lib = cres.library
-    try:
-        obj = lib._get_compiled_object()
-    except RuntimeError:    # loaded from the cache (--instructions): the native compile's object
-        obj = None
-    if obj is not None:
-        with open(os.path.join(out, "kernel.o"), "wb") as f:
-            f.write(obj)
-    json.dump({"name": cres.fndesc.llvm_func_name,
-               "addr": lib.get_pointer_to_function(cres.fndesc.llvm_func_name),
-               "rate": (ios + 1_000) / dt}, open(os.path.join(out, "kernel.json"), "w"))
+    _save(kernel, out, (ios + 1_000) / (time.perf_counter() - t))
 
 
 def _parse_objdump(path: str):
@@ -96,6 +120,30 @@ def _parse_objdump(path: str):
     return offs, where, funcs
 
 
+_DEFS: dict = {}
+
+
+def _function_of(src) -> str:
+    """``file:function`` of a source line (the innermost def around it; ``file:(module)``
+    outside any), read from the file with ``ast``."""
+    if src is None:
+        return "(no line)"
+    path, ln = src
+    if path not in _DEFS:
+        import ast
+        spans = []
+        try:
+            for node in ast.walk(ast.parse(open(path).read())):
+                if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                    spans.append((node.lineno, node.end_lineno, node.name))
+        except (OSError, SyntaxError):
+            pass
+        _DEFS[path] = spans
+    inner = min((s for s in _DEFS[path] if s[0] <= ln <= s[1]), key=lambda s: s[1] - s[0],
+                default=None)
+    return f"{os.path.basename(path)}:{inner[2] if inner else '(module)'}"
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("kind", choices=("event", "fast"))
@@ -108,16 +156,26 @@ def main(argv=None) -> int:
                     help="event: the FICON model's closed population (default 26)")
     ap.add_argument("--instructions", action="store_true",
                     help="instructions executed per line (Valgrind's callgrind), not perf's samples")
+    ap.add_argument("--anchor", default="",
+                    help="event: the same-work anchor's simulation instead (its directory, "
+                         "../shared/bench or a copy with the scenario's constants)")
     ap.add_argument("--child", help=argparse.SUPPRESS)
     a = ap.parse_args(argv)
+    if a.anchor and (a.kind != "event" or a.channels):
+        ap.error("--anchor: the anchor simulates the main job only (event, no --channels)")
     ios = int(a.ios or ((5e5 if a.instructions else 5e6) if a.kind == "event" else 3e7))
     if a.child:
-        _child(a.kind, ios, a.child, a.channels, a.population)
+        if a.anchor:
+            _anchor_child(a.anchor, ios, a.child, a.population)
+        else:
+            _child(a.kind, ios, a.child, a.channels, a.population)
         return 0
     with tempfile.TemporaryDirectory(prefix="mcio-prof-") as d:
         env = {**os.environ, "NUMBA_DEBUGINFO": "1", "NUMBA_CACHE_DIR": os.path.join(d, "cache")}
         child = [sys.executable, __file__, a.kind, "--channels", str(a.channels),
                  "--population", str(a.population), "--child", d]
+        if a.anchor:
+            child += ["--anchor", os.path.abspath(a.anchor)]
         if a.instructions:
             import llvmlite.binding as ll
             env.update(NUMBA_CPU_NAME=ll.get_host_cpu_name(),
@@ -176,6 +234,12 @@ def main(argv=None) -> int:
                 texts[path] = []
         text = texts[path][ln - 1].strip() if ln <= len(texts[path]) else ""
         print(f"{100 * n / inside:5.1f}%  {os.path.basename(path) + ':' + str(ln):28s} {text[:90]}")
+    per_func = collections.Counter()
+    for src, n in per_line.items():
+        per_func[_function_of(src)] += n
+    print(f"\nby function (share of the kernel's {what}; inlined functions under their own names):")
+    for f, n in per_func.most_common(a.top):
+        print(f"{100 * n / inside:5.1f}%  {f}")
     per_file = collections.Counter()
     for src, n in per_line.items():
         per_file[os.path.basename(src[0]) if src else "(no line)"] += n
