@@ -97,7 +97,8 @@ def _child(kind: str, ios: int, out: str, channels: int = 0, population: int = 2
 
 
 def _parse_objdump(path: str):
-    """(offsets, [(function, (file, line))]) of every instruction in ``objdump -dl`` order."""
+    """(offsets, [(function, (file, line), instruction text)]) of every instruction in ``objdump
+    -dl`` order, and {function: offset}."""
     dis = subprocess.run(["objdump", "-dl", "--no-show-raw-insn", path], capture_output=True,
                          text=True, check=True).stdout
     offs, where, funcs = [], [], {}
@@ -113,14 +114,36 @@ def _parse_objdump(path: str):
         if m:
             src = (m.group(1), int(m.group(2)))
             continue
-        m = re.match(r"^\s+([0-9a-f]+):\s", line)
+        m = re.match(r"^\s+([0-9a-f]+):\s+(.*)$", line)
         if m:
             offs.append(int(m.group(1), 16))
-            where.append((func, src))
+            where.append((func, src, m.group(2).strip()))
     return offs, where, funcs
 
 
 _DEFS: dict = {}
+_STACK = re.compile(r"-?(0x)?[0-9a-f]*\(%[re](sp|bp)\)")
+
+
+def _insn_class(text: str) -> str:
+    """What kind of x86-64 instruction ``text`` (objdump's AT&T syntax: source first) is: stack
+    traffic (a spilled value reloaded or saved: what register pressure costs), other memory
+    traffic, a branch, or computation."""
+    op, _, args = text.partition(" ")
+    args = args.strip()
+    if op.startswith("j"):
+        return "jump" if op.startswith("jmp") else "conditional branch"
+    if op.startswith("call"):
+        return "call"
+    if _STACK.search(args):
+        if op.startswith(("mov", "vmov")):
+            return "stack reload" if _STACK.match(args) else "stack spill"
+        return "stack operand (compute)"
+    if "(" in args:
+        if op.startswith(("mov", "vmov")):
+            return "memory load" if args.index("(") < args.index(",") else "memory store"
+        return "memory operand (compute)"
+    return "register compute"
 
 
 def _function_of(src) -> str:
@@ -159,6 +182,9 @@ def main(argv=None) -> int:
     ap.add_argument("--anchor", default="",
                     help="event: the same-work anchor's simulation instead (its directory, "
                          "../shared/bench or a copy with the scenario's constants)")
+    ap.add_argument("--classes", action="store_true",
+                    help="also the share of each kind of instruction (stack reloads and spills, "
+                         "other memory traffic, branches, computation)")
     ap.add_argument("--child", help=argparse.SUPPRESS)
     a = ap.parse_args(argv)
     if a.anchor and (a.kind != "event" or a.channels):
@@ -204,13 +230,15 @@ def main(argv=None) -> int:
         offs, where, funcs = _parse_objdump(os.path.join(d, "kernel.o"))
     base = info["addr"] - funcs.get(info["name"], 0)
     end = offs[-1] + 16 if offs else 0
-    per_line, per_dso = collections.Counter(), collections.Counter()
+    per_line, per_dso, per_class = collections.Counter(), collections.Counter(), collections.Counter()
     inside = 0
     for (ip, dso), n in hits.items():
         off = ip - base
         if 0 <= off < end and not (a.instructions and dso):
             i = bisect.bisect_right(offs, off) - 1
             per_line[where[i][1]] += n
+            if a.classes:
+                per_class[_insn_class(where[i][2])] += n
             inside += n
         else:
             per_dso["JIT, other compiled code" if "perf-" in dso or not dso else os.path.basename(dso)] += n
@@ -240,6 +268,10 @@ def main(argv=None) -> int:
     print(f"\nby function (share of the kernel's {what}; inlined functions under their own names):")
     for f, n in per_func.most_common(a.top):
         print(f"{100 * n / inside:5.1f}%  {f}")
+    if a.classes:
+        print(f"\nby kind of instruction (share of the kernel's {what}):")
+        for k, n in per_class.most_common():
+            print(f"{100 * n / inside:5.1f}%  {k}")
     per_file = collections.Counter()
     for src, n in per_line.items():
         per_file[os.path.basename(src[0]) if src else "(no line)"] += n
