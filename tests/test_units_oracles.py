@@ -211,3 +211,20 @@ def test_what_the_merged_streams_cannot_take_is_refused():
     # one open workload over its own tables may keep a renewal stream
     one = dataclasses.replace(legacy_tables(op), legacy=False)
     simulate(op.replace("workload.arrival_scv", 2.0, check=False), ios=1000, replications=2, tables=one)
+
+
+def test_a_link_holds_as_many_transfers_as_the_workloads_slots_can_put_on_it():
+    """A configuration's closed workloads hold more slots (6 + 10) than the model's own population
+    (8): each link's list of transfers is sized by the slots the kernel runs (pack's count from
+    the model's population let a shared link write past its row; found under NUMBA_BOUNDSCHECK=1)."""
+    from mcio.engine.pack import pack
+    from mcio.engine.pack_links import link_ip
+    from mcio.kernels import layout as L
+    m = closed_network(8)
+    T = copies(m, 2, share_channels=True)
+    T.wl_population = np.array([6, 10], np.int64)
+    pk = pack(m, 1_000, 100, T)
+    assert pk.ip[L.IP_SLOTS] == 16
+    assert pk.ip[L.IP_LN_SLOTS] == link_ip(T, 16)[0]
+    # every I/O of both workloads can be transferring on the shared link at once
+    assert pk.ip[L.IP_LN_SLOTS] >= min(16, int(np.asarray(T.ch_oe_cap).sum()))

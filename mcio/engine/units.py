@@ -24,6 +24,7 @@ from ..kernels.histogram import HIST_BUCKETS
 from ..kernels.stations import N_ST
 from ..kernels.workloads import N_DS, N_WL
 from ..model import Dist, Model
+from .pack_links import link_ip
 from .tables import Tables
 
 OPEN_SLOTS = 1 << 16          # I/Os an open model may hold before it is called unstable
@@ -183,6 +184,9 @@ def units_inputs(pk, model: Model, tables: Tables) -> None:
     ip = pk.ip
     ip[L.IP_OPEN] = int(open_)
     ip[L.IP_SLOTS] = slots
+    # a link's list of transfers holds as many as can cross it, now counted with the workloads'
+    # slots (pack's count was the model's own population's: a link could overflow its row)
+    ip[L.IP_LN_SLOTS], ip[L.IP_ROUTES_GENERAL] = link_ip(tables, slots)
     ip[L.IP_DEVICES] = D
     ip[L.IP_CHANNELS] = tables.n_channels
     ip[L.IP_CLASSES] = nc
