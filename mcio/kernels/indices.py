@@ -10,7 +10,7 @@ per I/O (benchmarks/README.md, "Issue 29: session 25"). The code is otherwise th
 are the results, to the bit, for every index that is not negative.
 
 What stays as Numba has it: a constant index (a literal ``-1`` still means the last element), every
-function that is not in an ``mcio*.kernels`` module (a user's own ``numba.njit``, Numba's built-in
+function that is not in an ``mcio.kernels`` module (a user's own ``numba.njit``, Numba's built-in
 implementations such as ``np.empty``), and everything on another Numba (``dispatch.TESTED_NUMBA``).
 
 A negative index in a kernel would now read or write outside the array. Numba's bounds check
@@ -25,16 +25,18 @@ from llvmlite import ir
 from numba.core import types
 from numba.np import arrayobj
 
-#: an LLVM function of an mcio kernel: Numba mangles a function's module into its name
-#: (``mcio.kernels.stages.enqueue`` -> ``_ZN4mcio7kernels6stages7enqueue...``); ``mcio\w*``:
-#: benchmarks/ab_kernels.py's renamed copies (``mcio_ref``) too
-_KERNEL = re.compile(r"_ZN\d+mcio\w*7kernels")
+#: an LLVM function of one of this package's kernels: Numba mangles a function's module into its
+#: name (``mcio.kernels.stages.enqueue`` -> ``_ZN4mcio7kernels6stages7enqueue...``). The package's
+#: own name: a copy imported under another (benchmarks/ab_kernels.py's ``mcio_ref``) compiles
+#: its kernels as that tree's own indices.py says, or with Numba's wraparound if it has none.
+_PACKAGE = __name__.split(".")[0]
+_KERNEL = re.compile(rf"_ZN{len(_PACKAGE)}{re.escape(_PACKAGE)}7kernels")
 
-_numba_fix_integer_index = arrayobj.fix_integer_index
+_numba_fix_integer_index = arrayobj.fix_integer_index     # (Numba's, or another copy's)
 
 
 def is_kernel(llvm_name: str) -> bool:
-    """Whether the LLVM function ``llvm_name`` is one of mcio's kernels."""
+    """Whether the LLVM function ``llvm_name`` is one of this package's kernels."""
     return _KERNEL.match(llvm_name) is not None
 
 
@@ -47,6 +49,6 @@ def _fix_integer_index(context, builder, idxty, idx, size):
 
 
 def install() -> None:
-    """Put :func:`_fix_integer_index` in the place of Numba's (process-wide; it defers to Numba's
-    outside mcio's kernels)."""
+    """Put :func:`_fix_integer_index` in the place of Numba's (process-wide; it defers to the
+    function it replaced outside this package's kernels)."""
     arrayobj.fix_integer_index = _fix_integer_index
