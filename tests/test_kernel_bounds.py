@@ -21,22 +21,14 @@ SCRIPT = textwrap.dedent("""
     sys.path.insert(0, {here!r})
     import numpy as np
     from mcio import Model, simulate
-    from mcio.model import Dist
     from mcio.scenarios import build_scenario
-    from oracle_models import CLOSED_DEMANDS_MS, closed_network
-    from units_tables import copies
+    from oracle_models import CLOSED_DEMANDS_MS
+    from units_tables import two_closed_workloads
 
     ds = simulate(build_scenario("ficon-channel", {{"population": 80}}), ios=20_000, replications=2, seed=1)
     assert ds.response_ms.values.min() > 0.0
 
-    d = CLOSED_DEMANDS_MS
-    m = closed_network(8)
-    T = copies(m, 2, share_channels=True)
-    T.wl_population = np.array([6, 10], np.int64)
-    T.cu_ha_service_ms = [Dist("exponential", d["ha"]), Dist("exponential", 0.12)]
-    T.cu_be_service_ms = [Dist("exponential", d["be"]), Dist("exponential", 0.15)]
-    T.cu_ha_servers = np.array([1, 1], np.int64)
-    T.cu_be_servers = np.array([1, 1], np.int64)
+    m, T = two_closed_workloads(CLOSED_DEMANDS_MS["ha"], CLOSED_DEMANDS_MS["be"])
     ds = simulate(m, ios=20_000, replications=2, seed=8, tables=T)
     assert ds.workload_response_ms.values.min() > 0.0
 

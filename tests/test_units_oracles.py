@@ -21,7 +21,7 @@ from mcio import simulate
 from mcio.engine.tables import legacy_tables
 from mcio.model import Dist
 from oracle_models import CLOSED_DEMANDS_MS, THINK_MS, closed_network, ficon_like, se_from_ci, se_multiplier
-from units_tables import copies
+from units_tables import copies, two_closed_workloads
 
 REPS = 16
 K = se_multiplier(REPS, checks=60)      # SEs a difference may miss by (see oracle_models)
@@ -113,13 +113,7 @@ def test_two_closed_workloads_on_two_control_units_against_exact_mva():
     (FIFO exponential, the same work for both) and link (PS); each has its control unit's host
     adapter and back end (single servers, exponential, different means): product form."""
     d = CLOSED_DEMANDS_MS
-    m = closed_network(8)
-    T = copies(m, 2, share_channels=True)
-    T.wl_population = np.array([6, 10], np.int64)
-    T.cu_ha_service_ms = [Dist("exponential", d["ha"]), Dist("exponential", 0.12)]
-    T.cu_be_service_ms = [Dist("exponential", d["be"]), Dist("exponential", 0.15)]
-    T.cu_ha_servers = np.array([1, 1], np.int64)
-    T.cu_be_servers = np.array([1, 1], np.int64)
+    m, T = two_closed_workloads(d["ha"], d["be"])
     demands = [[d["mp"], d["link"], d["ha"], d["be"], 0.0, 0.0],
                [d["mp"], d["link"], 0.0, 0.0, 0.12, 0.15]]
     X, R = _exact_two_class_mva((6, 10), demands, THINK_MS)
@@ -220,9 +214,7 @@ def test_a_link_holds_as_many_transfers_as_the_workloads_slots_can_put_on_it():
     from mcio.engine.pack import pack
     from mcio.engine.pack_links import link_ip
     from mcio.kernels import layout as L
-    m = closed_network(8)
-    T = copies(m, 2, share_channels=True)
-    T.wl_population = np.array([6, 10], np.int64)
+    m, T = two_closed_workloads(0.3, 0.4)
     pk = pack(m, 1_000, 100, T)
     assert pk.ip[L.IP_SLOTS] == 16
     assert pk.ip[L.IP_LN_SLOTS] == link_ip(T, 16)[0]

@@ -49,3 +49,21 @@ def copies(model, n: int = 2, share_channels: bool = False, names=None):
         cls_wl=np.repeat(np.arange(n, dtype=np.int64), K), cls_dir=np.tile(t.cls_dir, n),
         cls_share=np.tile(t.cls_share, n), cls_kb=np.tile(t.cls_kb, n),
         cls_records=np.tile(t.cls_records, n), cls_miss=np.tile(t.cls_miss, n))
+
+
+def two_closed_workloads(ha_ms: float, be_ms: float):
+    """``oracle_models.closed_network(8)``'s path twice, on one shared channel: workloads of 6 and
+    10 I/Os, one per control unit; the first unit's host adapter and back end exponential with
+    means ``ha_ms`` and ``be_ms``, the second's 0.12 and 0.15 ms; single servers. Returns
+    (model, tables)."""
+    from oracle_models import closed_network
+
+    from mcio.model import Dist
+    m = closed_network(8)
+    T = copies(m, 2, share_channels=True)
+    T.wl_population = np.array([6, 10], np.int64)
+    T.cu_ha_service_ms = [Dist("exponential", ha_ms), Dist("exponential", 0.12)]
+    T.cu_be_service_ms = [Dist("exponential", be_ms), Dist("exponential", 0.15)]
+    T.cu_ha_servers = np.array([1, 1], np.int64)
+    T.cu_be_servers = np.array([1, 1], np.int64)
+    return m, T
