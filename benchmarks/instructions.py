@@ -91,11 +91,26 @@ else:
 """ % {"reps": REPS, "warmup": WARMUP}
 
 
-def _env(tree: str) -> dict:
+def valgrind_cpu() -> dict:
+    """The CPU the code Valgrind runs is compiled for: ``NUMBA_CPU_NAME`` / ``NUMBA_CPU_FEATURES``
+    as set in the environment, else this host's (as LLVM sees it outside Valgrind, whose emulated
+    CPU LLVM would read differently) with every AVX-512 feature off: Valgrind does not decode
+    AVX-512 (SIGILL on a Zen 4 or a recent Xeon). Counts compare across trees in one run; across
+    hosts only where the CPU is the same (sessions 19-25: Zen 3, ``znver3``)."""
+    if os.environ.get("NUMBA_CPU_NAME"):
+        return {k: os.environ[k] for k in ("NUMBA_CPU_NAME", "NUMBA_CPU_FEATURES")
+                if k in os.environ}
     import llvmlite.binding as ll
+    features = ll.get_host_cpu_features()
+    for name in features:
+        if name.startswith("avx512"):
+            features[name] = False
+    return {"NUMBA_CPU_NAME": ll.get_host_cpu_name(), "NUMBA_CPU_FEATURES": features.flatten()}
+
+
+def _env(tree: str) -> dict:
     return dict(os.environ, PYTHONPATH=tree, NUMBA_NUM_THREADS="1", PYTHONHASHSEED="0",
-                NUMBA_CPU_NAME=ll.get_host_cpu_name(),
-                NUMBA_CPU_FEATURES=ll.get_host_cpu_features().flatten())
+                **valgrind_cpu())
 
 
 def _counts(engine: str, tree: str, n: int, ios: int, anchor: str, branches: bool,

@@ -203,9 +203,8 @@ def main(argv=None) -> int:
         if a.anchor:
             child += ["--anchor", os.path.abspath(a.anchor)]
         if a.instructions:
-            import llvmlite.binding as ll
-            env.update(NUMBA_CPU_NAME=ll.get_host_cpu_name(),
-                       NUMBA_CPU_FEATURES=ll.get_host_cpu_features().flatten(), PYTHONHASHSEED="0")
+            from instructions import valgrind_cpu
+            env.update(valgrind_cpu(), PYTHONHASHSEED="0")
             subprocess.run(child + ["--ios", "1000"], env=env, check=True)      # compiled natively
             out = os.path.join(d, "callgrind.out")
             subprocess.run(["valgrind", "-q", "--tool=callgrind", "--dump-instr=yes",  # (per address)
