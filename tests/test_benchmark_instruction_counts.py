@@ -119,3 +119,32 @@ def test_measure_counts_each_channel_count_compiled_natively_first(monkeypatch):
     assert names == ["this tree"]
     assert native == [("channels", "1"), ("channels", "256")]
     assert res[("this tree", 256)]["I"] / res[("this tree", 1)]["I"] == pytest.approx(2700 / 2100)
+
+
+def test_code_valgrind_runs_is_compiled_without_avx512(monkeypatch):
+    # Valgrind does not decode AVX-512 (SIGILL on a Zen 4): the children compile without it
+    import llvmlite.binding as ll
+    monkeypatch.delenv("NUMBA_CPU_NAME", raising=False)
+    monkeypatch.delenv("NUMBA_CPU_FEATURES", raising=False)
+    got = instructions.valgrind_cpu()
+    assert got["NUMBA_CPU_NAME"] == ll.get_host_cpu_name()
+    feats = got["NUMBA_CPU_FEATURES"].split(",")
+    assert not [f for f in feats if f.startswith("+avx512")]
+    host_on = {k for k, v in ll.get_host_cpu_features().items() if v and not k.startswith("avx512")}
+    assert host_on == {f[1:] for f in feats if f.startswith("+")}      # the rest is the host's
+    monkeypatch.setenv("NUMBA_CPU_NAME", "znver3")
+    monkeypatch.setenv("NUMBA_CPU_FEATURES", "+avx2,-avx512f")
+    assert instructions.valgrind_cpu() == {"NUMBA_CPU_NAME": "znver3", "NUMBA_CPU_FEATURES": "+avx2,-avx512f"}
+
+
+def test_anchor_copy_rewrites_each_named_constant_once():
+    import anchor_copy
+    src = ("MP_US_PER_IO = 76.401\nMP_SCV = 10.627                 # SCV\nMP_W = MP_US_PER_IO / 1000.0\n"
+           "    MP_SCV = 3.0\n")
+    out = anchor_copy.rewrite(src, {"MP_US_PER_IO": 75.912, "MP_SCV": 11.383})
+    assert out == ("MP_US_PER_IO = 75.912\nMP_SCV = 11.383                 # SCV\nMP_W = MP_US_PER_IO / 1000.0\n"
+                   "    MP_SCV = 3.0\n")
+    with pytest.raises(ValueError, match="MP_WAKE_US found 0 times"):
+        anchor_copy.rewrite(src, {"MP_WAKE_US": 7.9573})
+    assert set(anchor_copy.scenario_values()) == set(anchor_copy.CONSTANTS)
+    assert anchor_copy.scenario_values()["MP_US_PER_IO"] > 0
