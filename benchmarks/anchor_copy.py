@@ -24,6 +24,8 @@ import sys
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 ANCHOR = os.path.join(os.path.dirname(ROOT), "shared", "bench")
 ANCHOR_FILE = "ficon_same_work.py"
+if ROOT not in sys.path:
+    sys.path.insert(0, ROOT)
 
 # the anchor's constant -> (the model's section, field): a distribution's mean where the field is one
 CONSTANTS = {
@@ -38,7 +40,6 @@ CONSTANTS = {
 def scenario_values(population: int = 26) -> dict[str, float]:
     """The values ``CONSTANTS`` names, from the ficon-channel scenario's model (their units are the
     anchor's: it states its constants in the model fields' units)."""
-    sys.path.insert(0, ROOT)
     from mcio.scenarios import build_scenario
     d = build_scenario("ficon-channel", {"population": population}).to_dict()
     out = {}

@@ -146,5 +146,6 @@ def test_anchor_copy_rewrites_each_named_constant_once():
                    "    MP_SCV = 3.0\n")
     with pytest.raises(ValueError, match="MP_WAKE_US found 0 times"):
         anchor_copy.rewrite(src, {"MP_WAKE_US": 7.9573})
-    assert set(anchor_copy.scenario_values()) == set(anchor_copy.CONSTANTS)
-    assert anchor_copy.scenario_values()["MP_US_PER_IO"] > 0
+    values = anchor_copy.scenario_values()
+    assert set(values) == set(anchor_copy.CONSTANTS)
+    assert values["MP_US_PER_IO"] > 0
