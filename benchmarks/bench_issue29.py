@@ -30,6 +30,31 @@ class MainJobCpu:
     track_main_job_cpu_ns_per_io.unit = "ns"
 
 
+class SameWorkRatio:
+    """The issue's same-work figure itself: mcio's CPU per I/O over the hand-specialised anchor's
+    (``../shared/bench/same_work.py``'s table; target <= 1.25 at every population), the anchor's harness run on a copy made outside the project by
+    ``anchor_copy.py``. Skipped where ../shared/bench is not beside the project."""
+
+    params = ([5, 26, 80, 578],)
+    param_names = ["population"]
+    timeout = 900
+    number = 1
+    repeat = 1
+
+    def setup_cache(self):
+        from .issue29 import same_work
+        return same_work()
+
+    def setup(self, got, population):
+        if not got:
+            raise NotImplementedError("the same-work anchor (../shared/bench) is not beside the project")
+
+    def track_same_work_ratio(self, got, population):
+        return got["ratio"][population]
+
+    track_same_work_ratio.unit = "mcio / anchor"
+
+
 class ChannelCost:
     """The event kernel's CPU per I/O at 256 channels over 1 channel, the same load per channel
     (``channel_scaling.py``'s model, CU scaled; target <= 1.3)."""

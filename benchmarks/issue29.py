@@ -17,6 +17,10 @@
   CPU), where that script exists;
 - ``memory``: bytes per point of a 10^4-point fast-path grid in memory and to a file
   (``memory_per_point.py``; target <= 2 KB).
+- ``samework``: the issue's own figure, ``same_work.py``'s ratio (mcio / the anchor, CPU) per
+  population and its worst (target <= 1.25), from the anchor's harness run on a copy made outside
+  the project by ``anchor_copy.py`` (a temporary directory; the shipped anchor's constants lag the
+  scenario's); skipped where ``../shared/bench`` is not beside the project;
 - ``instructions``: compiled code's instructions per I/O, counted by Valgrind
   (``instructions.py --jit-only``: the same count in every run, whatever the host's load or
   speed): the event path on the main job at N = 26 and the fast path beside the hand-written
@@ -39,6 +43,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import re
 import resource
 import statistics
 import subprocess
@@ -246,8 +251,50 @@ def instruction_counts(populations=(26,), ios: int = 200_000, channels=(1, 256))
             "channels": {c: ch[("this tree", c)]["I"] for c in channels}}
 
 
+_SAME_WORK_ROW = re.compile(r"^\s*(\d+)\s+([0-9.]+)\s+([0-9.]+)\s+([0-9.]+)\s", re.M)
+_SAME_WORK_WORST = re.compile(r"^SAME-WORK RATIO worst=([0-9.]+)", re.M)
+
+
+def parse_same_work(text: str) -> dict:
+    """``same_work.py``'s ratio table: {"ratio", "mcio_ns", "anchor_ns": {N: value}, "worst":
+    its last line's ratio}. Raises ValueError if the text has no table or no last line."""
+    rows = _SAME_WORK_ROW.findall(text)
+    worst = _SAME_WORK_WORST.search(text)
+    if not rows or worst is None:
+        raise ValueError("same_work.py's output has no ratio table or no 'SAME-WORK RATIO' line:\n"
+                         + text[-2000:])
+    out = {"ratio": {}, "mcio_ns": {}, "anchor_ns": {}, "worst": float(worst.group(1))}
+    for n, m, a_, r in rows:
+        out["mcio_ns"][int(n)] = float(m)
+        out["anchor_ns"][int(n)] = float(a_)
+        out["ratio"][int(n)] = float(r)
+    return out
+
+
+def same_work(populations=POPULATIONS, anchor: str | None = None) -> dict:
+    """The issue's same-work figure as its harness gives it (``parse_same_work``), run on a copy
+    of the anchor made by ``anchor_copy.py`` in a temporary directory outside the project (the
+    anchor is never copied into it); {} where the anchor is not there (a clone without
+    ../shared)."""
+    import tempfile
+    import anchor_copy
+    src = anchor or anchor_copy.ANCHOR
+    if not os.path.isfile(os.path.join(src, anchor_copy.ANCHOR_FILE)):
+        return {}
+    with tempfile.TemporaryDirectory() as tmp:
+        dest = os.path.join(tmp, "anchor")
+        if anchor_copy.main([dest, "--anchor", src, "--no-check"]) != 0:
+            raise RuntimeError(f"anchor_copy.py could not copy {src}")
+        env = dict(os.environ, PYTHONPATH=ROOT + os.pathsep + os.environ.get("PYTHONPATH", ""))
+        p = subprocess.run([sys.executable, "same_work.py", "--pops", *map(str, populations)], cwd=dest,
+                           env=env, capture_output=True, text=True)
+    if p.returncode != 0:
+        raise RuntimeError(f"same_work.py failed ({p.returncode}):\n{p.stdout[-2000:]}{p.stderr[-2000:]}")
+    return parse_same_work(p.stdout)
+
+
 def main(argv=None) -> int:
-    parts = ("mainjob", "channels", "ceiling", "threads", "warm", "cold", "memory", "instructions")
+    parts = ("mainjob", "samework", "channels", "ceiling", "threads", "warm", "cold", "memory", "instructions")
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("parts", nargs="*", help=f"some of: {', '.join(parts)} (default: all)")
     ap.add_argument("--repeat", type=int, default=3)
@@ -263,6 +310,14 @@ def main(argv=None) -> int:
         if part == "mainjob":
             got = mainjob_cpu_ns(repeat=a.repeat)
             print("main job CPU ns per I/O: " + ", ".join(f"N={n} {v:.0f}" for n, v in got.items()), flush=True)
+        elif part == "samework":
+            g = same_work()
+            if not g:
+                print("same-work: the anchor (../shared/bench) is not beside the project", flush=True)
+            else:
+                print("same-work mcio / anchor (CPU): " + ", ".join(
+                    f"N={n} {r:.2f} ({g['mcio_ns'][n]:.1f} / {g['anchor_ns'][n]:.1f} ns)"
+                    for n, r in g["ratio"].items()) + f"; worst {g['worst']:.2f} (target <= 1.25)", flush=True)
         elif part == "channels":
             got = channel_cost(repeat=a.repeat)
             print(f"event kernel CPU ns per I/O: 1 channel {got[1]:.0f}, 256 channels {got[256]:.0f}: "
