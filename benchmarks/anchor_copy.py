@@ -60,6 +60,13 @@ def rewrite(source: str, values: dict[str, float]) -> str:
     return source
 
 
+def run_harness(dest: str, *args: str, **run_kw) -> subprocess.CompletedProcess:
+    """The copy's ``same_work.py`` with ``args``, importing this tree's mcio (``run_kw``: for
+    ``subprocess.run``)."""
+    env = dict(os.environ, PYTHONPATH=ROOT + os.pathsep + os.environ.get("PYTHONPATH", ""))
+    return subprocess.run([sys.executable, os.path.join(dest, "same_work.py"), *args], env=env, **run_kw)
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("dest", help="where the copy goes (a new directory outside the project)")
@@ -83,8 +90,7 @@ def main(argv=None) -> int:
     print(f"{dest}: " + ", ".join(f"{k} {v:g}" for k, v in values.items()))
     if a.no_check:
         return 0
-    env = dict(os.environ, PYTHONPATH=ROOT + os.pathsep + os.environ.get("PYTHONPATH", ""))
-    return subprocess.run([sys.executable, os.path.join(dest, "same_work.py"), "--check"], env=env).returncode
+    return run_harness(dest, "--check").returncode
 
 
 if __name__ == "__main__":

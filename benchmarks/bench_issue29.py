@@ -6,16 +6,20 @@ from __future__ import annotations
 from .common import set_threads
 
 
-class MainJobCpu:
-    """mcio's CPU ns per I/O of ``simulate`` on the README main job's model (ficon-channel
-    scenario, closed) at each population: the numerator of the issue's same-work ratio (target:
-    <= 1.25x the hand-specialised anchor's, which is kept outside the project)."""
+class _PerPopulation:
+    """A figure per population of the README main job's model, measured once (``setup_cache``)."""
 
     params = ([5, 26, 80, 578],)
     param_names = ["population"]
     timeout = 900
     number = 1
     repeat = 1
+
+
+class MainJobCpu(_PerPopulation):
+    """mcio's CPU ns per I/O of ``simulate`` on the README main job's model (ficon-channel
+    scenario, closed) at each population: the numerator of the issue's same-work ratio (target:
+    <= 1.25x the hand-specialised anchor's, which is kept outside the project)."""
 
     def setup_cache(self):
         from .issue29 import mainjob_cpu_ns
@@ -30,16 +34,11 @@ class MainJobCpu:
     track_main_job_cpu_ns_per_io.unit = "ns"
 
 
-class SameWorkRatio:
+class SameWorkRatio(_PerPopulation):
     """The issue's same-work figure itself: mcio's CPU per I/O over the hand-specialised anchor's
-    (``../shared/bench/same_work.py``'s table; target <= 1.25 at every population), the anchor's harness run on a copy made outside the project by
-    ``anchor_copy.py``. Skipped where ../shared/bench is not beside the project."""
-
-    params = ([5, 26, 80, 578],)
-    param_names = ["population"]
-    timeout = 900
-    number = 1
-    repeat = 1
+    (``../shared/bench/same_work.py``'s table; target <= 1.25 at every population), the anchor's
+    harness run on a copy made outside the project by ``anchor_copy.py``. Skipped where
+    ../shared/bench is not beside the project."""
 
     def setup_cache(self):
         from .issue29 import same_work

@@ -285,9 +285,8 @@ def same_work(populations=POPULATIONS, anchor: str | None = None) -> dict:
         dest = os.path.join(tmp, "anchor")
         if anchor_copy.main([dest, "--anchor", src, "--no-check"]) != 0:
             raise RuntimeError(f"anchor_copy.py could not copy {src}")
-        env = dict(os.environ, PYTHONPATH=ROOT + os.pathsep + os.environ.get("PYTHONPATH", ""))
-        p = subprocess.run([sys.executable, "same_work.py", "--pops", *map(str, populations)], cwd=dest,
-                           env=env, capture_output=True, text=True)
+        p = anchor_copy.run_harness(dest, "--pops", *map(str, populations), cwd=dest,
+                                    capture_output=True, text=True)
     if p.returncode != 0:
         raise RuntimeError(f"same_work.py failed ({p.returncode}):\n{p.stdout[-2000:]}{p.stderr[-2000:]}")
     return parse_same_work(p.stdout)
