@@ -96,6 +96,17 @@ _KE, _WE, _FE, _ZE_R = _exp_tables()
 _KN, _WN, _FN, _ZN_R = _normal_tables()
 _ZN_INV_R = 1.0 / _ZN_R
 
+# The exponential ziggurat's layers i = 1 .. 255 as intervals of x: layer i's rejected points
+# (its wedge) have x in [_XIN_E[i], _XOUT_E[i]) and exp(-x) between _FE[i] and _FE[i - 1]. The
+# outer edge is _WE[i] * 2^53 exactly (the table holds it over a power of two); layer 1 starts at
+# 0 (_FE[0] = 1).
+_XOUT_E = _WE * 2.0 ** 53
+_XIN_E = np.concatenate(([0.0, 0.0], _XOUT_E[1:-1]))
+_INV_WIDTH_E = np.concatenate(([0.0], 1.0 / (_XOUT_E[1:] - _XIN_E[1:])))
+# The wedge test's bounds are widened by this much of themselves: ~10^7 times the rounding of
+# the bounds and libm's error in exp (1 ulp), so a bound decides only where exp would agree.
+_WEDGE_MARGIN = 2.0 ** -30
+
 
 # ---------------------------------------------------------------------------- the generator
 
@@ -149,6 +160,36 @@ def uniform(s):
 
 
 @njit(**JIT_LEAF)
+def _exp_wedge_bounds(idx, x):
+    """(below, above): bounds of exp(-x) for x in layer ``idx``'s wedge (1 <= idx <= 255; x in
+    [_XIN_E[idx], _XOUT_E[idx])). exp(-x) is convex, so it lies above its tangents at the layer's
+    two edges and below its chord across the layer; each bound is moved out by _WEDGE_MARGIN of
+    itself, so that it holds for libm's exp too, whatever the rounding."""
+    xin = _XIN_E[idx]
+    f_in = _FE[idx - 1]
+    f_out = _FE[idx]
+    tangent = max(f_out * (1.0 + (_XOUT_E[idx] - x)), f_in * (1.0 - (x - xin)))
+    below = tangent * (1.0 - _WEDGE_MARGIN)
+    above = (f_in + (f_out - f_in) * ((x - xin) * _INV_WIDTH_E[idx])) * (1.0 + _WEDGE_MARGIN)
+    return below, above
+
+
+@njit(**JIT_LEAF)
+def _below_exp_wedge(idx, x, y):
+    """``y < math.exp(-x)``, the same answer, for a point of layer ``idx``'s wedge (x as in
+    ``_exp_wedge_bounds``, y between _FE[idx] and _FE[idx - 1]): a y under the lower bound or at
+    or over the upper one is decided by it, and exp is called only for a y in the narrow band
+    between (~0.4 % of wedge tests: tests/test_exponential_wedge.py). The wedge test is the
+    ziggurat's rare case (~2 % of exponential draws), and its exp most of that case's cost."""
+    below, above = _exp_wedge_bounds(idx, x)
+    if y < below:
+        return True
+    if y >= above:
+        return False
+    return y < math.exp(-x)
+
+
+@njit(**JIT_LEAF)
 def _std_exponential_slow_st(a, b, c, d, idx, x):
     """The ziggurat's rare cases: the tail (layer 0) or a wedge; else draw again."""
     while True:
@@ -156,7 +197,7 @@ def _std_exponential_slow_st(a, b, c, d, idx, x):
             u, a, b, c, d = _uniform_st(a, b, c, d)
             return _ZE_R - math.log(u), a, b, c, d             # memoryless tail beyond r
         u, a, b, c, d = _uniform_st(a, b, c, d)
-        if (_FE[idx - 1] - _FE[idx]) * u + _FE[idx] < math.exp(-x):
+        if _below_exp_wedge(idx, x, (_FE[idx - 1] - _FE[idx]) * u + _FE[idx]):
             return x, a, b, c, d
         r, a, b, c, d = _next_st(a, b, c, d)
         ri = r >> np.uint64(3)
