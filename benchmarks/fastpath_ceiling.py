@@ -33,6 +33,7 @@ import numba as nb  # noqa: E402
 import numpy as np  # noqa: E402
 
 from mcio.kernels.rng import _KE, _WE, _FE, _ZE_R, _TWO53  # noqa: E402  (the same tables)
+from mcio.kernels.rng import _below_exp_wedge  # noqa: E402  (the same wedge test)
 
 RHO = 0.9
 # LLVM's features of a Haswell (AVX2 + FMA, no AVX-512), for NUMBA_CPU_FEATURES
@@ -65,7 +66,8 @@ def _next(s0, s1, s2, s3):
 
 @nb.njit(nogil=True, cache=False)
 def _exp_slow(a, b, c, d, idx, x):
-    """The ziggurat's rare cases: the tail (layer 0) or a wedge; else draw again."""
+    """The ziggurat's rare cases: the tail (layer 0) or a wedge; else draw again. The wedge test
+    is rng's (``_below_exp_wedge``: exp's own answer, mostly from bounds), as mcio's draws have it."""
     while True:
         if idx == 0:
             r, a, b, c, d = _next(a, b, c, d)
@@ -73,7 +75,7 @@ def _exp_slow(a, b, c, d, idx, x):
             return _ZE_R - math.log(u), a, b, c, d
         r, a, b, c, d = _next(a, b, c, d)
         u = (float(r >> np.uint64(11)) + 0.5) * _TWO53
-        if (_FE[idx - 1] - _FE[idx]) * u + _FE[idx] < math.exp(-x):
+        if _below_exp_wedge(idx, x, (_FE[idx - 1] - _FE[idx]) * u + _FE[idx]):
             return x, a, b, c, d
         r, a, b, c, d = _next(a, b, c, d)
         ri = r >> np.uint64(3)
