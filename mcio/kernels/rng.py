@@ -159,12 +159,13 @@ def uniform(s):
 # ---------------------------------------------------------------------------- exponential
 
 
-@njit(**JIT_LEAF)
+@nb.njit(**JIT_LEAF, inline="always")
 def _exp_wedge_bounds(idx, x):
     """(below, above): bounds of exp(-x) for x in layer ``idx``'s wedge (1 <= idx <= 255; x in
     [_XIN_E[idx], _XOUT_E[idx])). exp(-x) is convex, so it lies above its tangents at the layer's
     two edges and below its chord across the layer; each bound is moved out by _WEDGE_MARGIN of
-    itself, so that it holds for libm's exp too, whatever the rounding."""
+    itself, so that it holds for libm's exp too, whatever the rounding. (This and
+    ``_below_exp_wedge`` are inlined by Numba, as ``_rotl``: no compile of their own.)"""
     xin = _XIN_E[idx]
     f_in = _FE[idx - 1]
     f_out = _FE[idx]
@@ -174,7 +175,7 @@ def _exp_wedge_bounds(idx, x):
     return below, above
 
 
-@njit(**JIT_LEAF)
+@nb.njit(**JIT_LEAF, inline="always")
 def _below_exp_wedge(idx, x, y):
     """``y < math.exp(-x)``, the same answer, for a point of layer ``idx``'s wedge (x as in
     ``_exp_wedge_bounds``, y between _FE[idx] and _FE[idx - 1]): a y under the lower bound or at
