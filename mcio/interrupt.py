@@ -229,50 +229,70 @@ def _polling():
         raise KeyboardInterrupt
 
 
+class _Watcher:
+    """The process's one SIGINT watcher: a pipe whose write end :func:`watching` makes the
+    C-level handler's wake-up fd, and a daemon thread that reads it and sets :func:`flag` while
+    a block is armed. Made on first use and kept: a thread started and joined per run cost a
+    small sweep point ~0.25 ms of its ~1.5 (benchmarks/README.md, session 29). Remade in a forked
+    child (whose copy has the pipe but no thread)."""
+
+    def __init__(self):
+        self.r, self.w = os.pipe()
+        os.set_blocking(self.w, False)
+        self.armed = False
+        self.pid = os.getpid()
+        threading.Thread(target=self._watch, name="mcio-sigint", daemon=True).start()
+
+    def _watch(self):
+        while True:
+            try:
+                got = os.read(self.r, 64)
+            except OSError:
+                return
+            if not got:
+                return
+            # a byte read after the block ended is left to Python's own handler, which the
+            # main thread runs once the kernel has returned (it sets the flag as well)
+            if self.armed and signal.SIGINT in got:
+                _FLAG[0] = 1
+
+
+_WATCHER: list = [None]
+
+
+def _watcher() -> _Watcher:
+    w = _WATCHER[0]
+    if w is None or w.pid != os.getpid():
+        w = _WATCHER[0] = _Watcher()
+    return w
+
+
 @contextlib.contextmanager
 def watching():
     """For a kernel run in the main thread itself: while it runs, Python's own handler cannot
     (it waits for the kernel to return), so the C-level one's wake-up byte (signal.set_wakeup_fd)
-    reaches a watcher thread, which sets :func:`flag` at once. Yields True if watching (main
-    thread, no other wake-up fd in use, e.g. an asyncio loop's), else False: the caller then runs
-    its kernels off the main thread instead."""
+    reaches a watcher thread (:class:`_Watcher`, one per process), which sets :func:`flag` at
+    once. Yields True if watching (main thread, no other wake-up fd in use, e.g. an asyncio
+    loop's), else False: the caller then runs its kernels off the main thread instead."""
     if threading.current_thread() is not threading.main_thread():
         yield False
         return
-    r, w = os.pipe()
-    os.set_blocking(w, False)
+    watcher = _watcher()
     try:
-        old = signal.set_wakeup_fd(w, warn_on_full_buffer=False)
+        old = signal.set_wakeup_fd(watcher.w, warn_on_full_buffer=False)
     except (ValueError, OSError):
         old = None
     if old is None or old != -1:
         if old is not None:
             signal.set_wakeup_fd(old)
-        os.close(r)
-        os.close(w)
         yield False
         return
-
-    def watch():
-        while True:
-            try:
-                got = os.read(r, 64)
-            except OSError:
-                return
-            if not got:
-                return
-            if signal.SIGINT in got:
-                _FLAG[0] = 1
-
-    t = threading.Thread(target=watch, name="mcio-sigint", daemon=True)
-    t.start()
+    watcher.armed = True
     try:
         yield True
     finally:
+        watcher.armed = False
         signal.set_wakeup_fd(-1)
-        os.close(w)          # the watcher reads end-of-file and ends
-        t.join(timeout=1)
-        os.close(r)
 
 
 __all__ = ["SweepInterrupted", "KERNELS_RUNNING", "deferred", "watching", "flag", "counter", "progress_slot", "requested", "request", "clear", "handling",
