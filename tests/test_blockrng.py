@@ -312,3 +312,18 @@ def test_a_rows_draws_do_not_depend_on_other_rows():
         else:         # the event engine differences clock times: equal to rounding (the
             # shared-stream generator of before would differ by ~1 %, the sampling error)
             np.testing.assert_allclose(a[:, L.A_SUM_DISC], b[:, L.A_SUM_DISC], rtol=1e-9)
+
+
+def test_the_table_jump_is_the_polynomial_jump():
+    """kernels/jump.py's look-ups against the pure-Python jump above: the state 0, every state of
+    one bit (the table's own rows), states of all bits and random ones."""
+    from mcio.kernels.jump import jump
+    rng = np.random.default_rng(29)
+    states = [[0, 0, 0, 0], [M64] * 4] + [[(1 << (i % 64)) if w == i // 64 else 0 for w in range(4)]
+                                          for i in range(256)]
+    states += [[int(x) for x in rng.integers(0, 2**64, 4, dtype=np.uint64)] for _ in range(200)]
+    for s in states:
+        ref = list(s)
+        _jump(ref)
+        got = jump(*(np.uint64(x) for x in s))
+        assert [int(x) for x in got] == ref, s

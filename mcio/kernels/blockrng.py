@@ -20,9 +20,9 @@ miss and device: ``layout.ROW_NAMES``) has its own substreams: eight lanes and a
 They are keyed by the row's stable name, never by its index: the row's state is SplitMix64-derived
 from (the replication's stream state, a 64-bit hash of the name: ``row_key``), and its lanes and
 scalar state are that state jumped 1 .. LANES + 1 times by xoshiro256**'s jump polynomial (2^128
-draws a jump, so a row's substreams never overlap). The replication's state is keyed by (seed,
-point, replication) (``mcio.engine.stream_states``), so every draw is keyed by (seed, point,
-replication, row name), never by thread, and adding, removing or reordering rows leaves every
+draws a jump, so a row's substreams never overlap; by table look-up, kernels/jump.py). The
+replication's state is keyed by (seed, point, replication) (``mcio.engine.stream_states``), so
+every draw is keyed by (seed, point, replication, row name), never by thread, and adding, removing or reordering rows leaves every
 other row's draws bit-identical. A row's k-th draw is the same whatever the other rows do, so
 two runs that differ in one parameter see the same random numbers everywhere else (common random
 numbers: smoother calibration objectives, sharper comparisons of configurations). An
@@ -30,6 +30,7 @@ exponential row's scalar state serves only its ziggurat's rare cases, in the ord
 
 Uniforms here are (k + 1) / 2^53, k = 0 .. 2^53 - 1: in (0, 1], so -log(U) is finite and >= 0.
 """
+import functools
 import hashlib
 
 import numba as nb
@@ -40,6 +41,7 @@ from numba.extending import intrinsic
 
 from .dists import DETERMINISTIC, EXPONENTIAL, GAMMA, UNIFORM, sample_st
 from .bits import bits_float, float_bits
+from .jump import jump
 from .layout import N_DIST, N_ROWS
 from .options import JIT_CALL, JIT_LEAF, JIT_STAGE, JIT_VEC, njit
 from .rng import _KE, _WE, _next_st, _std_exponential_slow_st, fill_gamma_st
@@ -49,9 +51,6 @@ _TWO53 = 1.0 / 9007199254740992.0
 _LOW52 = (1 << 52) - 1
 _EXP52 = 0x4330000000000000             # bit pattern of 2^52
 _TWO52_M1 = 4503599627370495.0         # 2^52 - 1
-# xoshiro256**'s jump polynomial: the state 2^128 draws ahead (Blackman and Vigna)
-_JUMP = np.array([0x180EC6D33CFD0ABA, 0xD5A61266F0C9392C, 0xA9582618E03FC9AA, 0x39ABDC4529B1661C],
-                 dtype=np.uint64)
 
 
 def _xoshiro_codegen(context, builder, sig, args, raw):
@@ -162,21 +161,7 @@ def log_positive(x):
     return k * _LN2_HI - ((hfsq - (s * (hfsq + r) + k * _LN2_LO)) - f)
 
 
-@njit(**JIT_LEAF)
-def _jump(a, b, c, d):
-    """The state 2^128 draws after (a, b, c, d)."""
-    t0 = t1 = t2 = t3 = np.uint64(0)
-    for w in range(4):
-        for bit in range(64):
-            if (_JUMP[w] >> np.uint64(bit)) & np.uint64(1):
-                t0 ^= a
-                t1 ^= b
-                t2 ^= c
-                t3 ^= d
-            _, a, b, c, d = _next_st(a, b, c, d)
-    return t0, t1, t2, t3
-
-
+@functools.lru_cache(maxsize=4096)     # (a pack per sweep point hashes the same dozen names)
 def row_key(name: str) -> int:
     """The stable 64-bit key of a row of draws: the first 8 bytes (little-endian) of the
     BLAKE2b-64 digest of its UTF-8 name. Host side; the same on every platform and Python."""
@@ -227,7 +212,7 @@ def make_streams(s, keys, lanes, scal):
     for r in range(keys.shape[0]):
         a, b, c, d = row_state(s, keys[r])
         for lane in range(LANES + 1):
-            a, b, c, d = _jump(a, b, c, d)
+            a, b, c, d = jump(a, b, c, d)
             if lane < LANES:
                 lanes[r, 0, lane] = a
                 lanes[r, 1, lane] = b
