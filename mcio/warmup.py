@@ -52,7 +52,7 @@ def mser_warmup_ios(bat_sums: np.ndarray, total: int, done: np.ndarray) -> np.nd
     Replications that completed alike (usually all) share their batch counts and one call."""
     out = np.full(bat_sums.shape[0], -1, dtype=np.int64)
     done = np.asarray(done).astype(np.int64)
-    for n_done in np.unique(done):
+    for n_done in sorted(set(done.tolist())):
         rows = np.flatnonzero(done == n_done)
         counts = batch_counts(total, int(n_done))
         full = counts > 0
