@@ -151,6 +151,25 @@ class MemoryPerPoint:
     track_sweep_bytes_per_point.unit = "bytes"
 
 
+class SweepPointCost:
+    """CPU a small sweep point costs (us): a 10^4-point M/M/1 grid of 4 x (200 + 100) I/Os a
+    point in memory (``memory_per_point.py``'s grid), so that the host-side work per point (the
+    model, packing, streams, MSER, assembling), not the kernels, is what is timed; one and two
+    kernel threads. Not a target of issue 29: what a sweep of a million such points costs."""
+
+    params = ([1, 2],)
+    param_names = ["threads"]
+    timeout = 900
+    number = 1
+    repeat = 1
+
+    def track_sweep_cpu_us_per_point(self, threads):
+        from .memory_per_point import measure
+        return measure(10_000, False, threads=threads)["cpu_us_per_point"]
+
+    track_sweep_cpu_us_per_point.unit = "us"
+
+
 class FastPathCeilingCpu:
     """The fast path's rate over the hand-written Lindley loop's, same M/M/1 and generator, CPU
     time (``fastpath_ceiling.py``, best of 3 of 2e7 I/Os; target >= 0.9 for ``simulate``)."""

@@ -15,6 +15,7 @@ simulation, is what is measured.
 
     python benchmarks/memory_per_point.py                       # 10^4 points, in memory and -o
     python benchmarks/memory_per_point.py --points 1000000 --out-only   # ~20-40 min of CPU
+    python benchmarks/memory_per_point.py --points 20000 --threads 1   # CPU a small point costs
     git archive b986a43 | tar -x -C /tmp/before && python benchmarks/memory_per_point.py --tree /tmp/before
 
 Results: benchmarks/README.md ("memory per point").
@@ -62,10 +63,13 @@ def grid_spec(points: int, replications: int = 4, ios: int = 200) -> str:
 
 
 def measure(points: int, out: bool, replications: int = 4, ios: int = 200, trace: bool = False,
-            tree: str = ROOT) -> dict:
-    """One case in a new process on ``tree``'s mcio: {points, base, peak (bytes), py_peak,
-    ds_bytes, wall, cpu (s), file_bytes, per_point (bytes: (peak - base) / points)}."""
+            tree: str = ROOT, threads: int | None = None) -> dict:
+    """One case in a new process on ``tree``'s mcio (``threads``: its NUMBA_NUM_THREADS, None:
+    the environment's): {points, base, peak (bytes), py_peak, ds_bytes, wall, cpu (s),
+    file_bytes, per_point (bytes: (peak - base) / points), cpu_us_per_point}."""
     env = dict(os.environ, PYTHONPATH=os.pathsep.join([tree, os.environ.get("PYTHONPATH", "")]))
+    if threads is not None:
+        env["NUMBA_NUM_THREADS"] = str(threads)
     with tempfile.TemporaryDirectory() as d:
         path = os.path.join(d, "grid.h5") if out else ""
         r = subprocess.run([sys.executable, "-c", CHILD, grid_spec(points, replications, ios),
@@ -75,6 +79,7 @@ def measure(points: int, out: bool, replications: int = 4, ios: int = 200, trace
             raise RuntimeError(f"memory case failed:\n{r.stderr[-3000:]}")
         m = json.loads(r.stdout.strip().splitlines()[-1])
     m["per_point"] = (m["peak"] - m["base"]) / m["points"]
+    m["cpu_us_per_point"] = m["cpu"] / m["points"] * 1e6
     return m
 
 
@@ -87,15 +92,16 @@ def main(argv=None) -> int:
     ap.add_argument("--tracemalloc", action="store_true", help="also the Python allocations' peak")
     ap.add_argument("--tree", default=ROOT, help="the source tree whose mcio runs (default: this one), e.g. "
                                                 "an older commit unpacked by git archive")
+    ap.add_argument("--threads", type=int, default=None, help="the child's NUMBA_NUM_THREADS (default: the environment's)")
     a = ap.parse_args(argv)
     print(f"{'points':>9} {'file':>5} {'peak-base MiB':>14} {'B/point':>8} {'py B/pt':>8} {'ds B/pt':>8} "
-          f"{'file B/pt':>9} {'wall s':>8} {'cpu s':>8}", flush=True)
+          f"{'file B/pt':>9} {'wall s':>8} {'cpu s':>8} {'cpu us/pt':>9}", flush=True)
     for P in a.points:
         for out in ((True,) if a.out_only else (False, True)):
-            m = measure(P, out, a.replications, a.ios, a.tracemalloc, a.tree)
+            m = measure(P, out, a.replications, a.ios, a.tracemalloc, a.tree, a.threads)
             print(f"{P:>9} {'-o' if out else 'mem':>5} {(m['peak'] - m['base']) / 2**20:>14.1f} "
                   f"{m['per_point']:>8.0f} {m['py_peak'] / P:>8.0f} {m['ds_bytes'] / P:>8.0f} "
-                  f"{m['file_bytes'] / P:>9.0f} {m['wall']:>8.1f} {m['cpu']:>8.1f}", flush=True)
+                  f"{m['file_bytes'] / P:>9.0f} {m['wall']:>8.1f} {m['cpu']:>8.1f} {m['cpu_us_per_point']:>9.0f}", flush=True)
     return 0
 
 
