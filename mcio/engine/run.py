@@ -88,6 +88,13 @@ def _check_run_args(ios, replications, warmup, seed, point):
                                           "replication) or omitted")
 
 
+#: A point whose replications come to fewer I/Os than this (warm-up included; fast path, event
+#: engine) runs them in the calling thread whatever the thread count: handing them to the pool
+#: costs ~0.2 ms of wall a point (waking its threads and the caller: a 2-vCPU KVM host), more than
+#: a second thread saves on kernels of ~0.1-0.3 ms (benchmarks/README.md, session 29). The
+#: results are the same either way: replication r always uses stream r and its own outputs.
+POOL_MIN_IOS = {True: 40_000, False: 2_000}
+
 _POOL: list = [None, 0, 0]      # (executor, threads, pid)
 _POOL_LOCK = threading.Lock()
 
@@ -119,7 +126,8 @@ def run_kernels(model: Model, ios: int, replications: int, seed: int, warmup: in
     The kernels release the GIL, so a plain thread pool (:func:`kernel_pool`) runs them in parallel. Each replication
     writes its own, separately allocated arrays: rows of one shared array would put two
     threads' hot counters on one cache line. The result cannot depend on the thread count:
-    replication r always uses stream r and its own outputs.
+    replication r always uses stream r and its own outputs. A point smaller than
+    :data:`POOL_MIN_IOS` runs in this thread (the pool would cost it more than it saves).
 
     Control: every kernel gets ``mcio.interrupt.flag()`` (int64[1], polled: non-zero stops it
     early with fewer I/Os measured than asked) and its replication's progress slot of
@@ -183,7 +191,7 @@ def run_kernels(model: Model, ios: int, replications: int, seed: int, warmup: in
                         scal, *outs[r][:3], *louts[r], *u_outs[r], *outs[r][3:], stop, done)
 
     threads = numba.get_num_threads()
-    workers = max(1, min(R, threads))
+    workers = max(1, min(R, threads)) if R * (ios + warmup) >= POOL_MIN_IOS[bool(fast_path)] else 1
     with interrupt.polling():
         inline = False
         if workers == 1:  # in this thread (a worker thread costs a one-thread run ~4 %)
