@@ -36,11 +36,19 @@ def test_a_small_point_runs_in_this_thread_with_the_pools_results(two_threads, m
         np.testing.assert_array_equal(pooled[name].values, inline[name].values, err_msg=name)
 
 
-def test_a_large_point_still_uses_the_pool(two_threads, monkeypatch):
+def test_a_large_point_uses_the_pool_and_this_thread(two_threads, monkeypatch):
+    """The calling thread takes replications too (one pool thread fewer to wake), each once."""
+    import threading
+    from mcio.kernels import iopath
     if numba.get_num_threads() < 2:
         pytest.skip("one thread: the pool is never used")
-    used = []
-    real = run_mod.kernel_pool
-    monkeypatch.setattr(run_mod, "kernel_pool", lambda threads: used.append(threads) or real(threads))
-    simulate(ficon_like(population=8, channels=2), ios=2_000, replications=2, warmup=100, seed=5)
-    assert used
+    used, ran = [], []
+    real_pool, real_kernel = run_mod.kernel_pool, iopath.run_one
+    monkeypatch.setattr(run_mod, "kernel_pool", lambda threads: used.append(threads) or real_pool(threads))
+
+    def kernel(*args):
+        ran.append(threading.current_thread() is threading.main_thread())
+        return real_kernel(*args)
+    monkeypatch.setattr(iopath, "run_one", kernel)
+    simulate(ficon_like(population=8, channels=2), ios=2_000, replications=4, warmup=100, seed=5)
+    assert used and len(ran) == 4 and any(ran)

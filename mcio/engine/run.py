@@ -89,11 +89,11 @@ def _check_run_args(ios, replications, warmup, seed, point):
 
 
 #: A point whose replications come to fewer I/Os than this (warm-up included; fast path, event
-#: engine) runs them in the calling thread whatever the thread count: handing them to the pool
-#: costs ~0.2 ms of wall a point (waking its threads and the caller: a 2-vCPU KVM host), more than
-#: a second thread saves on kernels of ~0.1-0.3 ms (benchmarks/README.md, session 29). The
-#: results are the same either way: replication r always uses stream r and its own outputs.
-POOL_MIN_IOS = {True: 40_000, False: 2_000}
+#: engine) runs them in the calling thread whatever the thread count: sharing them with the pool
+#: costs ~0.1 ms of wall a point (waking a pool thread and then the caller: a 2-vCPU KVM host),
+#: about what a second thread saves on kernels of ~0.2 ms (benchmarks/README.md, session 29).
+#: The results are the same either way: replication r always uses stream r and its own outputs.
+POOL_MIN_IOS = {True: 40_000, False: 1_000}
 
 _POOL: list = [None, 0, 0]      # (executor, threads, pid)
 _POOL_LOCK = threading.Lock()
@@ -123,18 +123,19 @@ def run_kernels(model: Model, ios: int, replications: int, seed: int, warmup: in
     stacked by replication (engine/units.py). ``overloaded``: whether an open load is at or
     over a station's capacity, if the caller knows (None: from ``model.open_bottleneck()``).
 
-    The kernels release the GIL, so a plain thread pool (:func:`kernel_pool`) runs them in parallel. Each replication
-    writes its own, separately allocated arrays: rows of one shared array would put two
-    threads' hot counters on one cache line. The result cannot depend on the thread count:
-    replication r always uses stream r and its own outputs. A point smaller than
-    :data:`POOL_MIN_IOS` runs in this thread (the pool would cost it more than it saves).
+    The kernels release the GIL, so this thread and a plain thread pool (:func:`kernel_pool`)
+    run them in parallel, each taking the next replication. Each replication writes its own,
+    separately allocated arrays: rows of one shared array would put two threads' hot counters
+    on one cache line. The result cannot depend on the thread count: replication r always uses
+    stream r and its own outputs. A point smaller than :data:`POOL_MIN_IOS` runs in this thread
+    alone (the pool would cost it more than it saves).
 
     Control: every kernel gets ``mcio.interrupt.flag()`` (int64[1], polled: non-zero stops it
     early with fewer I/Os measured than asked) and its replication's progress slot of
     ``mcio.interrupt.counter()`` (an int64[1] view it adds completed I/Os to, warm-up
-    included). On one thread the kernels run in this thread (in the main thread,
-    ``interrupt.watching()`` takes SIGINT meanwhile), else in worker threads; under
-    ``interrupt.polling()``: outside a sweep,
+    included). The kernels run in this thread too unless it is the main thread and SIGINT
+    cannot be watched (``interrupt.watching()``: another wake-up fd in use); then in worker
+    threads only. Under ``interrupt.polling()``: outside a sweep,
     Ctrl-C stops them within milliseconds and raises KeyboardInterrupt here; in a sweep, the
     sweep decides (a point cut short is not saved).
     """
@@ -192,21 +193,25 @@ def run_kernels(model: Model, ios: int, replications: int, seed: int, warmup: in
 
     threads = numba.get_num_threads()
     workers = max(1, min(R, threads)) if R * (ios + warmup) >= POOL_MIN_IOS[bool(fast_path)] else 1
-    with interrupt.polling():
-        inline = False
-        if workers == 1:  # in this thread (a worker thread costs a one-thread run ~4 %)
-            with interrupt.watching() as inline:
-                if inline or threading.current_thread() is not threading.main_thread():
-                    inline = True
-                    for r in range(R):
-                        one(r)
-        if not inline:
-            futures = [kernel_pool(threads).submit(one, r) for r in range(R)]
-            try:
-                for f in futures:
-                    f.result()
-            finally:
-                wait(futures)   # every replication has returned (a stopped one within ms)
+    taken = iter(range(R))      # (shared: each thread takes the next replication; atomic under the GIL)
+
+    def drain() -> None:
+        for r in taken:
+            one(r)
+
+    with interrupt.polling(), interrupt.watching() as watched:
+        # this thread takes part (one pool thread fewer to wake: ~0.1 ms a point), unless it is
+        # the main thread and Ctrl-C could not reach its kernels (another wake-up fd in use)
+        here = watched or threading.current_thread() is not threading.main_thread()
+        helpers = workers - 1 if here else workers
+        futures = [kernel_pool(threads).submit(drain) for _ in range(helpers)]
+        try:
+            if here:
+                drain()
+            for f in futures:
+                f.result()
+        finally:
+            wait(futures)   # every replication has returned (a stopped one within ms)
     res = tuple(np.stack([o[i] for o in outs]) for i in range(5))
     if links:
         res += tuple(np.stack([o[i] for o in louts]) for i in range(2))
