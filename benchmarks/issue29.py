@@ -109,39 +109,41 @@ def ceiling(ios: int = 20_000_000, repeat: int = 3) -> dict:
 
 
 class _ThreadCpu:
-    """While in use, every task of mcio's kernel pool records its thread's CPU time (the
-    replications' kernels), summed per thread."""
+    """While in use, every kernel call (``fast_one``, ``run_one``, ``run_one_units``: one
+    replication each) records its thread's CPU time, summed per thread: the kernel threads' and
+    the calling thread's (which takes replications beside the pool)."""
+
+    KERNELS = (("mcio.kernels.fastpath", "fast_one"), ("mcio.kernels.iopath", "run_one"),
+               ("mcio.kernels.iopath", "run_one_units"))
 
     def __enter__(self):
-        import mcio.engine.run as R
-        self.R, self.orig, self.per_thread = R, R.kernel_pool, {}
+        import importlib
+        self.per_thread, self.orig = {}, []
         lock = threading.Lock()
         record = self.per_thread
+        for mod_name, name in self.KERNELS:
+            mod = importlib.import_module(mod_name)
+            kernel = getattr(mod, name)
+            self.orig.append((mod, name, kernel))
 
-        class Pool:
-            def __init__(self, pool):
-                self.pool = pool
-
-            def submit(self, fn, *args):
-                def timed():
-                    c = time.thread_time()
-                    try:
-                        return fn(*args)
-                    finally:
-                        with lock:
-                            k = threading.get_ident()
-                            record[k] = record.get(k, 0.0) + time.thread_time() - c
-                return self.pool.submit(timed)
-
-        R.kernel_pool = lambda threads: Pool(self.orig(threads))
+            def timed(*args, _kernel=kernel):
+                c = time.thread_time()
+                try:
+                    return _kernel(*args)
+                finally:
+                    with lock:
+                        k = threading.get_ident()
+                        record[k] = record.get(k, 0.0) + time.thread_time() - c
+            setattr(mod, name, timed)
         return self
 
     def __exit__(self, *exc):
-        self.R.kernel_pool = self.orig
+        for mod, name, kernel in self.orig:
+            setattr(mod, name, kernel)
 
 
 def _split_cpu(call) -> tuple[float, float, list]:
-    """(wall, process CPU, [CPU of each kernel-pool thread]) of ``call()``."""
+    """(wall, process CPU, [kernels' CPU in each thread that ran any]) of ``call()``."""
     with _ThreadCpu() as tc:
         t, c = time.perf_counter(), time.process_time()
         call()
@@ -152,9 +154,9 @@ def _split_cpu(call) -> tuple[float, float, list]:
 def threads_speedup(which: str = "ficon", repeat: int = 2) -> dict:
     """1 vs 2 Numba threads on 4 replications: ``wall`` (best wall-time speed-up of ``repeat``
     interleaved pairs) and ``cpu_bound``: the one-thread run's CPU over what the two-thread run
-    needs with two free cores, its serial CPU (the process's minus the kernel threads') plus its
-    busier kernel thread's CPU (best pair); ``k_ratio``: the two threads' kernel CPU over the
-    one-thread run's kernel CPU (above 1: they slow each other down)."""
+    needs with two free cores, its serial CPU (the process's minus every thread's kernels) plus
+    its busier thread's kernel CPU (best pair); ``k_ratio``: the two-thread run's kernel CPU over
+    the one-thread run's (above 1: they slow each other down)."""
     from benchmarks.common import ficon_model, mmc_model, rate, set_threads, warm
     model = ficon_model()[0] if which == "ficon" else mmc_model(1)
     total = 4_000_000 if which == "ficon" else 100_000_000
@@ -166,11 +168,11 @@ def threads_speedup(which: str = "ficon", repeat: int = 2) -> dict:
     set_threads(2)
     w1, w2 = min(r[0] for r in runs[1]), min(r[0] for r in runs[2])
     pairs = []
-    for (_, c1, _), (_, c2, ks) in zip(runs[1], runs[2]):
+    for (_, c1, k1), (_, c2, ks) in zip(runs[1], runs[2]):
         serial = c2 - sum(ks)
-        pairs.append((c1 / (serial + max(ks, default=0.0)), c1, serial, ks))
-    best, c1, serial, ks = max(pairs)
-    return {"wall": w1 / w2, "cpu_bound": best, "k_ratio": sum(ks) / max(c1 - serial, 1e-9),
+        pairs.append((c1 / (serial + max(ks, default=0.0)), c1, serial, ks, sum(k1)))
+    best, c1, serial, ks, k1 = max(pairs)
+    return {"wall": w1 / w2, "cpu_bound": best, "k_ratio": sum(ks) / max(k1, 1e-9),
             "serial_s": serial, "cpu1_s": c1, "kernel_threads_s": ks, "wall_s": (w1, w2)}
 
 
