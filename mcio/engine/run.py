@@ -160,9 +160,9 @@ def run_kernels(model: Model, ios: int, replications: int, seed: int, warmup: in
 
     stop = interrupt.flag()
     # an open load over capacity: the fast path measures the interval its completions took
-    if overloaded is None:
+    if overloaded is None and fast_path:
         overloaded = model.open_bottleneck()[1] >= 1.0
-    overloaded = fast_path and overloaded
+    overloaded = bool(fast_path and overloaded)
 
     kernel = run_one_units if pk.ip[L.IP_WORKLOADS] else run_one
     # the event kernel without the lognormal/empirical sampler when no distribution row needs

@@ -22,8 +22,8 @@ from (the replication's stream state, a 64-bit hash of the name: ``row_key``), a
 scalar state are that state jumped 1 .. LANES + 1 times by xoshiro256**'s jump polynomial (2^128
 draws a jump, so a row's substreams never overlap; by table look-up, kernels/jump.py). The
 replication's state is keyed by (seed, point, replication) (``mcio.engine.stream_states``), so
-every draw is keyed by (seed, point, replication, row name), never by thread, and adding, removing or reordering rows leaves every
-other row's draws bit-identical. A row's k-th draw is the same whatever the other rows do, so
+every draw is keyed by (seed, point, replication, row name), never by thread, and adding,
+removing or reordering rows leaves every other row's draws bit-identical. A row's k-th draw is the same whatever the other rows do, so
 two runs that differ in one parameter see the same random numbers everywhere else (common random
 numbers: smoother calibration objectives, sharper comparisons of configurations). An
 exponential row's scalar state serves only its ziggurat's rare cases, in the order of its block.
@@ -44,7 +44,7 @@ from .bits import bits_float, float_bits
 from .jump import jump
 from .layout import N_DIST, N_ROWS
 from .options import JIT_CALL, JIT_LEAF, JIT_STAGE, JIT_VEC, njit
-from .rng import _KE, _WE, _next_st, _std_exponential_slow_st, fill_gamma_st
+from .rng import _KE, _WE, _std_exponential_slow_st, fill_gamma_st
 
 LANES = 8
 _TWO53 = 1.0 / 9007199254740992.0

@@ -18,7 +18,8 @@ JUMP_POLY = (0x180EC6D33CFD0ABA, 0xD5A61266F0C9392C, 0xA9582618E03FC9AA, 0x39ABD
 
 
 def _step(a, b, c, d):
-    """One xoshiro256** state step on uint64 arrays (the output is not needed)."""
+    """One xoshiro256** state step on uint64 arrays: ``rng._next_st``'s state update, in numpy
+    here so that building the table at import compiles nothing (the output is not needed)."""
     t = b << np.uint64(17)
     c = c ^ a
     d = d ^ b
