@@ -7,6 +7,7 @@ plain dict after validation; :class:`Model` holds them and knows how to change o
 from __future__ import annotations
 
 import copy
+import dataclasses
 import difflib
 import math
 import tomllib
@@ -139,6 +140,11 @@ def _section(sec: str, raw: dict, where: str) -> dict:
             else None for k, f in fields.items()}
 
 
+def _clean(sec: dict) -> dict:
+    """A section's fields as TOML holds them: distributions as tables, unset fields left out."""
+    return {k: (v.to_toml() if isinstance(v, Dist) else v) for k, v in sec.items() if v is not None}
+
+
 class ModelDict(dict):
     """A model's sections as :meth:`Model.to_dict` writes them, with ``user_set``: the fields its
     user set (the rest were written because every field is)."""
@@ -262,11 +268,9 @@ class Model:
         """Every field (defaults included) as TOML holds it. The dict remembers which fields the
         user set (:class:`ModelDict`): a model rebuilt from it, changed or not (a calibration
         row's load), counts as set only what the user set, not every field written."""
-        def clean(sec: dict) -> dict:
-            return {k: (v.to_toml() if isinstance(v, Dist) else v) for k, v in sec.items() if v is not None}
-        d = {"workload": clean(self.workload), "io": [clean(c) for c in self.io],
-             "devices": clean(self.devices), "channels": clean(self.channels),
-             "control_unit": clean(self.control_unit)}
+        d = {"workload": _clean(self.workload), "io": [_clean(c) for c in self.io],
+             "devices": _clean(self.devices), "channels": _clean(self.channels),
+             "control_unit": _clean(self.control_unit)}
         if self.topology is not None:       # (its aggregates are derived: not written)
             d = topology_model.to_dict(d, self.topology)
         return ModelDict(d, user_set=self.user_set)
@@ -281,7 +285,7 @@ class Model:
     # ---- changing one field (sweeps) ----
     def get(self, key: str):
         sec, *rest = key.split(".")
-        d = self.to_dict()
+        d = self._sections_dict(sec, copy_io=None, mutable=False)
         node = d.get(sec)
         for part in rest:
             if isinstance(node, list):
@@ -296,10 +300,17 @@ class Model:
         """A new model with dotted field ``key`` (e.g. ``workload.population``, ``io.0.kb``) set,
         by the user (``where``: how errors name it, default ``key``). ``check``: that every field
         the user set counts (:mod:`.effect`); a sweep checks its points together instead."""
-        d = copy.deepcopy(self.to_dict())
         parts = key.split(".")
         if parts[0] not in MODEL_SECTIONS:
             raise McioError(key, value, f"unknown section {parts[0]!r}; allowed: {', '.join(MODEL_SECTIONS)}")
+        # One field of one legacy section: only that section (that class) is copied and checked
+        # again; the others are this model's, already valid (a sweep builds a model per point,
+        # and the whole model's copy and check were most of a small point's cost).
+        one = self.topology is None and parts[0] in SECTIONS and len(parts) >= (3 if parts[0] == "io" else 2)
+        io_i = int(parts[1]) if one and parts[0] == "io" and parts[1].isdigit() else None
+        if one and parts[0] == "io" and (io_i is None or io_i >= len(self.io)):
+            one = False     # (the whole model's path names the bad index)
+        d = self._sections_dict(parts[0], copy_io=io_i) if one else copy.deepcopy(self.to_dict())
         node = d
         for i, part in enumerate(parts[:-1]):
             if isinstance(node, list):
@@ -315,9 +326,34 @@ class Model:
         node[last] = value
         user = dict(self.user_set)
         user[effect.canonical(key)] = (where or key, value)
-        m = Model._from_dict(d, "model", user)
+        m = self._with_section(parts[0], d, io_i, user) if one else Model._from_dict(d, "model", user)
         if check and not effect.is_deferred():
             effect.check_model(m)
+        return m
+
+    def _sections_dict(self, sec: str, copy_io: int | None, mutable: bool = True) -> dict:
+        """``{sec: ...}`` as :meth:`to_dict` writes that section (``mutable``: deep-copied, for
+        the caller to change), the whole model's dict when it has a topology or ``sec`` is not a
+        legacy section. ``io``: the list of classes, class ``copy_io`` deep-copied, the others
+        as :meth:`to_dict` writes them."""
+        if self.topology is not None or sec not in SECTIONS:
+            return self.to_dict()
+        if sec != "io":
+            return {sec: copy.deepcopy(_clean(getattr(self, sec))) if mutable else _clean(getattr(self, sec))}
+        return {"io": [copy.deepcopy(_clean(c)) if i == copy_io else _clean(c) for i, c in enumerate(self.io)]}
+
+    def _with_section(self, sec: str, d: dict, io_i: int | None, user: dict) -> "Model":
+        """This model with section ``sec`` (class ``io_i`` of ``io``) replaced by ``d``'s, checked
+        as :meth:`_from_dict` checks it, and the model's cross-checks run again."""
+        if sec == "io":
+            io = list(self.io)
+            io[io_i] = _section("io", d["io"][io_i], f"io[{io_i}]")
+            new = {"io": io}
+        else:
+            new = {sec: _section(sec, d[sec], sec)}
+        m = dataclasses.replace(self, **new, user_set={})
+        m.user_set.update(user)
+        m._cross_check()
         return m
 
     # ---- derived quantities used by the engine and the capacity check ----
