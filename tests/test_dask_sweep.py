@@ -200,10 +200,10 @@ def test_partial_dask_run_resumes_without_recomputing_finished_points(reference,
     submitted, written = [], []
     real_run, real_write = dist_mod.Cluster.run, PartStore.write_bytes
 
-    def run_spy(self, spec_, points, task):
+    def run_spy(self, spec_, points, task, **kw):
         points = list(points)
         submitted.extend(points)
-        return real_run(self, spec_, points, task)
+        return real_run(self, spec_, points, task, **kw)
 
     def write_spy(self, p, data):
         written.append(p)
@@ -274,6 +274,74 @@ def test_variant_sweep_on_dask_is_the_in_process_one(client, tmp_path):
     assert list(back.variant.values) == ["ccw", "fast_mp", "fast_mp_again"]
     assert_same_results(back, open_results(tmp_path / "ref.h5"))
     np.testing.assert_array_equal(back.response_ms.values, ref.response_ms.values)
+
+
+SMALL = ('title = "small points"\nscenario = "mm1-demo"\n[sweep]\n'
+         '"workload.rate_iops" = {start = 100, stop = 800, num = 40}\n'
+         '[run]\nreplications = 2\nios = 200\nwarmup = 100\nseed = 5\n')
+
+
+def test_short_points_go_several_to_a_task_and_the_file_is_the_in_process_one(client, tmp_path, monkeypatch):
+    spec = write(tmp_path, SMALL)
+    ref = sweep(spec, out=tmp_path / "ref.h5")
+    keys, real_submit = [], type(client).submit
+
+    def submit_spy(self, *a, **k):
+        keys.append(k["key"])
+        return real_submit(self, *a, **k)
+
+    monkeypatch.setattr(type(client), "submit", submit_spy)
+    calls = []
+    out = tmp_path / "dask.h5"
+    ds = sweep(spec, out=out, dask=client, progress=lambda *a: calls.append(a))
+    assert keys and all(k.startswith("mcio-points-") for k in keys), keys   # 40 points, a few tasks
+    assert len(keys) == -(-40 // dist_mod.points_per_task(40, 1e-3, 2)) <= 40 // 2
+    assert [c[:2] for c in calls] == [(i, 40) for i in range(41)]          # progress: still per point
+    assert_same_results(open_results(out), open_results(tmp_path / "ref.h5"))
+    np.testing.assert_array_equal(ds.response_ms.values, ref.response_ms.values)
+
+
+def test_points_per_task():
+    P = dist_mod.points_per_task
+    assert P(6000, 0.001, 2) == 500                 # ~TASK_S a task
+    assert P(40, 0.001, 2) == 5                     # every worker gets IN_FLIGHT_PER_WORKER tasks
+    assert P(4, 0.005, 2) == 1 and P(100, 2.0, 2) == 1 and P(1, 0.0, 1) == 1
+    assert P(10 ** 6, 1e-4, 4) == 5000 and P(10 ** 6, 1e-4, 64) == 3907   # (a tail of 4 tasks a worker)
+
+
+class _Spec:
+    text = "x"
+
+
+def _failing_task(spec_text, p, threads):
+    if p == 5:
+        raise McioError("workload.rate_iops", p, "fails here")
+    return p.to_bytes(2, "little"), 10 * p
+
+
+def test_a_failing_point_in_a_task_of_several_is_named_as_if_alone(client):
+    import cloudpickle
+    cloudpickle.register_pickle_by_value(sys.modules[__name__])   # (the workers need not import this test)
+    try:
+        got = []
+        with pytest.raises(McioError) as ei:
+            for p, data, ios in dist_mod.Cluster(client).run(_Spec(), range(8), _failing_task, per_task=4):
+                assert data == p.to_bytes(2, "little") and ios == 10 * p
+                got.append(p)
+        assert str(ei.value) == "workload.rate_iops = 5: fails here (sweep point 5, on a Dask worker)"
+        assert 5 not in got
+        # the tasks in flight at most IN_FLIGHT_PER_WORKER per worker, results one per point
+        seen, submitted, real_submit = [], [], client.submit
+        cl = dist_mod.Cluster(client)
+        cl.client = type("Spy", (), {"submit": lambda self, *a, **k: submitted.append(k["key"]) or real_submit(*a, **k),
+                                     "cancel": client.cancel, "get_events": client.get_events,
+                                     "scheduler_info": client.scheduler_info})()
+        for p, data, ios in cl.run(_Spec(), [q for q in range(30) if q != 5], _failing_task, per_task=1):
+            seen.append(p)
+            assert len(submitted) - len(seen) <= dist_mod.IN_FLIGHT_PER_WORKER * cl.workers() - 1
+        assert sorted(seen) == [q for q in range(30) if q != 5] and len(submitted) == 29
+    finally:
+        cloudpickle.unregister_pickle_by_value(sys.modules[__name__])
 
 
 def _hold_the_point_lock():

@@ -1,8 +1,10 @@
 """Sweep points on a Dask cluster, for sweeps that outgrow one machine.
 
-Each point is one task, :func:`mcio.batch.run.point_task` ``(spec text, point index)``: a pure
+Each point is one call of :func:`mcio.batch.run.point_task` ``(spec text, point index)``: a pure
 function (the random stream is keyed by seed, point and replication, not by worker or order) that
-returns the content of the point's part file as bytes. (This module knows nothing of sweeps:
+returns the content of the point's part file as bytes. A point is one Dask task, or, where points
+are short, several consecutive points are (:func:`points_per_task`: each task ~:data:`TASK_S`),
+so that the scheduler's cost per task does not dominate a sweep of many small points. (This module knows nothing of sweeps:
 :meth:`Cluster.run` is given the task, so the imports stay acyclic.) The client writes the part files as results arrive, so
 the workers need no shared file system, and resume, atomic parts and the atomic final file work
 exactly as in-process. Points are assembled by index, never by completion order: the same seed
@@ -33,9 +35,9 @@ Needs the optional dependency ``dask[distributed]``: ``pip install 'mcio[dask]'`
 """
 from __future__ import annotations
 
-import difflib
-
+import collections
 import contextlib
+import difflib
 import os
 import threading
 import uuid
@@ -236,34 +238,70 @@ class Cluster:
     def __exit__(self, *exc):
         self.close()
 
-    def run(self, spec, points: Iterable[int], task: Callable) -> Iterator[tuple[int, bytes, int]]:
-        """Submit ``task(spec.text, point, threads)`` per point and yield ``(point, part-file bytes,
-        I/Os simulated)`` in completion order. Closing the generator (or an exception in the caller)
-        cancels what is left. ``task`` must be importable by reference on the workers."""
+    def workers(self) -> int:
+        """Workers the scheduler has now (at least 1: a scheduler's workers may still be joining)."""
+        try:
+            return max(1, len(self.client.scheduler_info().get("workers", {})))
+        except Exception:  # noqa: BLE001 - a hint for how many tasks to keep in flight
+            return 1
+
+    def run(self, spec, points: Iterable[int], task: Callable, per_task: int = 1
+            ) -> Iterator[tuple[int, bytes, int]]:
+        """Run ``task(spec.text, point, threads)`` for each point and yield ``(point, part-file
+        bytes, I/Os simulated)`` in completion order. ``per_task`` points go to a Dask task
+        together (:func:`run_points`; see :func:`points_per_task`); at most
+        :data:`IN_FLIGHT_PER_WORKER` tasks per worker are submitted at a time, so a sweep of a
+        million points does not hold a million futures. A task of several points that fails is
+        run again one point a task, so the error names its point as a one-point task does.
+        Closing the generator (or an exception in the caller) cancels what is left. ``task``
+        must be importable by reference on the workers."""
         distributed = import_distributed(self.dask)
 
         points = list(points)
         if not points:
             return
+        k = max(1, int(per_task))
+        queue = collections.deque(points[i:i + k] for i in range(0, len(points), k))
         token = uuid.uuid4().hex[:12]  # fresh keys per run: a resubmitted key could inherit a cancellation
-        futures = {}
-        for p in points:
-            f = self.client.submit(guarded, task, spec.text, p, self.worker_threads,
-                                   key=f"mcio-point-{token}-{p:06d}", pure=False, priority=-p)
-            futures[f] = p
-        pending = set(futures)
-        by_key = {f.key: p for f, p in futures.items()}
+        running: dict = {}      # future -> its points
+        by_key: dict = {}       # task key -> its points (for lost_workers)
+        done = distributed.as_completed()
+        window = IN_FLIGHT_PER_WORKER * self.workers()
+
+        def submit(chunk: list[int]) -> None:
+            if len(chunk) == 1:
+                f = self.client.submit(guarded, task, spec.text, chunk[0], self.worker_threads,
+                                       key=f"mcio-point-{token}-{chunk[0]:06d}", pure=False, priority=-chunk[0])
+            else:
+                f = self.client.submit(run_points, task, spec.text, chunk, self.worker_threads,
+                                       key=f"mcio-points-{token}-{chunk[0]:06d}-{chunk[-1]:06d}", pure=False,
+                                       priority=-chunk[0])
+            running[f] = chunk
+            by_key[f.key] = chunk
+            done.add(f)
+
+        def refill() -> None:
+            while queue and len(running) < window:
+                submit(queue.popleft())
+
         try:
-            for f in distributed.as_completed(list(futures)):
-                p = futures[f]
-                data, ios = _result(f, p, self.dask)
-                pending.discard(f)
+            refill()
+            for f in done:
+                chunk = running.pop(f)
+                if len(chunk) > 1 and f.status == "error":
+                    f.release()
+                    for p in chunk:     # one point a task: the failing one raises as it alone would
+                        submit([p])
+                    continue
+                got = _result(f, chunk[0], self.dask)
                 f.release()
-                yield p, data, ios
+                for p, (data, ios) in zip(chunk, [got] if len(chunk) == 1 else got):
+                    yield p, data, ios
+                refill()
         finally:
-            if pending:
+            if running:
                 try:
-                    self.client.cancel(list(pending))
+                    self.client.cancel(list(running))
                 except Exception:  # noqa: BLE001 - the cluster may already be gone
                     pass
         lost = lost_workers(self.client, by_key)
@@ -277,8 +315,31 @@ class Cluster:
                           stacklevel=2)
 
 
+#: How long a Dask task should run: the points of a sweep whose points are short go several to a
+#: task, so that the scheduler's cost per task (~3-4 ms of wall time per point on a local cluster
+#: of two workers, measured: benchmarks/README.md) is a small part of each.
+TASK_S = 0.5
+#: Tasks submitted and not yet finished, per worker: enough that a worker never waits for the
+#: client between two tasks, few enough that the client and the scheduler hold a bounded number.
+IN_FLIGHT_PER_WORKER = 4
+
+
+def points_per_task(n_points: int, point_s: float, workers: int) -> int:
+    """Points a task runs (``n_points`` to run, ``point_s`` seconds each, estimated, on
+    ``workers`` workers): as many as fill :data:`TASK_S`, but no more than leave every worker
+    :data:`IN_FLIGHT_PER_WORKER` tasks (a short tail, an even share); at least 1."""
+    by_time = int(TASK_S / point_s) if point_s > 0 else n_points
+    by_share = -(-n_points // (IN_FLIGHT_PER_WORKER * max(1, workers)))
+    return max(1, min(by_time, by_share))
+
+
+def run_points(task: Callable, spec_text: str, points: list[int], threads) -> list:
+    """(A Dask task.) ``guarded(task, spec_text, p, threads)`` for each of ``points``, in order."""
+    return [guarded(task, spec_text, p, threads) for p in points]
+
+
 def lost_workers(client, by_key: dict) -> dict[str, list[int]]:
-    """{worker address: sorted points of ``by_key`` (task key -> point) that were running on it or
+    """{worker address: sorted points of ``by_key`` (task key -> its points) that were running on it or
     whose results it held} for every worker the scheduler removed while those tasks existed, from
     its ``remove-worker`` events. Empty if none, or if the scheduler cannot be asked."""
     try:
@@ -290,7 +351,7 @@ def lost_workers(client, by_key: dict) -> dict[str, list[int]]:
         if not isinstance(msg, dict) or msg.get("action") != "remove-worker":
             continue
         keys = set(msg.get("processing-tasks") or ()) | set(msg.get("lost-computed-tasks") or ())
-        points = {by_key[k] for k in keys if k in by_key}
+        points = {p for k in keys if k in by_key for p in by_key[k]}
         if points:
             out.setdefault(str(msg.get("worker", "?")), set()).update(points)
     return {w: sorted(ps) for w, ps in out.items()}
@@ -353,4 +414,5 @@ def _lacks_mcio(e: BaseException | None) -> bool:
 
 
 __all__ = ["Cluster", "guarded", "import_distributed", "lost_workers", "max_local_workers", "parse_address",
+           "points_per_task", "run_points",
            "usable_cores"]

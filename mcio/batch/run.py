@@ -1,5 +1,5 @@
 """The run loop of a sweep: every point not yet done is computed (in this process, in point order,
-or on a Dask cluster, one task each, :mod:`mcio.batch.cluster`), stored in the points log as it
+or on a Dask cluster, a task each or, short points, several a task: :mod:`mcio.batch.cluster`), stored in the points log as it
 completes (:class:`mcio.store.PartStore`), reported to a progress callback, then assembled and
 written as the final file. Points are assembled by index, never by completion order, so the
 results are the same in-process or on any cluster. Ctrl-C ends in
@@ -203,7 +203,8 @@ def _compute(spec: SweepSpec, points, dask=None, worker_threads=None, store=None
     points = list(points)
     if not points:
         return
-    with Cluster(dask, worker_threads) as cluster, closing(cluster.run(spec, points, point_task)) as results:
+    with Cluster(dask, worker_threads) as cluster, \
+            closing(cluster.run(spec, points, point_task, per_task=_per_task(spec, len(points), cluster))) as results:
         for p, data, ios in results:
             if store is not None:
                 store.write_bytes(p, data)  # the worker's file, byte for byte: no re-encoding here
@@ -212,6 +213,15 @@ def _compute(spec: SweepSpec, points, dask=None, worker_threads=None, store=None
             except Exception as e:  # noqa: BLE001 - a worker that sent something else
                 raise McioError("part", f"point {p}", f"the Dask worker's result is not a part ({e})") from None
             yield p, part, ios
+
+
+def _per_task(spec: SweepSpec, n: int, cluster) -> int:
+    """Points per Dask task for ``n`` points of ``spec`` (:func:`~mcio.batch.cluster.points_per_task`),
+    from the estimated time of a point on one of the worker's threads (its start-up left out)."""
+    from .cluster import points_per_task
+    from .estimates import estimate
+    est = estimate(spec, threads=1, points=1, startup_s=0.0)
+    return points_per_task(n, est.seconds, cluster.workers())
 
 
 _RUN_LOCK = threading.Lock()  # one point at a time per worker process (Numba's workqueue layer is not thread-safe)
