@@ -313,10 +313,10 @@ class _Spec:
     text = "x"
 
 
-def _failing_task(spec_text, p, threads):
-    if p == 5:
-        raise McioError("workload.rate_iops", p, "fails here")
-    return p.to_bytes(2, "little"), 10 * p
+def _failing_task(spec_text, points, threads):
+    if 5 in points:
+        raise McioError("workload.rate_iops", 5, "fails here")
+    return [(p.to_bytes(2, "little"), 10 * p) for p in points]
 
 
 def test_a_failing_point_in_a_task_of_several_is_named_as_if_alone(client):

@@ -1,10 +1,10 @@
 """Sweep points on a Dask cluster, for sweeps that outgrow one machine.
 
-Each point is one call of :func:`mcio.batch.run.point_task` ``(spec text, point index)``: a pure
-function (the random stream is keyed by seed, point and replication, not by worker or order) that
-returns the content of the point's part file as bytes. A point is one Dask task, or, where points
-are short, several consecutive points are (:func:`points_per_task`: each task ~:data:`TASK_S`),
-so that the scheduler's cost per task does not dominate a sweep of many small points. (This module knows nothing of sweeps:
+Each Dask task is :func:`mcio.batch.run.points_task` ``(spec text, point indices)``: a pure
+function of them (the random stream is keyed by seed, point and replication, not by worker or
+order) that returns each point's part record as bytes. A task runs one point or, where points are
+short, several consecutive ones (:func:`points_per_task`: each task ~:data:`TASK_S`), so that the
+scheduler's cost per task does not dominate a sweep of many small points. (This module knows nothing of sweeps:
 :meth:`Cluster.run` is given the task, so the imports stay acyclic.) The client writes the part files as results arrive, so
 the workers need no shared file system, and resume, atomic parts and the atomic final file work
 exactly as in-process. Points are assembled by index, never by completion order: the same seed
@@ -247,9 +247,9 @@ class Cluster:
 
     def run(self, spec, points: Iterable[int], task: Callable, per_task: int = 1
             ) -> Iterator[tuple[int, bytes, int]]:
-        """Run ``task(spec.text, point, threads)`` for each point and yield ``(point, part-file
-        bytes, I/Os simulated)`` in completion order. ``per_task`` points go to a Dask task
-        together (:func:`run_points`; see :func:`points_per_task`); at most
+        """Run ``task(spec.text, points, threads)`` (a list of ``per_task`` consecutive points, one
+        Dask task; :func:`points_per_task`), which returns ``[(part-file bytes, I/Os simulated)]``,
+        one per point, and yield ``(point, bytes, I/Os)`` in completion order. At most
         :data:`IN_FLIGHT_PER_WORKER` tasks per worker are submitted at a time, so a sweep of a
         million points does not hold a million futures. A task of several points that fails is
         run again one point a task, so the error names its point as a one-point task does.
@@ -269,13 +269,10 @@ class Cluster:
         window = IN_FLIGHT_PER_WORKER * self.workers()
 
         def submit(chunk: list[int]) -> None:
-            if len(chunk) == 1:
-                f = self.client.submit(guarded, task, spec.text, chunk[0], self.worker_threads,
-                                       key=f"mcio-point-{token}-{chunk[0]:06d}", pure=False, priority=-chunk[0])
-            else:
-                f = self.client.submit(run_points, task, spec.text, chunk, self.worker_threads,
-                                       key=f"mcio-points-{token}-{chunk[0]:06d}-{chunk[-1]:06d}", pure=False,
-                                       priority=-chunk[0])
+            key = f"mcio-point-{token}-{chunk[0]:06d}" if len(chunk) == 1 else \
+                f"mcio-points-{token}-{chunk[0]:06d}-{chunk[-1]:06d}"
+            f = self.client.submit(guarded, task, spec.text, chunk, self.worker_threads, key=key, pure=False,
+                                   priority=-chunk[0])
             running[f] = chunk
             by_key[f.key] = chunk
             done.add(f)
@@ -295,7 +292,10 @@ class Cluster:
                     continue
                 got = _result(f, chunk[0], self.dask)
                 f.release()
-                for p, (data, ios) in zip(chunk, [got] if len(chunk) == 1 else got):
+                if len(got) != len(chunk):
+                    raise McioError(FIELD, _shown(self.dask), f"a Dask task returned {len(got)} results for "
+                                                              f"{len(chunk)} points (a bug)")
+                for p, (data, ios) in zip(chunk, got):
                     yield p, data, ios
                 refill()
         finally:
@@ -331,11 +331,6 @@ def points_per_task(n_points: int, point_s: float, workers: int) -> int:
     by_time = int(TASK_S / point_s) if point_s > 0 else n_points
     by_share = -(-n_points // (IN_FLIGHT_PER_WORKER * max(1, workers)))
     return max(1, min(by_time, by_share))
-
-
-def run_points(task: Callable, spec_text: str, points: list[int], threads) -> list:
-    """(A Dask task.) ``guarded(task, spec_text, p, threads)`` for each of ``points``, in order."""
-    return [guarded(task, spec_text, p, threads) for p in points]
 
 
 def lost_workers(client, by_key: dict) -> dict[str, list[int]]:
@@ -414,5 +409,5 @@ def _lacks_mcio(e: BaseException | None) -> bool:
 
 
 __all__ = ["Cluster", "guarded", "import_distributed", "lost_workers", "max_local_workers", "parse_address",
-           "points_per_task", "run_points",
+           "points_per_task",
            "usable_cores"]

@@ -197,21 +197,22 @@ def _compute(spec: SweepSpec, points, dask=None, worker_threads=None, store=None
                 store.write(p, part, part.coords)
             yield p, part, ios_simulated(part)
         return
-    from ..store import read_part
+    from ..store import PartError, read_sent
     from .cluster import Cluster
 
     points = list(points)
     if not points:
         return
+    layouts: dict = {}      # the layouts the workers sent so far (each stored once)
     with Cluster(dask, worker_threads) as cluster, \
-            closing(cluster.run(spec, points, point_task, per_task=_per_task(spec, len(points), cluster))) as results:
+            closing(cluster.run(spec, points, points_task, per_task=_per_task(spec, len(points), cluster))) as results:
         for p, data, ios in results:
-            if store is not None:
-                store.write_bytes(p, data)  # the worker's file, byte for byte: no re-encoding here
             try:
-                part = read_part(data, None, p)
-            except Exception as e:  # noqa: BLE001 - a worker that sent something else
+                data, part = read_sent(data, p, layouts)
+            except PartError as e:  # a worker that sent something else
                 raise McioError("part", f"point {p}", f"the Dask worker's result is not a part ({e})") from None
+            if store is not None:
+                store.write_bytes(p, data)  # the worker's record, byte for byte: no re-encoding here
             yield p, part, ios
 
 
@@ -232,6 +233,13 @@ def _spec_of(text: str) -> SweepSpec:
     return parse_spec(tomllib.loads(text), text=text)
 
 
+def _set_threads(threads: int | None) -> None:
+    """This worker's Numba threads for a task (None: as they are), within what Numba started."""
+    if threads is not None:
+        import numba
+        numba.set_num_threads(max(1, min(int(threads), numba.config.NUMBA_NUM_THREADS)))
+
+
 def point_task(spec_text: str, p: int, threads: int | None = None) -> tuple[bytes, int]:
     """Simulate point ``p`` of the sweep whose TOML is ``spec_text`` (a Dask task, on a worker):
     the content of its part file and the I/Os simulated. ``threads``: Numba threads for this task
@@ -239,9 +247,27 @@ def point_task(spec_text: str, p: int, threads: int | None = None) -> tuple[byte
     from ..store import part_bytes, spec_hash
 
     with _RUN_LOCK:
-        if threads is not None:
-            import numba
-            numba.set_num_threads(max(1, min(int(threads), numba.config.NUMBA_NUM_THREADS)))
+        _set_threads(threads)
         spec = _spec_of(spec_text)
         part = point_part(spec, p)
     return part_bytes(part, spec_hash(spec_text), p, part.coords), ios_simulated(part)
+
+
+def points_task(spec_text: str, points: list[int], threads: int | None = None) -> list[tuple[bytes, int]]:
+    """(A Dask task, on a worker.) :func:`point_task` for each of ``points`` (consecutive points
+    of one sweep), each part a format-2 record, with its layout record before the first that uses
+    it (a sweep's points share one or a few: the client then reads each point's few hundred bytes
+    of header, not the ~10 KB table of its variables, :func:`mcio.store.read_sent`)."""
+    from ..store import encode_part, spec_hash
+
+    out, layouts = [], set()
+    with _RUN_LOCK:
+        _set_threads(threads)
+        spec, sha = _spec_of(spec_text), spec_hash(spec_text)
+        for p in points:
+            part = point_part(spec, p)
+            data, lid = encode_part(part, sha, p, part.coords, layouts)
+            if lid is not None:
+                layouts.add(lid)
+            out.append((data, ios_simulated(part)))
+    return out

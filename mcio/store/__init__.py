@@ -4,8 +4,8 @@ A sweep writing ``OUT.h5`` appends each finished point to ``OUT.h5.parts/points.
 record per point, one write each: :mod:`.record` owns the format, :mod:`.log` the log), with the
 spec text beside it in ``OUT.h5.parts/spec.toml``. When every point is done the combined file is
 written to ``OUT.h5.tmp`` and renamed to ``OUT.h5`` (:mod:`.final`): a file under the final name
-is always complete. On Dask a worker encodes its point's part (:func:`part_bytes`) and this
-process stores it the same way. The final file is written with h5py directly in netCDF-4's
+is always complete. On Dask a worker encodes its points' parts (format 2, each
+layout's record sent once a task: :func:`read_sent`) and this process stores them the same way. The final file is written with h5py directly in netCDF-4's
 layout (:mod:`.h5writer`), its attributes and encodings as :mod:`.cf` says.
 :meth:`PartStore.validate` checks each part on resume (whole, same spec, same point and
 coordinates, every variable, a table whose dims, shapes and bytes agree, dims and dtypes like the
@@ -30,10 +30,10 @@ from .lock import OutputLock
 from .log import SPEC_FILE, PartStore, spec_hash, stored_points
 from .paths import _atomic, check_writable, lock_path, parts_dir, tmp_path, write_bytes
 from .record import (CORE_VARS, LAYOUT_POINT, MAGIC, PartError, _frame, _json_value, _table, encode_part,
-                     is_layout_record, part_bytes, read_layout, read_log, read_part, split_log)
+                     is_layout_record, part_bytes, read_layout, read_log, read_part, read_sent, split_log)
 
 __all__ = ["CONVENTIONS", "cf_attrs", "write_groups", "open_results", "write_results", "write_netcdf",
            "netcdf_bytes", "write_bytes", "dataset_from_bytes", "check_writable", "parts_dir", "tmp_path",
            "lock_path", "global_attrs", "PartStore", "Part", "part_bytes", "encode_part", "read_part",
-           "read_layout", "read_log", "is_layout_record", "PartError", "OutputLock", "spec_hash",
+           "read_layout", "read_log", "read_sent", "is_layout_record", "PartError", "OutputLock", "spec_hash",
            "stored_points", "split_log"]

@@ -181,6 +181,27 @@ def log_layouts(records) -> dict:
     return layouts
 
 
+def read_sent(data: bytes, point: int, layouts: dict) -> tuple[bytes, Part]:
+    """A part a Dask worker sent: one part record, after its layout record the first time the
+    worker's task used that layout (:func:`encode_part` with the task's own set of IDs).
+    ``layouts`` ({ID: (table, record bytes)}, the client's so far) gains a new layout. Returns
+    (the bytes for the points log: the part record, with its layout record only where
+    ``layouts`` lacked it, so the log holds each layout once as in-process; the Part). PartError
+    if the bytes are anything else."""
+    recs = list(split_log(data))
+    if (not 1 <= len(recs) <= 2 or any(why for _, _, why in recs)
+            or (len(recs) == 2 and not is_layout_record(recs[0][1])) or is_layout_record(recs[-1][1])):
+        raise PartError("not a part record, with or without its layout record")
+    keep = data
+    if len(recs) == 2:
+        lid, table = read_layout(recs[0][1])
+        if lid in layouts:
+            keep = recs[1][1]
+        else:
+            layouts[lid] = (table, recs[0][1])
+    return keep, read_part(recs[-1][1], None, point, layouts=layouts)
+
+
 class PartError(ValueError):
     """A part file that cannot be used; ``reason`` says why in a few words."""
 
