@@ -128,7 +128,8 @@ def run_kernels(model: Model, ios: int, replications: int, seed: int, warmup: in
     separately allocated arrays: rows of one shared array would put two threads' hot counters
     on one cache line. The result cannot depend on the thread count: replication r always uses
     stream r and its own outputs. A point smaller than :data:`POOL_MIN_IOS` runs in this thread
-    alone (the pool would cost it more than it saves).
+    alone (the pool would cost it more than it saves), its replications writing rows of the
+    stacked arrays returned (no stacking afterwards).
 
     Control: every kernel gets ``mcio.interrupt.flag()`` (int64[1], polled: non-zero stops it
     early with fewer I/Os measured than asked) and its replication's progress slot of
@@ -150,8 +151,15 @@ def run_kernels(model: Model, ios: int, replications: int, seed: int, warmup: in
     C = pk.tables.n_channels
     D = len(pk.tables.dev_lcu)
     states = stream_states(seed, point, R)
-    outs = [(np.zeros(S.N_ACC), np.zeros((C, S.N_CH)), np.zeros((D, S.N_DEV)),
-             np.zeros(HIST_BUCKETS, np.int64), np.zeros(MSER_BATCHES)) for _ in range(R)]
+    threads = numba.get_num_threads()
+    workers = max(1, min(R, threads)) if R * (ios + warmup) >= POOL_MIN_IOS[bool(fast_path)] else 1
+    if workers == 1:    # one thread: each replication a row of one array (no other thread's counters beside it)
+        stacked = (np.zeros((R, S.N_ACC)), np.zeros((R, C, S.N_CH)), np.zeros((R, D, S.N_DEV)),
+                   np.zeros((R, HIST_BUCKETS), np.int64), np.zeros((R, MSER_BATCHES)))
+        outs = [tuple(a[r] for a in stacked) for r in range(R)]
+    else:
+        outs = [(np.zeros(S.N_ACC), np.zeros((C, S.N_CH)), np.zeros((D, S.N_DEV)),
+                 np.zeros(HIST_BUCKETS, np.int64), np.zeros(MSER_BATCHES)) for _ in range(R)]
     u_outs = [() if fast_path else pk.unit_outputs() for _ in range(R)]
     n_rows = len(pk.row_keys)       # layout.N_ROWS, and a configuration's own rows (engine/units.py)
     Lk, K = len(pk.tables.ln_kb_per_ms), len(pk.tables.card_start_ms)
@@ -191,8 +199,6 @@ def run_kernels(model: Model, ios: int, replications: int, seed: int, warmup: in
                         pk.grp_ptr, pk.grp_ch, pk.chg_ptr, pk.chg, pk.trace, pk.lk, pk.un, st, lanes,
                         scal, *outs[r][:3], *louts[r], *u_outs[r], *outs[r][3:], stop, done)
 
-    threads = numba.get_num_threads()
-    workers = max(1, min(R, threads)) if R * (ios + warmup) >= POOL_MIN_IOS[bool(fast_path)] else 1
     taken = iter(range(R))      # (shared: each thread takes the next replication; atomic under the GIL)
 
     def drain() -> None:
@@ -212,7 +218,7 @@ def run_kernels(model: Model, ios: int, replications: int, seed: int, warmup: in
                 f.result()
         finally:
             wait(futures)   # every replication has returned (a stopped one within ms)
-    res = tuple(np.stack([o[i] for o in outs]) for i in range(5))
+    res = stacked if workers == 1 else tuple(np.stack([o[i] for o in outs]) for i in range(5))
     if links:
         res += tuple(np.stack([o[i] for o in louts]) for i in range(2))
     if with_units:        # (never with the fast path: it takes the single path only)
