@@ -76,9 +76,12 @@ class Packed:
         return unit_outputs(self)
 
 
-def pack(model: Model, ios: int, warmup: int, tables: Tables | None = None) -> Packed:
+def pack(model: Model, ios: int, warmup: int, tables: Tables | None = None, fast_path: bool = False) -> Packed:
     """Convert a validated model into kernel arrays (ms, KB, KB/ms); ``tables``: its configuration
-    (None: :func:`.tables.tables_of`)."""
+    (None: :func:`.tables.tables_of`). ``fast_path``: only what the fast path's kernel reads
+    (kernels/fastpath.py: no devices' alias table, path groups, links or control units, which
+    were a tenth of a small sweep point's cost); the event kernel's arrays are left None and its
+    ip entries 0."""
     if tables is None:
         tables = tables_of(model)
     w, d, c, cu = model.workload, model.devices, model.channels, model.control_unit
@@ -116,22 +119,11 @@ def pack(model: Model, ios: int, warmup: int, tables: Tables | None = None) -> P
         cls_proto[k, 1] = (c["protocol_us_per_io_zhpf"] + (c["protocol_us_per_command_zhpf"]
                                                            + cu["cu_us_per_command_zhpf"]) * cl["records"]) / 1000.0
 
-    weights = model.device_weights()
-    al_prob, al_idx = _alias_table(weights.copy())
     n_dev = d["count"]
     n_ch = c["count"]
-    # path groups: distinct channel sets; each device belongs to one
-    groups, dev_grp = path_groups(d["paths"], n_dev, n_ch)
-    grp_ptr = np.cumsum([0] + [len(g) for g in groups]).astype(np.int64)
-    grp_ch = np.array([ch for g in groups for ch in g], np.int64)
-    ch_groups = [[gi for gi, g in enumerate(groups) if ch in g] for ch in range(n_ch)]
-    chg_ptr = np.cumsum([0] + [len(x) for x in ch_groups]).astype(np.int64)
-    chg = np.array([gi for x in ch_groups for gi in x] or [0], np.int64)
-
     slots = OPEN_SLOTS if is_open else w["population"]
     bind = (not is_open) and w["binding"] == "device"
-    used = np.flatnonzero(weights > 0)
-    bound_dev = np.resize(used, slots).astype(np.int64) if bind else np.zeros(1, np.int64)
+    ev_arrays = None if fast_path else _device_arrays(model, n_dev, n_ch, slots, bind)
     # a trace of arrival times is replayed as its gaps, cyclically, from a random start per replication
     trace = np.diff(w["arrival_trace_ms"]) if w["arrival_trace_ms"] else np.ones(1)
 
@@ -142,7 +134,8 @@ def pack(model: Model, ios: int, warmup: int, tables: Tables | None = None) -> P
     ip[L.IP_EXPOSURES] = 1 + d["aliases"]
     ip[L.IP_CHANNELS] = n_ch
     ip[L.IP_OE_CAP] = int(tables.ch_oe_cap.max())
-    ip[L.IP_LN_SLOTS], ip[L.IP_ROUTES_GENERAL] = link_ip(tables, slots)
+    if not fast_path:
+        ip[L.IP_LN_SLOTS], ip[L.IP_ROUTES_GENERAL] = link_ip(tables, slots)
     ip[L.IP_SELECTION] = 0 if c["selection"] == "rotate" else 1
     ip[L.IP_HA_SERVERS] = cu["ha_servers"]
     ip[L.IP_BE_SERVERS] = cu["backend_servers"]
@@ -151,7 +144,7 @@ def pack(model: Model, ios: int, warmup: int, tables: Tables | None = None) -> P
     ip[L.IP_BIND] = int(bind)
     ip[L.IP_CLASSES] = n_cls
     ip[L.IP_TRACE] = int(is_open and w["arrival_trace_ms"] is not None)
-    ip[L.IP_GROUPS] = len(groups)
+    ip[L.IP_GROUPS] = 0 if fast_path else len(ev_arrays[4])
     ip[L.IP_HYPERPAV] = int(d["alias_mode"] == "hyperpav")
     if pos is not None:
         ip[L.IP_POSITIONAL] = 1
@@ -167,15 +160,34 @@ def pack(model: Model, ios: int, warmup: int, tables: Tables | None = None) -> P
     fp[L.FP_MP_START_FRACTION] = c["mp_start_fraction"]
     fp[L.FP_LINK_KB_PER_MS] = c["link_mb_s"]         # 1 MB/s = 1 KB/ms
     fp[L.FP_ZHPF_SHARE] = c["zhpf_share"]
+    cls = (np.cumsum(shares), np.array([cl["kb"] for cl in model.io], float),
+           np.array([cl["miss_ratio"] for cl in model.io], float), cls_mp, cls_proto)
+    ev_a, ec_a = np.asarray(ev or [0.0], float), np.asarray(ec or [1.0], float)
+    if fast_path:   # (legacy tables only: the same link rate and MP work as fp's and cls_mp's)
+        return Packed(fp, ip, dp, ev_a, ec_a, *cls, *(None,) * 8, trace, row_keys(L.ROW_NAMES), tables)
     lk = link_arrays(tables)
     if lk[8] is not None:        # channels alike: the kernel reads these (engine/pack_links.py)
         fp[L.FP_LINK_KB_PER_MS] = tables.ln_kb_per_ms[0]
         if tables.legacy:        # (a configuration's own classes: units_inputs sets its cls_mp)
             cls_mp[:, :2] = tables.mp_ms[0]
-    pk = Packed(fp, ip, dp, np.asarray(ev or [0.0], float), np.asarray(ec or [1.0], float),
-                np.cumsum(shares), np.array([cl["kb"] for cl in model.io], float),
-                np.array([cl["miss_ratio"] for cl in model.io], float), cls_mp, cls_proto,
-                al_prob, al_idx, dev_grp, bound_dev, grp_ptr, grp_ch, chg_ptr, chg, trace,
-                row_keys(L.ROW_NAMES), tables, lk)
+    pk = Packed(fp, ip, dp, ev_a, ec_a, *cls, *ev_arrays[:4], *ev_arrays[5:], trace, row_keys(L.ROW_NAMES),
+                tables, lk)
     units_inputs(pk, model, tables)
     return pk
+
+
+def _device_arrays(model: Model, n_dev: int, n_ch: int, slots: int, bind: bool) -> tuple:
+    """The event kernel's device and path-group arrays: (al_prob, al_idx, dev_grp, bound_dev,
+    groups (a list: ip's count), grp_ptr, grp_ch, chg_ptr, chg)."""
+    weights = model.device_weights()
+    al_prob, al_idx = _alias_table(weights.copy())
+    # path groups: distinct channel sets; each device belongs to one
+    groups, dev_grp = path_groups(model.devices["paths"], n_dev, n_ch)
+    grp_ptr = np.cumsum([0] + [len(g) for g in groups]).astype(np.int64)
+    grp_ch = np.array([ch for g in groups for ch in g], np.int64)
+    ch_groups = [[gi for gi, g in enumerate(groups) if ch in g] for ch in range(n_ch)]
+    chg_ptr = np.cumsum([0] + [len(x) for x in ch_groups]).astype(np.int64)
+    chg = np.array([gi for x in ch_groups for gi in x] or [0], np.int64)
+    used = np.flatnonzero(weights > 0)
+    bound_dev = np.resize(used, slots).astype(np.int64) if bind else np.zeros(1, np.int64)
+    return al_prob, al_idx, dev_grp, bound_dev, groups, grp_ptr, grp_ch, chg_ptr, chg

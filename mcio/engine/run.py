@@ -146,7 +146,7 @@ def run_kernels(model: Model, ios: int, replications: int, seed: int, warmup: in
     from ..kernels.cards import N_CARD
     from ..kernels.iopath import run_one, run_one_units
     from ..kernels.transfer import N_LN
-    pk = pack(model, ios, warmup, tables)
+    pk = pack(model, ios, warmup, tables, fast_path=fast_path)
     R = replications
     C = pk.tables.n_channels
     D = len(pk.tables.dev_lcu)
