@@ -81,8 +81,8 @@ def pack(model: Model, ios: int, warmup: int, tables: Tables | None = None, fast
     (None: :func:`.tables.tables_of`). ``fast_path``: only what the fast path's kernel reads
     (kernels/fastpath.py: no devices' alias table, path groups, links or control units, which
     were a tenth of a small sweep point's cost); the event kernel's arrays are left None and its
-    ip entries 0."""
-    if tables is None:
+    ip entries 0, and the configuration's tables are not made (``Packed.tables``: ``tables``)."""
+    if tables is None and not fast_path:
         tables = tables_of(model)
     w, d, c, cu = model.workload, model.devices, model.channels, model.control_unit
     is_open = w["type"] == "open"
@@ -133,8 +133,8 @@ def pack(model: Model, ios: int, warmup: int, tables: Tables | None = None, fast
     ip[L.IP_DEVICES] = n_dev
     ip[L.IP_EXPOSURES] = 1 + d["aliases"]
     ip[L.IP_CHANNELS] = n_ch
-    ip[L.IP_OE_CAP] = int(tables.ch_oe_cap.max())
     if not fast_path:
+        ip[L.IP_OE_CAP] = int(tables.ch_oe_cap.max())
         ip[L.IP_LN_SLOTS], ip[L.IP_ROUTES_GENERAL] = link_ip(tables, slots)
     ip[L.IP_SELECTION] = 0 if c["selection"] == "rotate" else 1
     ip[L.IP_HA_SERVERS] = cu["ha_servers"]

@@ -148,8 +148,9 @@ def run_kernels(model: Model, ios: int, replications: int, seed: int, warmup: in
     from ..kernels.transfer import N_LN
     pk = pack(model, ios, warmup, tables, fast_path=fast_path)
     R = replications
-    C = pk.tables.n_channels
-    D = len(pk.tables.dev_lcu)
+    t = pk.tables       # (None on the fast path: the single-path model's sizes)
+    C = t.n_channels if t is not None else model.channels["count"]
+    D = len(t.dev_lcu) if t is not None else model.devices["count"]
     states = stream_states(seed, point, R)
     threads = numba.get_num_threads()
     workers = max(1, min(R, threads)) if R * (ios + warmup) >= POOL_MIN_IOS[bool(fast_path)] else 1
@@ -162,7 +163,7 @@ def run_kernels(model: Model, ios: int, replications: int, seed: int, warmup: in
                  np.zeros(HIST_BUCKETS, np.int64), np.zeros(MSER_BATCHES)) for _ in range(R)]
     u_outs = [() if fast_path else pk.unit_outputs() for _ in range(R)]
     n_rows = len(pk.row_keys)       # layout.N_ROWS, and a configuration's own rows (engine/units.py)
-    Lk, K = len(pk.tables.ln_kb_per_ms), len(pk.tables.card_start_ms)
+    Lk, K = (len(t.ln_kb_per_ms), len(t.card_start_ms)) if t is not None else (0, 0)
     # (no rows unless asked: the kernel keeps no per-link figures then)
     louts = [(np.zeros((Lk if links else 0, N_LN)), np.zeros((K, N_CARD))) for _ in range(R)]
 
@@ -267,9 +268,8 @@ def simulate_part(model: Model, ios: int = 200_000, replications: int = 4, seed:
     if over_capacity:
         ios = min(ios, UNSTABLE_IOS)
         warmup = min(warmup, ios)
-    if tables is None:
-        tables = tables_of(model)
-    units = not tables.legacy       # a configuration's own control units and workloads
+    # a configuration's own control units and workloads (tables_of: a topology's, else legacy)
+    units = not tables.legacy if tables is not None else getattr(model, "topology", None) is not None
     if fast_path == "auto":
         use_fast = not units and fast_path_applies(model)
     elif fast_path is True:
@@ -280,6 +280,8 @@ def simulate_part(model: Model, ios: int = 200_000, replications: int = 4, seed:
         use_fast = False
     else:
         raise McioError("fast_path", fast_path, "must be 'auto', True or False")
+    if tables is None and not use_fast:     # (the fast path needs no tables: pack)
+        tables = tables_of(model)
     out = run_kernels(model, ios, replications, seed, warmup, point, use_fast, tables, links=units,
                       with_units=units, overloaded=over_capacity)
     acc, chs, devs, hist, bat = out[:5]
