@@ -13,6 +13,8 @@ benchmarks/warmup_false_alarms.py (figures in benchmarks/README.md).
 """
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 
 MSER_BATCHES = 64
@@ -32,13 +34,23 @@ def mser_truncations(means: np.ndarray) -> np.ndarray:
     kernels."""
     y = np.asarray(means, dtype=float)
     n = y.shape[1]
+    kept, after, kept_sq = _mser_table(n)
+    mean_d = np.cumsum(y[:, ::-1], axis=1)[:, ::-1][:, : len(kept)] / kept          # [R, d]
+    dev = np.where(after, y[:, None, :] - mean_d[:, :, None], 0.0)                  # [R, d, n]
+    stat = (dev * dev).sum(axis=2) / kept_sq
+    return np.argmin(stat, axis=1)
+
+
+@functools.lru_cache(maxsize=16)
+def _mser_table(n: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """For n batches and each candidate d (0 .. n // 2): the batches kept (n - d, int64), the
+    mask of the batches at or after d (bool[1, d, n]), (n - d)**2 as floats. Read-only: shared."""
     d = np.arange(n // 2 + 1)
     kept = n - d
-    mean_d = np.cumsum(y[:, ::-1], axis=1)[:, ::-1][:, : len(d)] / kept          # [R, d]
-    dev = np.where(np.arange(n)[None, None, :] >= d[None, :, None],
-                   y[:, None, :] - mean_d[:, :, None], 0.0)                      # [R, d, n]
-    stat = (dev * dev).sum(axis=2) / kept.astype(float) ** 2
-    return np.argmin(stat, axis=1)
+    out = (kept, np.arange(n)[None, None, :] >= d[None, :, None], kept.astype(float) ** 2)
+    for a in out:
+        a.flags.writeable = False
+    return out
 
 
 def mser_truncation(means: np.ndarray) -> int:
@@ -54,13 +66,23 @@ def mser_warmup_ios(bat_sums: np.ndarray, total: int, done: np.ndarray) -> np.nd
     done = np.asarray(done).astype(np.int64)
     for n_done in sorted(set(done.tolist())):
         rows = np.flatnonzero(done == n_done)
-        counts = batch_counts(total, int(n_done))
-        full = counts > 0
-        if full.sum() < 10:
+        full, counts, cum = _full_batches(int(total), int(n_done))
+        if len(counts) < 10:
             continue
-        means = bat_sums[np.ix_(rows, full)] / counts[full]
-        cum = np.concatenate([[0], np.cumsum(counts[full])])
+        means = bat_sums[np.ix_(rows, full)] / counts
         out[rows] = cum[mser_truncations(means)]
+    return out
+
+
+@functools.lru_cache(maxsize=64)
+def _full_batches(total: int, done: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Of :func:`batch_counts` ``(total, done)``: which batches hold completions (bool[k]), their
+    counts, and the completions before each of them and in all (int64[n + 1]). Read-only."""
+    counts = batch_counts(total, done)
+    full = counts > 0
+    out = (full, counts[full], np.concatenate([[0], np.cumsum(counts[full])]))
+    for a in out:
+        a.flags.writeable = False
     return out
 
 
