@@ -25,12 +25,10 @@ from .units import alias_table as _alias_table
 
 def stream_states(seed: int, point: int, replications: int) -> np.ndarray:
     """xoshiro256** states, one per replication, keyed by (seed, point, replication)."""
-    out = np.empty((replications, 4), dtype=np.uint64)
-    for r in range(replications):
-        st = np.random.SeedSequence(entropy=int(seed), spawn_key=(int(point), r)).generate_state(4, np.uint64)
-        if not st.any():      # the all-zero state is xoshiro's only fixed point
-            st[0] = 1
-        out[r] = st
+    seed, point = int(seed), int(point)
+    out = np.array([np.random.SeedSequence(entropy=seed, spawn_key=(point, r)).generate_state(4, np.uint64)
+                    for r in range(replications)], dtype=np.uint64).reshape(replications, 4)
+    out[~out.any(axis=1), 0] = 1      # the all-zero state is xoshiro's only fixed point
     return out
 
 
