@@ -107,6 +107,14 @@ def _limits(model):
     return lim
 
 
+def _within(x: np.ndarray, lo: float, hi: float) -> bool:
+    """Every element of ``x`` in [lo, hi] (NaN is not). A point's figures are a few values a
+    replication: Python's comparisons over them cost less than NumPy's reductions' set-up."""
+    if x.size > 64:
+        return bool(x.min() >= lo and x.max() <= hi)
+    return all(lo <= v <= hi for v in x.ravel().tolist())
+
+
 def violation(model, part) -> str:
     """The first bound a stable point's figures break ("" if none), as the unstable reason."""
     var = part.vars
@@ -122,7 +130,7 @@ def violation(model, part) -> str:
         n_used = n_min * max(miss, 1.0 / n_min) if misses_only else n_min
         edge = EDGE_SERVICES * servers / n_used
         top = bound * (1 + ROUNDING + (edge if edge <= MAX_EDGE else 0.0))
-        if x.min() >= -ROUNDING and x.max() <= top:     # (NaN fails both: looked at below)
+        if _within(x, -ROUNDING, top):      # (NaN is not: looked at below)
             continue
         bad = ~((x >= -ROUNDING) & (x <= top))
         if bad.any():
