@@ -170,6 +170,31 @@ class SweepPointCost:
     track_sweep_cpu_us_per_point.unit = "us"
 
 
+class DaskPointCost:
+    """A 10^4-point grid of small points (``memory_per_point.py``'s) on a local Dask cluster of
+    two workers (``dask_points.py``): wall and client CPU per point (us), the cluster's start-up
+    included in the wall. Points go several to a task; before, one each: ~4,100 us wall and
+    ~2,900 us of client CPU a point (benchmarks/README.md, session 30)."""
+
+    timeout = 900
+    number = 1
+    repeat = 1
+
+    def setup_cache(self):
+        from .dask_points import measure
+        return measure(10_000, "local:2")
+
+    def track_dask_wall_us_per_point(self, m):
+        return m["wall"] / m["points"] * 1e6
+
+    track_dask_wall_us_per_point.unit = "us"
+
+    def track_dask_client_cpu_us_per_point(self, m):
+        return m["client_cpu"] / m["points"] * 1e6
+
+    track_dask_client_cpu_us_per_point.unit = "us"
+
+
 class FastPathCeilingCpu:
     """The fast path's rate over the hand-written Lindley loop's, same M/M/1 and generator, CPU
     time (``fastpath_ceiling.py``, best of 3 of 2e7 I/Os; target >= 0.9 for ``simulate``)."""
