@@ -345,6 +345,30 @@ def test_a_failing_point_in_a_task_of_several_is_named_as_if_alone(client):
         _wait_until_idle(client)   # (the tasks cancelled after the error leave the scheduler)
 
 
+def test_the_tasks_in_flight_follow_the_workers_the_scheduler_has(client, monkeypatch):
+    """A worker count that grows mid-sweep (workers joining) widens the window of tasks in
+    flight: IN_FLIGHT_PER_WORKER per worker, the count asked at most every WORKERS_CHECK_S."""
+    import cloudpickle
+    monkeypatch.setattr(dist_mod, "WORKERS_CHECK_S", 0.0)
+    cloudpickle.register_pickle_by_value(sys.modules[__name__])
+    try:
+        counts = iter([1] * 3 + [3] * 1000)     # the scheduler's answers: one worker, then three
+        submitted, seen, widest = [], [], [0]
+        real_submit = client.submit
+        cl = dist_mod.Cluster(client)
+        cl.client = type("Spy", (), {"submit": lambda self, *a, **k: submitted.append(k["key"]) or real_submit(*a, **k),
+                                     "cancel": client.cancel, "get_events": client.get_events,
+                                     "scheduler_info": lambda self, **k: {"n_workers": next(counts)}})()
+        for p, data, ios in cl.run(_Spec(), [q for q in range(40) if q != 5], _failing_task, per_task=1):
+            seen.append(p)
+            widest[0] = max(widest[0], len(submitted) - len(seen) + 1)
+        assert sorted(seen) == [q for q in range(40) if q != 5]
+        assert widest[0] == 3 * dist_mod.IN_FLIGHT_PER_WORKER, widest
+    finally:
+        cloudpickle.unregister_pickle_by_value(sys.modules[__name__])
+        _wait_until_idle(client)
+
+
 def _wait_until_idle(client, timeout_s: float = 60):
     import time
     deadline = time.monotonic() + timeout_s

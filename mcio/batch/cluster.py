@@ -40,6 +40,7 @@ import contextlib
 import difflib
 import os
 import threading
+import time
 import uuid
 from typing import Callable, Iterable, Iterator
 
@@ -241,7 +242,12 @@ class Cluster:
     def workers(self) -> int:
         """Workers the scheduler has now (at least 1: a scheduler's workers may still be joining)."""
         try:
-            return max(1, len(self.client.scheduler_info().get("workers", {})))
+            try:    # (the count alone, not every worker's record: distributed >= 2025)
+                info = self.client.scheduler_info(n_workers=0)
+            except TypeError:
+                info = self.client.scheduler_info()
+            n = info.get("n_workers")
+            return max(1, int(n) if isinstance(n, int) else len(info.get("workers", {})))
         except Exception:  # noqa: BLE001 - a hint for how many tasks to keep in flight
             return 1
 
@@ -266,7 +272,7 @@ class Cluster:
         running: dict = {}      # future -> its points
         by_key: dict = {}       # task key -> its points (for lost_workers)
         done = distributed.as_completed()
-        window = IN_FLIGHT_PER_WORKER * self.workers()
+        window = [0, 0.0]       # tasks in flight at most; when to ask the scheduler again
 
         def submit(chunk: list[int]) -> None:
             key = f"mcio-point-{token}-{chunk[0]:06d}" if len(chunk) == 1 else \
@@ -278,7 +284,9 @@ class Cluster:
             done.add(f)
 
         def refill() -> None:
-            while queue and len(running) < window:
+            if queue and time.monotonic() >= window[1]:   # (workers may join or leave mid-sweep)
+                window[:] = [IN_FLIGHT_PER_WORKER * self.workers(), time.monotonic() + WORKERS_CHECK_S]
+            while queue and len(running) < window[0]:
                 submit(queue.popleft())
 
         try:
@@ -322,6 +330,8 @@ TASK_S = 0.5
 #: Tasks submitted and not yet finished, per worker: enough that a worker never waits for the
 #: client between two tasks, few enough that the client and the scheduler hold a bounded number.
 IN_FLIGHT_PER_WORKER = 4
+#: How often (seconds) a running sweep asks the scheduler how many workers it has
+WORKERS_CHECK_S = 1.0
 
 
 def points_per_task(n_points: int, point_s: float, workers: int) -> int:
