@@ -96,18 +96,20 @@ def cut_exceeds(mser_ios: np.ndarray, warmup: int, ios: int) -> np.ndarray:
     return np.asarray(mser_ios) > int(warmup) + total // MSER_BATCHES + 1
 
 
-def truncation_effect(bat_sums: np.ndarray, total: int, done: np.ndarray, warmup: int
-                      ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+def truncation_effect(bat_sums: np.ndarray, total: int, done: np.ndarray, warmup: int,
+                      rec: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """Per replication, from its batch sums (float64[R, 64] over ``total`` = warm-up + measured
     completions, ``done[r]`` of them run): the mean after the warm-up, the mean after MSER's cut
     where that is later, the variance of the first mean estimated from its batch means
     (s^2 / batches), and MSER's recommended warm-up (I/Os; -1, and NaN figures, where fewer than
     10 batches ran). Means in the unit of the sums (the kernels': ms), at batch resolution (the
-    batches that start at or after the warm-up or the cut)."""
+    batches that start at or after the warm-up or the cut). ``rec``: :func:`mser_warmup_ios` of
+    the same batches, if the caller has it."""
     bat_sums = np.asarray(bat_sums, dtype=float)
     R = bat_sums.shape[0]
     done = np.asarray(done).astype(np.int64)
-    rec = mser_warmup_ios(bat_sums, total, done)
+    if rec is None:
+        rec = mser_warmup_ios(bat_sums, total, done)
     m_w, m_c, var_w = np.full(R, np.nan), np.full(R, np.nan), np.full(R, np.nan)
     for n_done in np.unique(done):   # (replications that completed alike share their batches)
         counts = batch_counts(total, int(n_done))
@@ -165,5 +167,5 @@ def judge_warmup(bat_sums: np.ndarray, warmup: int, ios: int, done: np.ndarray) 
     ex = cut_exceeds(rec, warmup, ios)
     if 2 * int(ex.sum()) < ex.size:
         return rec, False
-    m_w, m_c, var_w, _ = truncation_effect(bat_sums, total, done, warmup)
+    m_w, m_c, var_w, _ = truncation_effect(bat_sums, total, done, warmup, rec)
     return rec, bool(warmup_short(m_w, m_c, var_w, ex))

@@ -15,7 +15,7 @@ from ..model import Dist, Model
 from ..model.costs import MODES, mp_us_per_io
 from .pack_links import link_arrays, link_ip
 from .tables import Tables, path_groups, tables_of
-from .units import OPEN_SLOTS, unit_outputs, units_inputs
+from .units import OPEN_SLOTS, _groups_arrays, unit_outputs, units_inputs
 from .units import alias_table as _alias_table
 
 
@@ -174,18 +174,29 @@ def pack(model: Model, ios: int, warmup: int, tables: Tables | None = None, fast
     return pk
 
 
+#: id(a model's devices section) -> (that section, the channel count, its arrays): the points of
+#: a sweep that changes no device field share one section object (Model.replace) and so these
+#: arrays, which the kernels only read (the alias table of 1,024 devices was ~0.5 ms a point)
+_DEVICE_ARRAYS: dict = {}
+
+
 def _device_arrays(model: Model, n_dev: int, n_ch: int, slots: int, bind: bool) -> tuple:
     """The event kernel's device and path-group arrays: (al_prob, al_idx, dev_grp, bound_dev,
     groups (a list: ip's count), grp_ptr, grp_ch, chg_ptr, chg)."""
-    weights = model.device_weights()
-    al_prob, al_idx = _alias_table(weights.copy())
-    # path groups: distinct channel sets; each device belongs to one
-    groups, dev_grp = path_groups(model.devices["paths"], n_dev, n_ch)
-    grp_ptr = np.cumsum([0] + [len(g) for g in groups]).astype(np.int64)
-    grp_ch = np.array([ch for g in groups for ch in g], np.int64)
-    ch_groups = [[gi for gi, g in enumerate(groups) if ch in g] for ch in range(n_ch)]
-    chg_ptr = np.cumsum([0] + [len(x) for x in ch_groups]).astype(np.int64)
-    chg = np.array([gi for x in ch_groups for gi in x] or [0], np.int64)
-    used = np.flatnonzero(weights > 0)
+    d = model.devices
+    got = _DEVICE_ARRAYS.get(id(d)) if model.topology is None else None
+    if got is not None and got[0] is d and got[1] == n_ch:
+        shared = got[2]
+    else:
+        weights = model.device_weights()
+        al_prob, al_idx = _alias_table(weights.copy())
+        # path groups: distinct channel sets; each device belongs to one
+        groups, dev_grp = path_groups(d["paths"], n_dev, n_ch)
+        shared = (al_prob, al_idx, dev_grp, groups, _groups_arrays(groups, n_ch), np.flatnonzero(weights > 0))
+        if model.topology is None:
+            if len(_DEVICE_ARRAYS) >= 64:
+                _DEVICE_ARRAYS.clear()
+            _DEVICE_ARRAYS[id(d)] = (d, n_ch, shared)
+    al_prob, al_idx, dev_grp, groups, (grp_ptr, grp_ch, chg_ptr, chg), used = shared
     bound_dev = np.resize(used, slots).astype(np.int64) if bind else np.zeros(1, np.int64)
     return al_prob, al_idx, dev_grp, bound_dev, groups, grp_ptr, grp_ch, chg_ptr, chg

@@ -31,10 +31,12 @@ OPEN_SLOTS = 1 << 16          # I/Os an open model may hold before it is called 
 
 
 def alias_table(p: np.ndarray):
-    """Walker's alias method: O(1) device choice under any skew."""
+    """Walker's alias method: O(1) device choice under any skew. Returns (prob float64[n],
+    alias int64[n]). Built over Python floats and lists (the same IEEE double operations as on
+    NumPy's scalars, ~10x faster: NumPy's element access dominated a 1,024-device point's packing)."""
     n = len(p)
-    prob = p * n
-    alias = np.arange(n, dtype=np.int64)
+    prob = (np.asarray(p, dtype=np.float64) * n).tolist()
+    alias = list(range(n))
     small = [i for i in range(n) if prob[i] < 1.0]
     large = [i for i in range(n) if prob[i] >= 1.0]
     while small and large:
@@ -44,7 +46,7 @@ def alias_table(p: np.ndarray):
         (small if prob[l] < 1.0 else large).append(l)
     for i in small + large:
         prob[i] = 1.0
-    return prob.astype(np.float64), alias
+    return np.array(prob, dtype=np.float64), np.array(alias, dtype=np.int64)
 
 
 
