@@ -72,3 +72,11 @@ def test_the_alias_table_is_numpys_old_one_bit_for_bit():
         p = w / w.sum()
         (a, i), (b, j) = _alias_numpy(p.copy()), alias_table(p.copy())
         assert a.tobytes() == b.tobytes() and i.tobytes() == j.tobytes() and (b.dtype, j.dtype) == (a.dtype, i.dtype)
+
+
+def test_only_a_few_devices_sections_are_kept():
+    P._DEVICE_ARRAYS.clear()
+    m = build_scenario("ficon-channel")
+    for n in range(1, 3 * P.DEVICE_ARRAYS_KEPT):
+        P.pack(m.replace("devices.count", 16 * n, check=False), 1000, 100)
+        assert len(P._DEVICE_ARRAYS) <= P.DEVICE_ARRAYS_KEPT

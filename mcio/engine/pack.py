@@ -176,8 +176,10 @@ def pack(model: Model, ios: int, warmup: int, tables: Tables | None = None, fast
 
 #: id(a model's devices section) -> (that section, the channel count, its arrays): the points of
 #: a sweep that changes no device field share one section object (Model.replace) and so these
-#: arrays, which the kernels only read (the alias table of 1,024 devices was ~0.5 ms a point)
+#: arrays, which the kernels only read (the alias table of 1,024 devices was ~0.5 ms a point).
+#: A few sections only (a variant's each): a million devices' arrays are ~40 MB.
 _DEVICE_ARRAYS: dict = {}
+DEVICE_ARRAYS_KEPT = 4
 
 
 def _device_arrays(model: Model, n_dev: int, n_ch: int, slots: int, bind: bool) -> tuple:
@@ -194,8 +196,8 @@ def _device_arrays(model: Model, n_dev: int, n_ch: int, slots: int, bind: bool) 
         groups, dev_grp = path_groups(d["paths"], n_dev, n_ch)
         shared = (al_prob, al_idx, dev_grp, groups, _groups_arrays(groups, n_ch), np.flatnonzero(weights > 0))
         if model.topology is None:
-            if len(_DEVICE_ARRAYS) >= 64:
-                _DEVICE_ARRAYS.clear()
+            if len(_DEVICE_ARRAYS) >= DEVICE_ARRAYS_KEPT:
+                _DEVICE_ARRAYS.pop(next(iter(_DEVICE_ARRAYS)))     # (the oldest)
             _DEVICE_ARRAYS[id(d)] = (d, n_ch, shared)
     al_prob, al_idx, dev_grp, groups, (grp_ptr, grp_ch, chg_ptr, chg), used = shared
     bound_dev = np.resize(used, slots).astype(np.int64) if bind else np.zeros(1, np.int64)
