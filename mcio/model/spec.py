@@ -326,7 +326,7 @@ class Model:
         node[last] = value
         user = dict(self.user_set)
         user[effect.canonical(key)] = (where or key, value)
-        m = self._with_section(parts[0], d, io_i, user) if one else Model._from_dict(d, "model", user)
+        m = self._with_section(parts, d, io_i, user) if one else Model._from_dict(d, "model", user)
         if check and not effect.is_deferred():
             effect.check_model(m)
         return m
@@ -342,15 +342,27 @@ class Model:
             return {sec: copy.deepcopy(_clean(getattr(self, sec))) if mutable else _clean(getattr(self, sec))}
         return {"io": [copy.deepcopy(_clean(c)) if i == copy_io else _clean(c) for i, c in enumerate(self.io)]}
 
-    def _with_section(self, sec: str, d: dict, io_i: int | None, user: dict) -> "Model":
-        """This model with section ``sec`` (class ``io_i`` of ``io``) replaced by ``d``'s, checked
-        as :meth:`_from_dict` checks it, and the model's cross-checks run again."""
+    def _with_section(self, parts: list, d: dict, io_i: int | None, user: dict) -> "Model":
+        """This model with section ``parts[0]`` (class ``io_i`` of ``io``) replaced by ``d``'s,
+        checked as :meth:`_from_dict` checks it, and the model's cross-checks run again. One
+        known field set whole (``sec.field``, ``io.N.field``): that field alone is checked, the
+        others are this model's checked values already."""
+        sec = parts[0]
+        where = f"io[{io_i}]" if sec == "io" else sec
+        raw = d["io"][io_i] if sec == "io" else d[sec]
+        old = self.io[io_i] if sec == "io" else getattr(self, sec)
+        name = parts[-1]
+        field = SECTIONS[sec].get(name)
+        if len(parts) == (3 if sec == "io" else 2) and field is not None:
+            checked = {**old, name: field.check(f"{where}.{name}", raw[name])}
+        else:
+            checked = _section(sec, raw, where)
         if sec == "io":
             io = list(self.io)
-            io[io_i] = _section("io", d["io"][io_i], f"io[{io_i}]")
+            io[io_i] = checked
             new = {"io": io}
         else:
-            new = {sec: _section(sec, d[sec], sec)}
+            new = {sec: checked}
         m = dataclasses.replace(self, **new, user_set={})
         m.user_set.update(user)
         m._cross_check()
