@@ -140,6 +140,26 @@ def _section(sec: str, raw: dict, where: str) -> dict:
             else None for k, f in fields.items()}
 
 
+#: (what, the id of each section it is made from) -> (those sections, the value): a sweep's points
+#: share the sections no axis changes (Model.replace), and so what is made from them alone
+_DERIVED: dict = {}
+DERIVED_KEPT = 8      # (a million devices' weights are 8 MB)
+
+
+def _derived(what: str, sections: tuple, make):
+    """``make()``, made once for these very section objects (by identity, held here while kept,
+    so that no other object takes their ids). Callers copy what they hand out."""
+    key = (what, *map(id, sections))
+    got = _DERIVED.get(key)
+    if got is not None and all(a is b for a, b in zip(got[0], sections)):
+        return got[1]
+    value = make()
+    if len(_DERIVED) >= DERIVED_KEPT:
+        _DERIVED.pop(next(iter(_DERIVED)))      # (the oldest)
+    _DERIVED[key] = (sections, value)
+    return value
+
+
 def _clean(sec: dict) -> dict:
     """A section's fields as TOML holds them: distributions as tables, unset fields left out."""
     return {k: (v.to_toml() if isinstance(v, Dist) else v) for k, v in sec.items() if v is not None}
@@ -370,9 +390,13 @@ class Model:
 
     # ---- derived quantities used by the engine and the capacity check ----
     def device_weights(self):
-        import numpy as np
+        """Each device's share of the I/Os (float64[devices], summing to 1; a new array)."""
         if self.topology is not None:
             return topology_model.device_weights(self)
+        return _derived("device_weights", (self.devices,), self._device_weights).copy()
+
+    def _device_weights(self):
+        import numpy as np
         d = self.devices
         n = d["count"]
         if d["skew"] == "uniform":
@@ -409,6 +433,10 @@ class Model:
         """Mean service demand per I/O at each station, in ms (no queueing)."""
         if self.topology is not None:
             return topology_model.mean_demands_ms(self)
+        return dict(_derived("mean_demands_ms", (self.io, self.channels, self.control_unit, self.devices),
+                             self._mean_demands_ms))
+
+    def _mean_demands_ms(self) -> dict:
         c, cu = self.channels, self.control_unit
         shares = self.class_shares()
         z = c["zhpf_share"]
