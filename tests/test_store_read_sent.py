@@ -66,3 +66,28 @@ def test_anything_else_is_one_part_error(parts, what):
             "layout last": recs[1] + recs[0], "cut": lay_and_rec[:-3]}[what]
     with pytest.raises(store.PartError):
         store.read_sent(data, 0, {})
+
+
+def test_a_format_2_part_is_packed_and_stacks_as_the_engines_own(parts):
+    """Read back, a format-2 record's Part is packed (its variables views of the record's bytes,
+    as its layout places them), so a sweep stacks it a block at a time; the stacked results are
+    those of the engine's own Parts."""
+    from mcio.batch.collect import Collected
+    spec = load_spec(SPEC)
+    sha = store.spec_hash(SPEC)
+    client, back, task_layouts = {}, [], set()
+    for p, part in enumerate(parts):
+        data, lid = store.encode_part(part, sha, p, part.coords, task_layouts)
+        task_layouts.add(lid) if lid is not None else None
+        back.append(store.read_sent(data, p, client)[1])
+    assert all(b.packed_prefix() is not None for b in back)
+    assert store.read_part(store.part_bytes(parts[0], sha, 0, parts[0].coords)).packed is None   # (format 1)
+    a, b = Collected(spec), Collected(spec)
+    for p in range(3):
+        a.add(p, parts[p])
+        b.add(p, back[p])
+    da, db = a.dataset(), b.dataset()
+    assert list(da.variables) == list(db.variables)
+    for k in da.variables:
+        assert da[k].dtype == db[k].dtype and np.array_equal(da[k].values, db[k].values), k
+        assert da[k].attrs.keys() == db[k].attrs.keys(), k

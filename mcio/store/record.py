@@ -25,7 +25,7 @@ import zlib
 import numpy as np
 
 from ..errors import McioError
-from ..part import Part
+from ..part import Layout, Part
 
 MAGIC = b"MCIOPART\x01\n"
 #: Variables every part must hold (a part missing one is damaged, whatever else it has).
@@ -246,16 +246,18 @@ def read_part(data: bytes, spec_sha256: str | None = None, point: int | None = N
                 raise PartError("its layout record is missing or damaged")
             table = got[0]   # (its attrs are this log's; the checked rest is kept by the record's bytes)
             key = got[1] if len(got) > 1 and isinstance(got[1], bytes) else None
-            entries = _CHECKED.get(key) if key is not None else None
-            if entries is None:
+            cached = _CHECKED.get(key) if key is not None else None
+            if cached is None or cached[2] is not table:
                 entries = _checked_table(table)
+                cached = (entries, _layout_of(table, entries), table)
                 if key is not None:
                     if len(_CHECKED) >= 256:
                         _CHECKED.clear()
-                    _CHECKED[key] = entries
+                    _CHECKED[key] = cached
+            entries, layout = cached[:2]
         else:
             table = h["vars"]
-            entries = _checked_table(table)
+            entries, layout = _checked_table(table), None
         out = {}
         for t, (name, dims, shape, dt, offset, nbytes, is_coord) in zip(table, entries):
             if offset + nbytes > len(blob):
@@ -269,7 +271,20 @@ def read_part(data: bytes, spec_sha256: str | None = None, point: int | None = N
     missing = [v for v in CORE_VARS if v not in out]
     if missing:
         raise PartError(f"lacks variable(s) {', '.join(missing)}")
-    return Part(h["point"], h["coords"], h["attrs"], out)
+    # a format-2 record's variables are views of its blob as its layout places them: a packed
+    # Part (mcio.part), which a sweep stacks a block of rows at a time (mcio.batch.collect)
+    packed = (layout, blob, tuple(out.values())) if layout is not None and len(blob) >= layout.nbytes else None
+    return Part(h["point"], h["coords"], h["attrs"], out, packed=packed)
+
+
+def _layout_of(table: list, entries: list) -> Layout | None:
+    """The :class:`mcio.part.Layout` of a checked table whose names are distinct (else None)."""
+    names = [e[0] for e in entries]
+    if len(set(names)) != len(names):
+        return None
+    return Layout(names, [(e[1], t["attrs"], e[6]) for t, e in zip(table, entries)], [e[3] for e in entries],
+                  [e[2] for e in entries], [e[4] for e in entries],
+                  max((e[4] + e[5] for e in entries), default=0))
 
 
 _CHECKED: dict = {}   # checked tables of the layout records read (without attrs), by the record's bytes
