@@ -9,6 +9,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ..idcache import IdentityCache
 from ..kernels import layout as L
 from ..kernels.blockrng import row_keys
 from ..model import Dist, Model
@@ -174,31 +175,28 @@ def pack(model: Model, ios: int, warmup: int, tables: Tables | None = None, fast
     return pk
 
 
-#: id(a model's devices section) -> (that section, the channel count, its arrays): the points of
-#: a sweep that changes no device field share one section object (Model.replace) and so these
-#: arrays, which the kernels only read (the alias table of 1,024 devices was ~0.5 ms a point).
-#: A few sections only (a variant's each): a million devices' arrays are ~40 MB.
-_DEVICE_ARRAYS: dict = {}
+#: The event kernel's device arrays by the devices section (and channel count) they are made
+#: from: the points of a sweep that changes no device field share one section object
+#: (Model.replace) and so these arrays, which the kernels only read (the alias table of 1,024
+#: devices was ~0.5 ms a point). A few sections only: a million devices' arrays are ~40 MB.
 DEVICE_ARRAYS_KEPT = 4
+_DEVICE_ARRAYS = IdentityCache(DEVICE_ARRAYS_KEPT)
 
 
 def _device_arrays(model: Model, n_dev: int, n_ch: int, slots: int, bind: bool) -> tuple:
     """The event kernel's device and path-group arrays: (al_prob, al_idx, dev_grp, bound_dev,
     groups (a list: ip's count), grp_ptr, grp_ch, chg_ptr, chg)."""
     d = model.devices
-    got = _DEVICE_ARRAYS.get(id(d)) if model.topology is None else None
-    if got is not None and got[0] is d and got[1] == n_ch:
-        shared = got[2]
-    else:
+
+    def make():
         weights = model.device_weights()
-        al_prob, al_idx = _alias_table(weights.copy())
+        al_prob, al_idx = _alias_table(weights)
         # path groups: distinct channel sets; each device belongs to one
         groups, dev_grp = path_groups(d["paths"], n_dev, n_ch)
-        shared = (al_prob, al_idx, dev_grp, groups, _groups_arrays(groups, n_ch), np.flatnonzero(weights > 0))
-        if model.topology is None:
-            if len(_DEVICE_ARRAYS) >= DEVICE_ARRAYS_KEPT:
-                _DEVICE_ARRAYS.pop(next(iter(_DEVICE_ARRAYS)))     # (the oldest)
-            _DEVICE_ARRAYS[id(d)] = (d, n_ch, shared)
+        return al_prob, al_idx, dev_grp, groups, _groups_arrays(groups, n_ch), np.flatnonzero(weights > 0)
+
+    # (a topology's devices are not the devices section's: made each time)
+    shared = _DEVICE_ARRAYS.get((d,), make, n_ch) if model.topology is None else make()
     al_prob, al_idx, dev_grp, groups, (grp_ptr, grp_ch, chg_ptr, chg), used = shared
     bound_dev = np.resize(used, slots).astype(np.int64) if bind else np.zeros(1, np.int64)
     return al_prob, al_idx, dev_grp, bound_dev, groups, grp_ptr, grp_ch, chg_ptr, chg

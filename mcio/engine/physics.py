@@ -27,6 +27,8 @@ import math
 
 import numpy as np
 
+from ..idcache import IdentityCache
+
 #: measured I/Os per unit of arrival SCV (max(1, SCV)) an open run needs: relative error of its
 #: measured interval sqrt(SCV / n) <= 0.5
 MIN_GAPS_PER_SCV = 4
@@ -83,15 +85,16 @@ def device_servers(model) -> float:
     return 1.0 + d["aliases"]
 
 
-_LIMITS: dict = {}   # id(model) -> (model, its limits): a sweep's points share their models' figures
+_LIMITS = IdentityCache(256)   # model -> its limits: a sweep's points share their models' figures
 
 
 def _limits(model):
     """``model``'s figures for :func:`violation` (made once per model): per busy figure (name,
     bound per server, servers, whether it counts misses only), the offered rate, the arrival SCV."""
-    got = _LIMITS.get(id(model))
-    if got is not None and got[0] is model:
-        return got[1]
+    return _LIMITS.get((model,), lambda: _make_limits(model))
+
+
+def _make_limits(model):
     d, cu, ch = model.devices, model.control_unit, model.channels
     tot = sum(c["share"] for c in model.io)
     miss = sum(c["share"] * c["miss_ratio"] for c in model.io) / tot
@@ -100,11 +103,7 @@ def _limits(model):
                 ("cu_ha_busy", 1.0, cu["ha_servers"], False), ("backend_busy", 1.0, cu["backend_servers"], True),
                 ("device_busy", dev, d["count"] * dev, False), ("device_busy_zvm", dev, d["count"] * dev, False))
     rate = offered_iops(model)
-    lim = (stations, miss, rate, arrival_scv(model) if rate is not None else 1.0)
-    if len(_LIMITS) >= 256:
-        _LIMITS.clear()
-    _LIMITS[id(model)] = (model, lim)
-    return lim
+    return stations, miss, rate, arrival_scv(model) if rate is not None else 1.0
 
 
 def _within(x: np.ndarray, lo: float, hi: float) -> bool:

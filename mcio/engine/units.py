@@ -32,8 +32,9 @@ OPEN_SLOTS = 1 << 16          # I/Os an open model may hold before it is called 
 
 def alias_table(p: np.ndarray):
     """Walker's alias method: O(1) device choice under any skew. Returns (prob float64[n],
-    alias int64[n]). Built over Python floats and lists (the same IEEE double operations as on
-    NumPy's scalars, ~10x faster: NumPy's element access dominated a 1,024-device point's packing)."""
+    alias int64[n]); ``p`` is left as it is. Built over Python floats and lists (the same IEEE
+    double operations as on NumPy's scalars, ~2.4x faster for 1,024 devices: NumPy's element
+    access dominated the event path's packing)."""
     n = len(p)
     prob = (np.asarray(p, dtype=np.float64) * n).tolist()
     alias = list(range(n))
@@ -82,7 +83,7 @@ def _alias_tables(tables: Tables):
         if len(wt) == 0 or not wt.sum() > 0:
             raise McioError(f"workloads.{tables.wl_name[w]}.devices", len(wt), "needs a device with a positive weight")
         s = wt.sum()
-        p, a = alias_table(wt.copy() if s == 1.0 else wt / s)
+        p, a = alias_table(wt if s == 1.0 else wt / s)
         probs.append(p)
         idxs.append(a)
     return (ptr, np.concatenate(probs), np.concatenate(idxs).astype(np.int64),

@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any, Callable, NamedTuple
 
 from ..errors import McioError
+from ..idcache import IdentityCache
 from . import effect, topology_model
 from .checks import (MAX_RATE_IOPS, MAX_SCV, MIN_MEDIA_MB_S, MIN_ROTATION_MS,
                      choice, dist, integer, num, optional_list, paths, text, trace)
@@ -140,24 +141,10 @@ def _section(sec: str, raw: dict, where: str) -> dict:
             else None for k, f in fields.items()}
 
 
-#: (what, the id of each section it is made from) -> (those sections, the value): a sweep's points
-#: share the sections no axis changes (Model.replace), and so what is made from them alone
-_DERIVED: dict = {}
+#: What a model makes from its sections alone (device weights, mean demands), by the sections'
+#: identity: a sweep's points share the sections no axis changes (:meth:`Model.replace`)
 DERIVED_KEPT = 8      # (a million devices' weights are 8 MB)
-
-
-def _derived(what: str, sections: tuple, make):
-    """``make()``, made once for these very section objects (by identity, held here while kept,
-    so that no other object takes their ids). Callers copy what they hand out."""
-    key = (what, *map(id, sections))
-    got = _DERIVED.get(key)
-    if got is not None and all(a is b for a, b in zip(got[0], sections)):
-        return got[1]
-    value = make()
-    if len(_DERIVED) >= DERIVED_KEPT:
-        _DERIVED.pop(next(iter(_DERIVED)))      # (the oldest)
-    _DERIVED[key] = (sections, value)
-    return value
+_DERIVED = IdentityCache(DERIVED_KEPT)
 
 
 def _clean(sec: dict) -> dict:
@@ -383,8 +370,7 @@ class Model:
             new = {"io": io}
         else:
             new = {sec: checked}
-        m = dataclasses.replace(self, **new, user_set={})
-        m.user_set.update(user)
+        m = dataclasses.replace(self, **new, user_set=user)
         m._cross_check()
         return m
 
@@ -393,7 +379,7 @@ class Model:
         """Each device's share of the I/Os (float64[devices], summing to 1; a new array)."""
         if self.topology is not None:
             return topology_model.device_weights(self)
-        return _derived("device_weights", (self.devices,), self._device_weights).copy()
+        return _DERIVED.get((self.devices,), self._device_weights, "device_weights").copy()
 
     def _device_weights(self):
         import numpy as np
@@ -433,8 +419,8 @@ class Model:
         """Mean service demand per I/O at each station, in ms (no queueing)."""
         if self.topology is not None:
             return topology_model.mean_demands_ms(self)
-        return dict(_derived("mean_demands_ms", (self.io, self.channels, self.control_unit, self.devices),
-                             self._mean_demands_ms))
+        return dict(_DERIVED.get((self.io, self.channels, self.control_unit, self.devices),
+                                 self._mean_demands_ms, "mean_demands_ms"))
 
     def _mean_demands_ms(self) -> dict:
         c, cu = self.channels, self.control_unit

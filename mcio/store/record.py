@@ -287,7 +287,7 @@ def _layout_of(table: list, entries: list) -> Layout | None:
                   max((e[4] + e[5] for e in entries), default=0))
 
 
-_CHECKED: dict = {}   # checked tables of the layout records read (without attrs), by the record's bytes
+_CHECKED: dict = {}   # by a layout record's bytes: its checked table, its Layout, the table it was read as
 
 
 def _checked_table(table: list) -> list:
