@@ -426,7 +426,8 @@ def test_a_lost_worker_is_reported_with_the_points_run_again_and_results_are_unc
     # every point it held when killed (it could finish none) is reported as run again; what it
     # was given after the snapshot, before it died, too (and nothing it never held: points are
     # named from the scheduler's own record of the removed worker)
-    assert set(killed["points"]) <= set(reported) <= set(range(4)), (reported, killed)
+    n_points = 4 * 2                # (4 populations x 2 channel counts)
+    assert set(killed["points"]) <= set(reported) <= set(range(n_points)), (reported, killed)
     assert "results unchanged" in text
     assert_same_results(open_results(out), open_results(tmp_path / "ref.h5"))
     np.testing.assert_array_equal(open_results(out).response_ms.values, ref.response_ms.values)
