@@ -1,10 +1,11 @@
 """The fast path's one-server recursion (``fastpath._recursion_one``: its measured segments two
-I/Os a pass, then the odd one) against the recursion written plainly, I/O by I/O, in Python:
+I/Os a pass by ``_arrive_pair``, then the odd one) against the recursion written plainly, I/O by I/O, in Python:
 the same IOSQ, sums, MSER batch sums and end state to the bit, wherever the wait limit stops it
 (first or second of a pair, the odd last one, the warm-up) and at either parity of a segment;
 and the general recursion on two servers against Kiefer and Wolfowitz's, written plainly."""
 import numpy as np
 import pytest
+from hypothesis import given, settings, strategies as st
 
 from mcio.kernels import fastpath as fp
 
@@ -114,3 +115,21 @@ def test_two_server_recursion_is_the_plain_kiefer_wolfowitz_recursion(m0, warm):
     assert np.array_equal(iosq, want[7]) and np.array_equal(got_bat, want_bat)
     assert np.array_equal(got_sums, want_sums)
     assert want[7].max() > 0.0           # some I/O waited: both servers were busy
+
+
+# times (ms) over many magnitudes, so that the adds round: a pair's unrolled form must round
+# exactly as the two steps do
+_MS = st.one_of(st.floats(0.0, 1e9, allow_nan=False, allow_infinity=False),
+                st.sampled_from([0.0, 1e-12, 0.1, 0.3, 1.0, 7.0, 1e6 + 0.1, 2.0 ** 40]))
+
+
+@settings(max_examples=400, deadline=None)
+@given(_MS, _MS, _MS, _MS, _MS, _MS)
+def test_arrive_pair_is_two_arrivals_to_the_bit(t, free1, ia1, ia2, svc1, svc2):
+    """``_arrive_pair`` (the free time's chain unrolled over two I/Os by max-plus algebra) gives
+    what ``_arrive`` twice gives, bit for bit, including ties and sums that round."""
+    t1, start1, iosq1 = fp._arrive(t, free1, ia1)
+    t2, start2, iosq2 = fp._arrive(t1, start1 + svc1, ia2)
+    want = (t1, start1, iosq1, t2, start2, iosq2, start2 + svc2)
+    got = fp._arrive_pair(t, free1, ia1, ia2, svc1, svc2)
+    assert got == want
