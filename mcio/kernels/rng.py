@@ -218,7 +218,7 @@ def _std_exponential_zig_st(a, b, c, d):
     ri >>= np.uint64(8)
     x = float(np.int64(ri)) * _WE[idx]
     if ri < _KE[idx]:
-        return x, a, b, c, d                                   # ~98.9 % of draws
+        return x, a, b, c, d                                   # ~97.8 % of draws
     return _std_exponential_slow_st(a, b, c, d, idx, x)
 
 
