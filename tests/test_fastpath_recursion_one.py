@@ -54,10 +54,11 @@ def reference(i0, nj, m0, warm, n, nb, wait_limit, ia, svc, disc, t, free1, t0, 
     return done, unstable, t, free[0] if servers == 1 else sorted(free), t0, d0, (b, b_next, b_sum), iosq_out
 
 
+@pytest.mark.parametrize("unrolled", [True, False])   # _arrive_pair's two forms
 @pytest.mark.parametrize("nj", [40, 41])            # the segments' parity
 @pytest.mark.parametrize("stop_at", [None, 3, 20, 21, 38, 39])   # the I/O whose wait exceeds the limit
 @pytest.mark.parametrize("m0, warm", [(0, -1), (5, 12)])
-def test_recursion_one_is_the_plain_recursion_to_the_bit(nj, stop_at, m0, warm):
+def test_recursion_one_is_the_plain_recursion_to_the_bit(nj, stop_at, m0, warm, unrolled):
     rng = np.random.default_rng(7)
     ia = rng.exponential(1.0, nj)
     svc = rng.exponential(0.9, nj)
@@ -82,7 +83,8 @@ def test_recursion_one_is_the_plain_recursion_to_the_bit(nj, stop_at, m0, warm):
     want_bat, want_sums = np.zeros(nb), np.zeros(N_SUMS)
     want = reference(*args, ia, svc, disc, 0.0, 0.0, 0.0, 0.0, want_bat, bst, want_sums)
     got_bat, got_sums, iosq = np.zeros(nb), np.zeros(N_SUMS), np.zeros(nj)
-    got = fp._recursion_one(*args, ia, svc, disc, iosq, 0.0, 0.0, 0.0, 0.0, got_bat, bst, got_sums)
+    got = fp._recursion_one(*args, ia, svc, disc, iosq, 0.0, 0.0, 0.0, 0.0, got_bat, bst, got_sums,
+                            unrolled)
     done = want[0]
     assert got[0] == done and got[1] == want[1]
     assert got[2:6] == want[2:6]
@@ -126,10 +128,12 @@ _MS = st.one_of(st.floats(0.0, 1e9, allow_nan=False, allow_infinity=False),
 @settings(max_examples=400, deadline=None)
 @given(_MS, _MS, _MS, _MS, _MS, _MS)
 def test_arrive_pair_is_two_arrivals_to_the_bit(t, free1, ia1, ia2, svc1, svc2):
-    """``_arrive_pair`` (the free time's chain unrolled over two I/Os by max-plus algebra) gives
-    what ``_arrive`` twice gives, bit for bit, including ties and sums that round."""
+    """``_arrive_pair`` in both forms (the free time's chain unrolled over two I/Os by max-plus
+    algebra, or two steps) gives what ``_arrive`` twice gives, bit for bit, including ties and
+    sums that round."""
     t1, start1, iosq1 = fp._arrive(t, free1, ia1)
     t2, start2, iosq2 = fp._arrive(t1, start1 + svc1, ia2)
     want = (t1, start1, iosq1, t2, start2, iosq2, start2 + svc2)
-    got = fp._arrive_pair(t, free1, ia1, ia2, svc1, svc2)
-    assert got == want
+    assert fp._arrive_pair(t, free1, ia1, ia2, svc1, svc2, True) == want
+    assert fp._arrive_pair(t, free1, ia1, ia2, svc1, svc2, False) == want
+

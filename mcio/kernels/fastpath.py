@@ -33,7 +33,8 @@ On an Intel Emerald Rapids host (AVX-512; an add 2 cycles, a max 4) the same cod
 of the hand loop (5.3 ns an I/O against 3.9): ~2.45 ns of variates, ~2.3 ns the recursion, bound
 by its free time's chain of a max and an add (~1.9 ns an I/O alone), ~0.45 ns the rest.
 ``_arrive_pair`` takes that chain two I/Os at a time by max-plus algebra (two adds and a max per
-pair; bit for bit the same): 0.88x the time, 0.79-0.88 of the hand loop (session 31).
+pair; bit for bit the same): 0.88x the time, 0.79-0.88 of the hand loop (session 31). Not on
+AMD Zen (``UNROLL_CHAIN``), where a max is 1 cycle and the loop is bound by its sums.
 """
 import numba as nb
 import numpy as np
@@ -293,28 +294,44 @@ def _arrive(t, free1, ia):
 
 
 @njit(**JIT_STAGE)
-def _arrive_pair(t, free1, ia1, ia2, svc1, svc2):
+def _arrive_pair(t, free1, ia1, ia2, svc1, svc2, unrolled):
     """Two I/Os arriving ``ia1`` and ``ia2`` ms apart after ``t`` at the one server, free at
-    ``free1``, needing ``svc1`` and ``svc2`` ms: (t1, start1, iosq1, t2, start2, iosq2, free2),
-    bit for bit what ``_arrive`` twice gives (ms).
+    ``free1``, needing ``svc1`` and ``svc2`` ms: (t1, start1, iosq1, t2, start2, iosq2, free2)
+    (ms), bit for bit what ``_arrive`` twice gives, in either form (``unrolled``: bool).
 
-    Why not ``_arrive`` twice: the server's free time is a chain of a max and an add an I/O
-    (free' = max(free, t) + svc), ~6-7 cycles where a max is ~4 (Intel's Golden Cove). Rounding
-    is monotone, so fl(max(a, b) + s) = max(fl(a + s), fl(b + s)) exactly; unrolled over two
-    I/Os, free2 = max(fl(fl(free1 + svc1) + svc2), g2) with g2 = fl(max(fl(t1 + svc1), t2) +
-    svc2), which does not depend on free1: the chain is two adds and one max per two I/Os, the
-    rest runs beside it. Measured: the fast path 0.88x the time on an Emerald Rapids host
+    The server's free time is a chain of a max and an add an I/O (free' = max(free, t) + svc).
+    Rounding is monotone, so fl(max(a, b) + s) = max(fl(a + s), fl(b + s)) exactly; unrolled
+    over two I/Os, free2 = max(fl(fl(free1 + svc1) + svc2), g2) with g2 = fl(max(fl(t1 + svc1),
+    t2) + svc2), which does not depend on free1: the chain is two adds and one max per two I/Os,
+    the rest runs beside it, for ~3 more instructions an I/O. Where a max takes 4-5 cycles
+    (Intel's Golden Cove) that makes the fast path 0.88x the time; where it takes 1 (AMD Zen)
+    the sums' own chains of multiply-adds (4 cycles an I/O) bound the loop either way, and the
+    unrolled form would only add instructions: ``UNROLL_CHAIN`` picks the form for the target
     (benchmarks/README.md, session 31)."""
-    t1 = t + ia1
-    t2 = t1 + ia2
-    a1 = free1 + svc1                     # the chain: free1 -> a1 -> a2 -> free2
-    a2 = a1 + svc2
-    h2 = t1 + svc1                        # off the chain: what free2 would be from t1 on
-    h2 = h2 if h2 > t2 else t2
-    start1 = free1 if free1 > t1 else t1
-    start2 = a1 if a1 > h2 else h2        # = max(free after I/O 1, t2)
-    g2 = h2 + svc2
-    return t1, start1, start1 - t1, t2, start2, start2 - t2, (a2 if a2 > g2 else g2)
+    if unrolled:
+        t1 = t + ia1
+        t2 = t1 + ia2
+        a1 = free1 + svc1                     # the chain: free1 -> a1 -> a2 -> free2
+        a2 = a1 + svc2
+        h2 = t1 + svc1                        # off the chain: what free2 would be from t1 on
+        h2 = h2 if h2 > t2 else t2
+        start1 = free1 if free1 > t1 else t1
+        start2 = a1 if a1 > h2 else h2        # = max(free after I/O 1, t2)
+        g2 = h2 + svc2
+        return t1, start1, start1 - t1, t2, start2, start2 - t2, (a2 if a2 > g2 else g2)
+    t1, start1, iosq1 = _arrive(t, free1, ia1)
+    t2, start2, iosq2 = _arrive(t1, start1 + svc1, ia2)
+    return t1, start1, iosq1, t2, start2, iosq2, start2 + svc2
+
+
+def _target_cpu() -> str:
+    """The CPU Numba compiles for (NUMBA_CPU_NAME, else the host's), e.g. 'znver3'."""
+    import llvmlite.binding as llvm
+    return nb.config.CPU_NAME or llvm.get_host_cpu_name()
+
+
+# ``_arrive_pair``'s form: unrolled except on AMD's Zen cores (a max in 1 cycle)
+UNROLL_CHAIN = not _target_cpu().startswith("znver")
 
 
 @njit(**JIT_STAGE)
@@ -330,7 +347,7 @@ def _sums_add(iosq, svc, disc, one, b_sum, s_iosq, sq_resp, sq_iosq, s_disc, sq_
 
 @njit(**dict(JIT_LEAF, forceinline=False))
 def _recursion_one(i0, nj, m0, WARM, N, NB, wait_limit, ia_blk, svc_blk, disc_blk, iosq_blk, t,
-                   free1, t0, d0, bat, bst, sums):
+                   free1, t0, d0, bat, bst, sums, unrolled):
     """``_recursion`` for one server (Lindley), in a function of its own, called once a block
     (never inlined: forceinline=False set explicitly, else it would inherit its caller's).
     Inlined into ``fast_one``, with the scan and the heap of c > 1 beside it, LLVM kept the one
@@ -340,7 +357,7 @@ def _recursion_one(i0, nj, m0, WARM, N, NB, wait_limit, ia_blk, svc_blk, disc_bl
     measured I/Os start and after I/O WARM, so that the loop of a measured segment past the
     warm-up (nearly every I/O) tests nothing but the wait limit: its only branch, never taken.
     The same operations on each sum in the same order as ``_recursion``'s, so the results are
-    bit for bit the same."""
+    bit for bit the same. ``unrolled``: ``_arrive_pair``'s form (``UNROLL_CHAIN``)."""
     b, b_next, b_sum = bst
     s_iosq, sq_resp, sq_iosq = sums[S_IOSQ], sums[SQ_RESP], sums[SQ_IOSQ]
     s_disc, sq_disc = sums[S_DISC], sums[SQ_DISC]
@@ -371,7 +388,7 @@ def _recursion_one(i0, nj, m0, WARM, N, NB, wait_limit, ia_blk, svc_blk, disc_bl
             k = 0
             while k + 1 < nk:
                 t1, start1, iosq, t2, start2, iosq2, free2 = _arrive_pair(
-                    t, free1, ia_v[k], ia_v[k + 1], svc_v[k], svc_v[k + 1])
+                    t, free1, ia_v[k], ia_v[k + 1], svc_v[k], svc_v[k + 1], unrolled)
                 if iosq > wait_limit:
                     t, free1 = t1, start1
                     done = j0 + k
@@ -456,7 +473,7 @@ def _recursion(c, i0, nj, m0, WARM, N, NB, wait_limit, ia_blk, svc_blk, disc_blk
     chains of adds run beside the recursion's own, which is latency-bound."""
     if c == 1:
         return _recursion_one(i0, nj, m0, WARM, N, NB, wait_limit, ia_blk, svc_blk, disc_blk,
-                              iosq_blk, t, free1, t0, d0, bat, bst, sums)
+                              iosq_blk, t, free1, t0, d0, bat, bst, sums, UNROLL_CHAIN)
     b, b_next, b_sum = bst
     s_iosq, sq_resp, sq_iosq = sums[S_IOSQ], sums[SQ_RESP], sums[SQ_IOSQ]
     s_disc, sq_disc = sums[S_DISC], sums[SQ_DISC]
