@@ -235,7 +235,10 @@ def main() -> None:
               f"{o['blocked'] - o['draws']:.2f} after them")
         return
     b = measure(args.ios, args.repeat)
-    print(f"Numba target CPU: {target_cpu()}; {args.ios:,} I/Os each, best of {args.repeat}")
+    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+    from host_probe import line as host_line
+    print(f"Numba target CPU: {target_cpu()}; {args.ios:,} I/Os each, best of {args.repeat}; "
+          f"load average {os.getloadavg()[0]:.2f}; {host_line()}")
     print(f"hand-written Lindley loop: {b['hand'] / 1e6:7.1f} M I/O/s (mean response {b['hand_mean_ms']:.3f} ms, "
           f"exact 10.000)")
     print(f"mcio fast path (simulate):  {b['simulate'] / 1e6:7.1f} M I/O/s (mean response {b['mcio_mean_ms']:.3f} ms)")

@@ -37,7 +37,8 @@ CPU is the serial Python around them (packing, statistics, the Dataset). Two fre
 run the two-thread call in its serial CPU plus its busier kernel thread's CPU: the one-thread
 call's CPU over that is the speed-up the work allows, whatever else the machine runs (two
 threads slowing each other down through shared caches or memory show in their CPU, and count).
-The load average is printed before and after. Results: benchmarks/README.md, "issue 29".
+The load average and ``host_probe.py``'s chain latencies (the host's state: a shared host can run
+at half speed for an hour) are printed before and after. Results: benchmarks/README.md, "issue 29".
 """
 from __future__ import annotations
 
@@ -306,7 +307,8 @@ def main(argv=None) -> int:
     bad = [p for p in a.parts if p not in parts]
     if bad:
         ap.error(f"unknown part(s) {', '.join(bad)}; choose from {', '.join(parts)}")
-    print(f"load average {os.getloadavg()}", flush=True)
+    from host_probe import line as host_line
+    print(f"load average {os.getloadavg()}; {host_line()}", flush=True)
     for part in a.parts or parts:
         if part == "mainjob":
             got = mainjob_cpu_ns(repeat=a.repeat)
@@ -368,7 +370,7 @@ def main(argv=None) -> int:
                       f"{g['lindley'] / g['fast']:.3f}; channels "
                       + ", ".join(f"C={c} {v:.1f}" for c, v in g["channels"].items())
                       + f": {g['channels'][256] / g['channels'][1]:.3f}", flush=True)
-    print(f"load average {os.getloadavg()}", flush=True)
+    print(f"load average {os.getloadavg()}; {host_line()}", flush=True)
     return 0
 
 
