@@ -219,6 +219,29 @@ class FastPathCeilingCpu:
     track_fastpath_ceiling_kernels_cpu_ratio.unit = "mcio / hand-written"
 
 
+class HostProbe:
+    """The host's state while the suite runs (``host_probe.py``): CPU ns a step of a dependent
+    add chain and of a max-then-add chain (the fast path's free time). No target: on a shared
+    host these moved 2.2x within an hour (benchmarks/README.md, session 31), and the other
+    tracks' times and even their ratios with them, so read those beside these."""
+
+    timeout = 300
+
+    def setup_cache(self):
+        from .host_probe import probe
+        return probe()
+
+    def track_dependent_add_ns(self, p):
+        return p["add"]
+
+    track_dependent_add_ns.unit = "ns"
+
+    def track_dependent_max_add_ns(self, p):
+        return p["max_add"]
+
+    track_dependent_max_add_ns.unit = "ns"
+
+
 class ThreadsCpuBound:
     """1 -> 2 Numba threads on 4 replications, the speed-up the CPU times allow (the one-thread
     run's CPU over the two-thread run's serial CPU plus its busier kernel thread's; target >= 1.9):
