@@ -19,7 +19,8 @@ trees are compared for one seed ("identical": bit for bit, what a speed-only cha
 Cases: ``N<population>`` the README main job (scenario ficon-channel); ``C<channels>``
 channel_scaling.py's model on that many channels, the control unit a delay (what
 ``profile_lines.py event --channels -C`` and ``instructions.py --channels`` count); ``fast`` the
-fast path's M/M/1 of fastpath_ceiling.py. An A/A run (one ref against itself) shows what the
+fast path's M/M/1 of fastpath_ceiling.py, ``fast<c>`` its M/M/c (c - 1 aliases, the same load per
+server: the Kiefer-Wolfowitz recursion's scan of the servers). An A/A run (one ref against itself) shows what the
 placement of two copies of the same code alone does (session 16: up to ~10 % between processes).
 """
 from __future__ import annotations
@@ -79,16 +80,16 @@ def export(ref: str, name: str, stack) -> str:
 
 def build(pkg: str, case: str):
     """Case ``case``'s model, built by package ``pkg``."""
-    if case == "fast":
+    if case.startswith("fast"):                 # fast: M/M/1; fast12: M/M/12 (the fast path)
         from fastpath_ceiling import mm1_model
-        return mm1_model(pkg)
+        return mm1_model(pkg, int(case[4:] or 1))
     n = int(case[1:])
     if case[0] == "N":
         return importlib.import_module(pkg + ".scenarios").build_scenario("ficon-channel", {"population": n})
     if case[0] == "C":
         from channel_scaling import scaled_model
         return scaled_model(n, "unbounded", pkg)
-    raise SystemExit(f"ab_kernels.py: case {case!r}: N<population>, C<channels> or fast")
+    raise SystemExit(f"ab_kernels.py: case {case!r}: N<population>, C<channels>, fast or fast<servers>")
 
 
 def identical(a, b) -> bool:
@@ -104,7 +105,7 @@ def measure(pkgs: dict, cases, ios: int, rounds: int) -> dict:
     runs = {k: importlib.import_module(p + ".engine").run_kernels for k, p in pkgs.items()}
     out = {}
     for case in cases:
-        fast = case == "fast"
+        fast = case.startswith("fast")
         models = {k: build(p, case) for k, p in pkgs.items()}
         first = {k: runs[k](models[k], 5000, REPS, 1, 500, 0, fast) for k in pkgs}   # (compiles)
         res = {"identical": identical(first["this"], first["ref"]), "this": [], "ref": []}
@@ -151,7 +152,7 @@ def main(argv=None) -> int:
               f"load average {os.getloadavg()}", flush=True)
         out = {}
         for case in a.cases:
-            ios = a.ios * (20 if case == "fast" else 1)
+            ios = a.ios * (20 if case.startswith("fast") else 1)
             out.update(measure(pkgs, [case], ios, a.rounds))
         report(out)
         print(f"load average {os.getloadavg()}")

@@ -168,13 +168,16 @@ def overlap(ios: int = 20_000_000, repeat: int = 7) -> dict:
     return best
 
 
-def mm1_model(pkg: str = "mcio"):
+def mm1_model(pkg: str = "mcio", servers: int = 1):
     """The M/M/1 of the issue: Poisson I/Os at 900/s to one device whose only work is an
     exponential 1 ms back-end miss (no MP work, no data): the fast path's Lindley recursion.
-    ``pkg``: the package that builds it (ab_kernels.py's renamed copy of another tree)."""
+    ``pkg``: the package that builds it (ab_kernels.py's renamed copy of another tree).
+    ``servers`` > 1: M/M/c at the same load per server (the device's exposures: servers - 1
+    static aliases, 900 x servers I/Os a second), the fast path's Kiefer-Wolfowitz recursion."""
     import importlib
-    return importlib.import_module(pkg).Model.from_dict({"workload": {"type": "open", "rate_iops": 900.0},
-                            "io": [{"kb": 0.0, "miss_ratio": 1.0}], "devices": {"count": 1},
+    return importlib.import_module(pkg).Model.from_dict({"workload": {"type": "open", "rate_iops": 900.0 * servers},
+                            "io": [{"kb": 0.0, "miss_ratio": 1.0}],
+                            "devices": {"count": 1, "aliases": servers - 1},
                             "channels": {"mp_us_per_io_ccw": 0.0},
                             "control_unit": {"backend_service_ms": {"dist": "exponential", "mean": 1.0}}})
 
