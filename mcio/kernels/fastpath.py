@@ -9,7 +9,7 @@ No per-I/O arrays: memory does not grow with the number of I/Os.
 The I/Os go in blocks of BLOCK: (1) the block's variates (``blockrng``: eight SIMD lanes,
 exponentials by the ziggurat on their outputs); (2) each I/O's service components, which do
 not depend on the queue (vectorised for one class); (3) the recursion, the only sequential part, over the
-server free times (one; else ``servers.kw_start``: a scan, a heap above 16), with the response and
+server free times (one; else ``servers.kw_start_side_by_side``: scans, a heap above 16), with the response and
 disconnect sums beside it (the recursion is latency-bound: their chains of adds cost little
 there); (4) the rest of the block's statistics: the histogram (buckets in a vectorised loop,
 then the counts), pend and connect sums when a model has them, the class counts. Every sum is
@@ -54,7 +54,7 @@ from .stats import (A_AREA_BE, A_AREA_HA, A_AREA_IOSQ, A_AREA_SYS, A_DEV_BUSY_MS
                     A_SUM_PEND, A_SUM_RESP, A_TIME_MS, A_UNSTABLE, C_AREA_OE, C_KB, C_LINK_BUSY_MS,
                     C_MP_BUSY_MS, C_OE_MAX, C_SSCH, V_BUSY_MS, V_SSCH)
 from .options import JIT, JIT_LEAF, JIT_STAGE, njit
-from .servers import kw_start
+from .servers import kw_start_side_by_side
 from .rng import uniform
 
 BLOCK = 256                       # I/Os per block (a multiple of blockrng.LANES)
@@ -233,12 +233,12 @@ def _write_outputs(n_meas, sums, n_cls, cls_kb, cls_xfer, acc, chs, devs):
 def _serve(c, t, svc, free1, free_t):
     """An I/O arriving at ``t`` (ms) needing ``svc`` ms takes the earliest free of ``c`` FIFO
     servers: returns (its start, the one server's free time when c == 1). c > 1: the servers'
-    free times free_t float64[c] (``servers.kw_start``: a scan up to SCAN_MAX, else a binary
-    min-heap) are updated."""
+    free times free_t float64[c] (``servers.kw_start_side_by_side``: scans up to SCAN_MAX, else
+    a binary min-heap) are updated."""
     if c == 1:
         start = free1 if free1 > t else t
         return start, start + svc
-    return kw_start(free_t, c, t, svc), free1
+    return kw_start_side_by_side(free_t, c, t, svc), free1
 
 
 @intrinsic
