@@ -3,13 +3,28 @@ I/Os a pass by ``_arrive_pair``, then the odd one) against the recursion written
 the same IOSQ, sums, MSER batch sums and end state to the bit, wherever the wait limit stops it
 (first or second of a pair, the odd last one, the warm-up) and at either parity of a segment;
 and the general recursion on two servers against Kiefer and Wolfowitz's, written plainly."""
+import functools
+import types
+
 import numpy as np
 import pytest
 from hypothesis import given, settings, strategies as st
 
 from mcio.kernels import fastpath as fp
+from mcio.kernels.options import JIT_LEAF, njit
 
 N_SUMS = fp.SQ_CONN + 1          # sums[S_* / SQ_*]
+
+
+@functools.lru_cache(maxsize=None)
+def recursion_one(unrolled):
+    """``fp._recursion_one`` compiled with ``_arrive_pair`` in the given form (the kernel reads
+    the form from the constant ``UNROLL_CHAIN``, which the host's CPU sets): a copy of its Python
+    function with that global replaced (not cached: the cache would hand back the kernel's own
+    compile, whatever the global)."""
+    f = fp._recursion_one.py_func
+    g = dict(f.__globals__, UNROLL_CHAIN=unrolled)
+    return njit(**dict(JIT_LEAF, cache=False))(types.FunctionType(f.__code__, g, f.__name__, f.__defaults__, f.__closure__))
 
 
 def reference(i0, nj, m0, warm, n, nb, wait_limit, ia, svc, disc, t, free1, t0, d0, bat, bst, sums,
@@ -83,8 +98,8 @@ def test_recursion_one_is_the_plain_recursion_to_the_bit(nj, stop_at, m0, warm, 
     want_bat, want_sums = np.zeros(nb), np.zeros(N_SUMS)
     want = reference(*args, ia, svc, disc, 0.0, 0.0, 0.0, 0.0, want_bat, bst, want_sums)
     got_bat, got_sums, iosq = np.zeros(nb), np.zeros(N_SUMS), np.zeros(nj)
-    got = fp._recursion_one(*args, ia, svc, disc, iosq, 0.0, 0.0, 0.0, 0.0, got_bat, bst, got_sums,
-                            unrolled)
+    got = recursion_one(unrolled)(*args, ia, svc, disc, iosq, 0.0, 0.0, 0.0, 0.0, got_bat, bst,
+                                  got_sums)
     done = want[0]
     assert got[0] == done and got[1] == want[1]
     assert got[2:6] == want[2:6]

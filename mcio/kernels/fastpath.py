@@ -347,7 +347,7 @@ def _sums_add(iosq, svc, disc, one, b_sum, s_iosq, sq_resp, sq_iosq, s_disc, sq_
 
 @njit(**dict(JIT_LEAF, forceinline=False))
 def _recursion_one(i0, nj, m0, WARM, N, NB, wait_limit, ia_blk, svc_blk, disc_blk, iosq_blk, t,
-                   free1, t0, d0, bat, bst, sums, unrolled):
+                   free1, t0, d0, bat, bst, sums):
     """``_recursion`` for one server (Lindley), in a function of its own, called once a block
     (never inlined: forceinline=False set explicitly, else it would inherit its caller's).
     Inlined into ``fast_one``, with the scan and the heap of c > 1 beside it, LLVM kept the one
@@ -357,7 +357,8 @@ def _recursion_one(i0, nj, m0, WARM, N, NB, wait_limit, ia_blk, svc_blk, disc_bl
     measured I/Os start and after I/O WARM, so that the loop of a measured segment past the
     warm-up (nearly every I/O) tests nothing but the wait limit: its only branch, never taken.
     The same operations on each sum in the same order as ``_recursion``'s, so the results are
-    bit for bit the same. ``unrolled``: ``_arrive_pair``'s form (``UNROLL_CHAIN``)."""
+    bit for bit the same. ``_arrive_pair``'s form is ``UNROLL_CHAIN``, a constant here, so that
+    the pair loop does not test it (as an argument it was reloaded and tested every pair)."""
     b, b_next, b_sum = bst
     s_iosq, sq_resp, sq_iosq = sums[S_IOSQ], sums[SQ_RESP], sums[SQ_IOSQ]
     s_disc, sq_disc = sums[S_DISC], sums[SQ_DISC]
@@ -388,7 +389,7 @@ def _recursion_one(i0, nj, m0, WARM, N, NB, wait_limit, ia_blk, svc_blk, disc_bl
             k = 0
             while k + 1 < nk:
                 t1, start1, iosq, t2, start2, iosq2, free2 = _arrive_pair(
-                    t, free1, ia_v[k], ia_v[k + 1], svc_v[k], svc_v[k + 1], unrolled)
+                    t, free1, ia_v[k], ia_v[k + 1], svc_v[k], svc_v[k + 1], UNROLL_CHAIN)
                 if iosq > wait_limit:
                     t, free1 = t1, start1
                     done = j0 + k
@@ -473,7 +474,7 @@ def _recursion(c, i0, nj, m0, WARM, N, NB, wait_limit, ia_blk, svc_blk, disc_blk
     chains of adds run beside the recursion's own, which is latency-bound."""
     if c == 1:
         return _recursion_one(i0, nj, m0, WARM, N, NB, wait_limit, ia_blk, svc_blk, disc_blk,
-                              iosq_blk, t, free1, t0, d0, bat, bst, sums, UNROLL_CHAIN)
+                              iosq_blk, t, free1, t0, d0, bat, bst, sums)
     b, b_next, b_sum = bst
     s_iosq, sq_resp, sq_iosq = sums[S_IOSQ], sums[SQ_RESP], sums[SQ_IOSQ]
     s_disc, sq_disc = sums[S_DISC], sums[SQ_DISC]
