@@ -268,7 +268,7 @@ def _exponential_fixups(scal, out, raw, places, nrej, mean):
     for q in range(nrej):
         j = places[q]
         ri = raw[j] >> np.uint64(3)
-        idx = int(ri & np.uint64(0xFF))
+        idx = ri & np.uint64(0xFF)  # uint64: an index LLVM needs no sign test for
         x = float(np.int64(ri >> np.uint64(8))) * _WE[idx]
         x, a, b, c, d = _std_exponential_slow_st(a, b, c, d, idx, x)
         out[j] = x * mean
@@ -290,7 +290,7 @@ def fill_exponential(lanes, scal, out, n, mean):
     raw = _stack_u64()
     places = _stack_u64()
     for c0 in range(0, n, _CHUNK):
-        w = out[c0:min(c0 + _CHUNK, n)]
+        w = out[c0:(c0 + _CHUNK if c0 + _CHUNK < n else n)]
         _xoshiro_raw(lanes, raw, w.shape[0] // LANES)
         nrej = np.int64(0)       # not a literal 0: the call below would compile once for it
         for j in range(w.shape[0]):

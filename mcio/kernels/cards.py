@@ -14,6 +14,7 @@ measured and the card's busy ms (the start work assigned in the measurement).
 """
 import numpy as np
 
+from . import alloc
 from .heap import heap_put
 from .options import JIT, JIT_STAGE, njit
 from .stages import SI_CH
@@ -31,8 +32,8 @@ PAST_CARD = 20
 def cards_state(card):
     """The cards' free times at time 0 (ms): float64[K] (``card`` None: no card limits)."""
     if card is None:
-        return np.zeros(0)
-    return np.zeros(card[1].shape[0])
+        return alloc.zeros(0, np.float64)
+    return alloc.zeros(card[1].shape[0], np.float64)
 
 
 @njit(**JIT_STAGE)

@@ -42,6 +42,7 @@ from llvmlite import ir
 from numba import types
 from numba.extending import intrinsic
 
+from . import alloc
 from .blockrng import fill_row
 from .histogram import hist_add_sums
 from .ioclass import attr_draws
@@ -372,11 +373,11 @@ def _recursion_one(i0, nj, m0, WARM, N, NB, wait_limit, ia_blk, svc_blk, disc_bl
             b_sum = 0.0
             b += 1
             b_next = ((b + 1) * N + NB - 1) // NB
-        j1 = min(nj, b_next - i0)
+        j1 = b_next - i0 if b_next - i0 < nj else nj
         if j0 < m0:
-            j1 = min(j1, m0)
+            j1 = m0 if m0 < j1 else j1
         if i0 + j0 <= WARM:
-            j1 = min(j1, WARM + 1 - i0)
+            j1 = WARM + 1 - i0 if WARM + 1 - i0 < j1 else j1
         if j0 >= m0 and i0 + j0 > WARM:
             # views from j0 on, indexed from 0: an index LLVM knows is >= 0 needs no test for
             # a negative (wrap-around) index at every access
@@ -571,9 +572,9 @@ def _class_tables(NCLS, bw, cls_kb, cls_miss, cls_mp, cls_proto):
     mode)."""
     cls_xfer = cls_kb / bw
     one = (cls_mp[0, 0], cls_mp[0, 1], cls_proto[0, 0], cls_proto[0, 1], cls_xfer[0], cls_miss[0])
-    mp_km = np.empty(2 * NCLS)
-    px_km = np.empty(2 * NCLS)          # protocol + transfer time, ms
-    miss_km = np.empty(2 * NCLS)
+    mp_km = alloc.empty(2 * NCLS, np.float64)
+    px_km = alloc.empty(2 * NCLS, np.float64)          # protocol + transfer time, ms
+    miss_km = alloc.empty(2 * NCLS, np.float64)
     for kk in range(NCLS):
         for md in range(2):
             mp_km[2 * kk + md] = cls_mp[kk, md]
@@ -635,32 +636,32 @@ def fast_one(fp, ip, dp, ev, ec, cls_cum, cls_kb, cls_miss, cls_mp, cls_proto, t
     if TRACE:
         mean_gap = trace.mean()
     wait_limit = ip[IP_SLOTS] * mean_gap
-    free_t = np.zeros(c)          # server free times (a scan, or a min-heap: all zero is one)
+    free_t = alloc.zeros(c, np.float64)  # server free times (a scan, or a min-heap: all zero is one)
     trace_i = 0
     if TRACE:
-        trace_i = int(uniform(s) * trace.shape[0]) % trace.shape[0]
+        trace_i = np.int64(uniform(s) * trace.shape[0]) % trace.shape[0]
     cls_xfer, one, km_tab = _class_tables(NCLS, bw, cls_kb, cls_miss, cls_mp, cls_proto)
     draws, mp_draw, has_path, disc_only = _what_to_draw(NCLS, zshare, dp, cls_kb, cls_miss, cls_mp,
                                                         cls_proto)
     # The block's variates (ms; uniforms for the I/O's attributes are drawn only where a draw
     # can change one, else 0.5, for which u < p is p's own truth when p is 0 or >= 1) ...
-    ia_blk = np.empty(BLOCK)
-    mp_blk = np.empty(BLOCK)
-    ha_blk = np.zeros(BLOCK)
-    be_blk = np.zeros(BLOCK)
-    ucls_blk = np.full(BLOCK, 0.5)
-    umode_blk = np.full(BLOCK, 0.5)
-    umiss_blk = np.full(BLOCK, 0.5)
+    ia_blk = alloc.empty(BLOCK, np.float64)
+    mp_blk = alloc.empty(BLOCK, np.float64)
+    ha_blk = alloc.zeros(BLOCK, np.float64)
+    be_blk = alloc.zeros(BLOCK, np.float64)
+    ucls_blk = alloc.full(BLOCK, 0.5, np.float64)
+    umode_blk = alloc.full(BLOCK, 0.5, np.float64)
+    umiss_blk = alloc.full(BLOCK, 0.5, np.float64)
     # ... each I/O's MP work, pend, disconnect, connect, service and IOSQ (ms) and class
-    w_blk = np.empty(BLOCK)
-    pend_blk = np.empty(BLOCK)
-    disc_blk = np.empty(BLOCK)
-    conn_blk = np.empty(BLOCK)
-    svc_blk = np.empty(BLOCK)
+    w_blk = alloc.empty(BLOCK, np.float64)
+    pend_blk = alloc.empty(BLOCK, np.float64)
+    disc_blk = alloc.empty(BLOCK, np.float64)
+    conn_blk = alloc.empty(BLOCK, np.float64)
+    svc_blk = alloc.empty(BLOCK, np.float64)
     svc_src = disc_blk if disc_only else svc_blk
-    iosq_blk = np.empty(BLOCK)
-    k_blk = np.zeros(BLOCK, np.int64)
-    keys = np.empty(BLOCK, np.int64)       # histogram buckets of the block's responses
+    iosq_blk = alloc.empty(BLOCK, np.float64)
+    k_blk = alloc.zeros(BLOCK, np.int64)
+    keys = alloc.empty(BLOCK, np.int64)       # histogram buckets of the block's responses
     # The statistics live in ``sums``, added to acc/chs/devs once at the end: the replications'
     # output rows share cache lines, so the threads would fight over them.
     t = 0.0
@@ -669,8 +670,8 @@ def fast_one(fp, ip, dp, ev, ec, cls_cum, cls_kb, cls_miss, cls_mp, cls_proto, t
     # Sums not kept: response = IOSQ + pend + disconnect + connect, so its sum and those of
     # service and device busy follow from the component sums; KB and transfer time from the
     # count of I/Os per class.
-    sums = np.zeros(12)
-    n_cls = np.zeros(NCLS)
+    sums = alloc.zeros(12, np.float64)
+    n_cls = alloc.zeros(NCLS, np.float64)
     n_done = N                    # I/Os whose statistics were taken
     unstable = False
     bst = (0, (N + NB - 1) // NB, 0.0)  # MSER batch of the next I/O, first I/O of the next, its sum
@@ -683,14 +684,14 @@ def fast_one(fp, ip, dp, ev, ec, cls_cum, cls_kb, cls_miss, cls_mp, cls_proto, t
         if ctl_stop[0] != 0:            # stop requested: end here, every I/O so far counted
             n_done = i
             break
-        m0 = 0 if i >= WARM else min(WARM - i, BLOCK)   # the block's first measured I/O
+        m0 = 0 if i >= WARM else (WARM - i if WARM - i < BLOCK else BLOCK)  # the first measured I/O
         trace_i = _block_draws(TRACE, trace, trace_i, draws, lanes, scal, dp, ev, ec, ia_blk, ucls_blk,
                                umode_blk, umiss_blk, mp_blk, ha_blk, be_blk)
         # each I/O's class, mode, miss and service components: independent of the queue
         _block_service(NCLS, disc_only, zshare, start_frac, mp_draw, one, km_tab, cls_cum, ucls_blk,
                        umode_blk, umiss_blk, mp_blk, ha_blk, be_blk, w_blk, pend_blk, disc_blk,
                        conn_blk, svc_blk, k_blk)
-        nj = min(BLOCK, N - i)
+        nj = N - i if N - i < BLOCK else BLOCK
         jb, unstable, t, free1, t0, d0, bst = _recursion(c, i, nj, m0, WARM, N, NB, wait_limit,
                                                          ia_blk, svc_src, disc_blk, iosq_blk,
                                                          free_t, t, free1, t0, d0, bat, bst, sums)
@@ -706,7 +707,8 @@ def fast_one(fp, ip, dp, ev, ec, cls_cum, cls_kb, cls_miss, cls_mp, cls_proto, t
     if unstable:
         acc[A_UNSTABLE] = 1.0
     ctl_done[0] += n_done - told
-    _write_outputs(float(max(0, n_done - WARM)), sums, n_cls, cls_kb, cls_xfer, acc, chs, devs)
+    n_meas = n_done - WARM if n_done > WARM else 0
+    _write_outputs(float(n_meas), sums, n_cls, cls_kb, cls_xfer, acc, chs, devs)
     acc[A_EVENTS] = float(N)
     if overloaded or unstable:
         acc[A_TIME_MS] = _last_end(c, free1, free_t) - d0 if n_done > WARM else 0.0

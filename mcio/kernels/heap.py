@@ -48,6 +48,7 @@ queue before the calendar queue, kept for benchmarks/event_floor.py and as the t
 """
 import numpy as np
 
+from . import alloc
 from .options import JIT, JIT_CALL, JIT_LEAF, JIT_STAGE, njit
 
 
@@ -182,9 +183,9 @@ def heap_new(n):
     nb_max = NB_MIN
     while nb_max < n:
         nb_max <<= 1
-    h_t = np.zeros(NODE0 + n)
-    h_c = np.zeros(3 * (NODE0 + n), np.int64)
-    h_n = np.zeros(HEADS + nb_max, np.int64)
+    h_t = alloc.zeros(NODE0 + n, np.float64)
+    h_c = alloc.zeros(3 * (NODE0 + n), np.int64)
+    h_n = alloc.zeros(HEADS + nb_max, np.int64)
     if n <= HEAP_MAX:
         h_n[Q_MIN] = 1                         # a binary heap: no buckets, the root always known
         return h_t, h_c, h_n
@@ -221,7 +222,7 @@ def _resize(h_t, h_c, h_n, now):
         elif h_n[Q_STEPS] > STEPS_PER_TAKE * d and nb_ < h_n[Q_NB_MAX]:
             # the width is right but the scans are long: events far ahead wrap round the buckets
             # (time scales apart, e.g. long think times beside short services): a longer round
-            nb_new = max(nb_new, 2 * nb_)
+            nb_new = 2 * nb_ if 2 * nb_ > nb_new else nb_new
         else:
             h_n[Q_DEQ] = 0
             h_n[Q_STEPS] = 0

@@ -12,6 +12,7 @@ replications (or of sweep workers) merge by addition.
 """
 import numpy as np
 
+from . import alloc
 from .bits import float_bits
 from .options import JIT, JIT_LEAF, JIT_VEC, njit
 
@@ -133,8 +134,8 @@ def _row_quantiles(h, n, probs, cum, out):
                 lo_b = mid + 1
             else:
                 hi_b = mid
-        i = min(lo_b, B - 1)
-        before = cum[max(i - 1, 0)]
+        i = lo_b if lo_b < B - 1 else B - 1
+        before = cum[i - 1 if i > 0 else 0]
         hi_count = float(h[i])
         frac = (target - before) / hi_count if hi_count > 0 else 0.5
         if frac < 0.0:   # (NumPy's maximum, then minimum: NaN and -0.0 stay)
@@ -157,8 +158,8 @@ def hist_quantiles_into(hist, probs, out_rep, out_pooled):
     float64[P], ``out_rep`` float64[R, P], ``out_pooled`` float64[P]. ~40x faster here than
     the NumPy of hist_quantiles_rows (which stays, the reference the tests hold it to)."""
     R, B = hist.shape
-    cum = np.empty(B, np.float64)
-    pooled = np.zeros(B, np.int64)
+    cum = alloc.empty(B, np.float64)
+    pooled = alloc.zeros(B, np.int64)
     for r in range(R):
         total = 0
         for b in range(B):

@@ -36,6 +36,7 @@ import types
 
 import numpy as np
 
+from . import alloc
 from .areas import areas_close, areas_restart
 from .blockrng import next_from
 from .heap import heap_new, heap_put
@@ -83,27 +84,29 @@ def _new_state(ip, dp, dev_grp, grp_ptr, grp_ch, chg_ptr, chg):
     D = ip[IP_DEVICES]
     C = ip[IP_CHANNELS]
     G = ip[IP_GROUPS]
+    f8, i8 = np.float64, np.int64
     # ---- slot state: one row per slot (few base pointers: less register pressure) ----
-    sf = np.zeros((P, N_SF))
-    si = np.zeros((P, N_SI), np.int64)
+    sf = alloc.zeros((P, N_SF), np.float64)
+    si = alloc.zeros((P, N_SI), np.int64)
     si[:, SI_NXT] = -1
     si[:, SI_G_PREV] = -1
     si[:, SI_G_NEXT] = -1
     # ---- queues and resources (stages.py names each group) ----
-    dq_s = np.full(4, -1, np.int64)       # HyperPAV pool, arrival list, queued
+    dq_s = alloc.full(4, -1, np.int64)       # HyperPAV pool, arrival list, queued
     dq_s[0] = ip[IP_EXPOSURES] - 1
     dq_s[3] = 0
-    dev = (np.zeros(D, np.int64), np.full(D, -1, np.int64), np.full(D, -1, np.int64),
-           np.zeros(D, np.bool_), dq_s)
-    dev_state = np.zeros((D, N_DEV_STATE))
+    dev = (alloc.zeros(D, np.int64), alloc.full(D, -1, np.int64), alloc.full(D, -1, np.int64),
+           alloc.zeros(D, np.bool_), dq_s)
+    dev_state = alloc.zeros((D, N_DEV_STATE), np.float64)
     only = grp_ch[grp_ptr[0]] if G == 1 and grp_ptr[1] - grp_ptr[0] == 1 else -1
-    paths = (dev_grp, grp_ptr, grp_ch, chg_ptr, chg, np.zeros(G, np.int64), np.full(G, -1, np.int64),
-             np.full(G, -1, np.int64), only)
-    oe = np.zeros(C, np.int64)
-    oe_tl = np.zeros(C)
-    mp_busy = np.zeros(C, np.int64)
-    mp = (mp_busy, np.full(C, -1, np.int64), np.full(C, -1, np.int64), np.zeros(C, np.int64),
-          np.full(C, -1, np.int64), np.full(C, -1, np.int64), np.zeros(C), np.zeros(C), np.zeros(C))
+    paths = (dev_grp, grp_ptr, grp_ch, chg_ptr, chg, alloc.zeros(G, i8), alloc.full(G, -1, i8),
+             alloc.full(G, -1, i8), only)
+    oe = alloc.zeros(C, np.int64)
+    oe_tl = alloc.zeros(C, np.float64)
+    mp_busy = alloc.zeros(C, np.int64)
+    mp = (mp_busy, alloc.full(C, -1, i8), alloc.full(C, -1, i8), alloc.zeros(C, i8),
+          alloc.full(C, -1, i8), alloc.full(C, -1, i8), alloc.zeros(C, f8), alloc.zeros(C, f8),
+          alloc.zeros(C, f8))
     mp = mp + winner_new(C)
     # ---- events ----
     heap = heap_new(P + 1)            # (h_t, h_c, h_n): kernels/heap.py's queue (P <= 15: a binary heap)
@@ -119,7 +122,7 @@ def _first_arrivals(s, trace, traced, is_open, think_zero, n_slots, rng, heap, r
     h_t, h_c, h_n = heap
     trace_i = 0
     if traced:
-        trace_i = int(uniform(s) * trace.shape[0]) % trace.shape[0]
+        trace_i = np.int64(uniform(s) * trace.shape[0]) % trace.shape[0]
     next_arr = INF
     rs_n = 0
     if is_open:
@@ -222,8 +225,8 @@ def run_one(fp, ip, dp, ev, ec, cls_cum, cls_kb, cls_miss, cls_mp, cls_proto,
     # the alias table's two columns side by side: a device's cell is one cache line, not two
     # (the device pick lands on a random cell of a table larger than L1 with the devices' state)
     # (filled by a loop: a slice assignment would compile dozens of Numba's own helpers)
-    al_tab = np.empty((al_prob.shape[0], 2))
-    al_int = al_tab.view(np.int64)
+    al_tab = alloc.empty((al_prob.shape[0], 2), np.float64)
+    al_int = alloc.int64_view(al_tab)
     for i in range(al_prob.shape[0]):
         al_tab[i, 0] = al_prob[i]
         al_int[i, 1] = al_idx[i]
@@ -237,8 +240,8 @@ def run_one(fp, ip, dp, ev, ec, cls_cum, cls_kb, cls_miss, cls_mp, cls_proto,
         n_rows = lanes.shape[0]         # N_ROWS, and a configuration's own rows (engine/units.py)
     else:
         n_rows = N_ROWS
-    vb = np.empty((n_rows, VBLOCK))
-    vpos = np.full(n_rows, VBLOCK, np.int64)
+    vb = alloc.empty((n_rows, VBLOCK), np.float64)
+    vpos = alloc.full(n_rows, VBLOCK, np.int64)
     rng = (vb, vpos, lanes, scal, dp, ev, ec)
 
     sf, si, dev, dev_state, paths, oe, oe_tl, mp, heap = _new_state(ip, dp, dev_grp, grp_ptr,
@@ -272,9 +275,9 @@ def run_one(fp, ip, dp, ev, ec, cls_cum, cls_kb, cls_miss, cls_mp, cls_proto,
     tw_t, tw_c = ps[7], ps[8]
     tm_t, tm_c = mp[9], mp[10]
     h_t, h_c, h_n = heap
-    rs_slot = np.zeros(2 * P + 8, np.int64)      # the ready stack: I/Os whose stage can run now
-    rs_stage = np.zeros(2 * P + 8, np.int64)
-    free = np.empty(P, np.int64)       # open: pool of free slots (a stack): P - 1 down to 0
+    rs_slot = alloc.zeros(2 * P + 8, np.int64)      # the ready stack: I/Os whose stage can run now
+    rs_stage = alloc.zeros(2 * P + 8, np.int64)
+    free = alloc.empty(P, np.int64)       # open: pool of free slots (a stack): P - 1 down to 0
     for i in range(P):                 # (not np.arange: 3 more Numba specialisations)
         free[i] = P - 1 - i
     n_free = P
@@ -290,7 +293,7 @@ def run_one(fp, ip, dp, ev, ec, cls_cum, cls_kb, cls_miss, cls_mp, cls_proto,
     stop = False
     next_arr, trace_i, rs_n = _first_arrivals(s, trace, TRACE, is_open, think_zero, P, rng, heap,
                                               rs_slot, rs_stage)
-    bk = np.empty((BLOCK_IOS, N_BK))   # measured completions' figures, summed a block at a time
+    bk = alloc.empty((BLOCK_IOS, N_BK), np.float64)  # measured completions' figures, a block at a time
     nbk = np.int64(0)
     poll_at = POLL_IOS              # the completion count of the next look at ctl_stop
     x_next = -1                     # the I/O whose event was just taken, and its stage
@@ -439,7 +442,7 @@ def run_one(fp, ip, dp, ev, ec, cls_cum, cls_kb, cls_miss, cls_mp, cls_proto,
     if UNITS:
         area_ha, area_be = stations_close(t, sf, si, cu, sts)
     else:
-        area_ha, area_be = stations_close(t, sf, si, cu, np.zeros((2, N_ST)))
+        area_ha, area_be = stations_close(t, sf, si, cu, alloc.zeros((2, N_ST), np.float64))
     acc[A_AREA_HA] += area_ha
     acc[A_AREA_BE] += area_be
     acc[A_AREA_MPQ] += areas_close(t, chs, oe, oe_tl, mp[0], mp[6], mp[3], mp[7], mp[8])

@@ -169,7 +169,9 @@ def _exp_wedge_bounds(idx, x):
     xin = _XIN_E[idx]
     f_in = _FE[idx - 1]
     f_out = _FE[idx]
-    tangent = max(f_out * (1.0 + (_XOUT_E[idx] - x)), f_in * (1.0 - (x - xin)))
+    t_out = f_out * (1.0 + (_XOUT_E[idx] - x))
+    t_in = f_in * (1.0 - (x - xin))
+    tangent = t_in if t_in > t_out else t_out       # max(t_out, t_in), as Python's max
     below = tangent * (1.0 - _WEDGE_MARGIN)
     above = (f_in + (f_out - f_in) * ((x - xin) * _INV_WIDTH_E[idx])) * (1.0 + _WEDGE_MARGIN)
     return below, above
@@ -203,7 +205,7 @@ def _std_exponential_slow_st(a, b, c, d, idx, x):
             return x, a, b, c, d
         r, a, b, c, d = _next_st(a, b, c, d)
         ri = r >> np.uint64(3)
-        idx = int(ri & np.uint64(0xFF))
+        idx = ri & np.uint64(0xFF)  # uint64: an index LLVM needs no sign test for
         ri >>= np.uint64(8)
         x = float(np.int64(ri)) * _WE[idx]
         if ri < _KE[idx]:
@@ -214,7 +216,7 @@ def _std_exponential_slow_st(a, b, c, d, idx, x):
 def _std_exponential_zig_st(a, b, c, d):
     r, a, b, c, d = _next_st(a, b, c, d)
     ri = r >> np.uint64(3)
-    idx = int(ri & np.uint64(0xFF))
+    idx = ri & np.uint64(0xFF)  # uint64: an index LLVM needs no sign test for
     ri >>= np.uint64(8)
     x = float(np.int64(ri)) * _WE[idx]
     if ri < _KE[idx]:
@@ -234,7 +236,7 @@ def _std_exponential_log_st(a, b, c, d):
 @njit(**JIT_LEAF)
 def _normal_zig_layer(r):
     """A 64-bit draw's ziggurat layer, |x| bits and x: (idx, rabs, x)."""
-    idx = int(r & np.uint64(0xFF))
+    idx = r & np.uint64(0xFF)
     r >>= np.uint64(8)
     rabs = (r >> np.uint64(1)) & np.uint64(0x000FFFFFFFFFFFFF)
     x = float(np.int64(rabs)) * _WN[idx]

@@ -235,7 +235,7 @@ def alias_pick(rng, al_prob, al_idx, base, m):
     """A device index in [0, m) from Walker's alias table at al_prob/al_idx[base:base + m] (the
     alias indices relative to base), on the device row's next uniform."""
     ud = draw(rng, np.int64(R_DEVICE)) * m
-    i = int(ud)
+    i = np.int64(ud)
     if i >= m:
         i = m - 1
     # the alias is loaded whether taken or not, so the choice is a select, not a branch (taken

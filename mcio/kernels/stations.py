@@ -25,6 +25,7 @@ assigned in it.
 """
 import numpy as np
 
+from . import alloc
 from .heap import heap_put
 from .layout import D_BACKEND, D_HA
 from .options import JIT, JIT_LEAF, JIT_STAGE, njit
@@ -44,16 +45,18 @@ def cu_state_single(ha_servers, be_servers, dp, n_slots):
     # a station with at least as many servers as can reach it never queues: no heap of free times
     # (arrays filled element by element: np.array of a list and .max() would each compile Numba
     # helpers of their own, ~5 specialisations, for two elements)
-    kw_n = np.zeros(2, np.int64)
+    kw_n = alloc.zeros(2, np.int64)
     kw_n[0] = ha_servers if ha_servers < n_slots else 0
     kw_n[1] = be_servers if be_servers < n_slots else 0
-    row = np.zeros(2, np.int64)
+    row = alloc.zeros(2, np.int64)
     row[0] = D_HA
     row[1] = D_BACKEND
-    zero = np.zeros(2, np.bool_)
+    zero = alloc.zeros(2, np.bool_)
     zero[0] = dp[D_HA, 0] == 0.0 and dp[D_HA, 1] == 0.0
     zero[1] = dp[D_BACKEND, 0] == 0.0 and dp[D_BACKEND, 1] == 0.0
-    return row, zero, kw_n, np.zeros((2, max(1, max(kw_n[0], kw_n[1])))), np.zeros(2)
+    most = kw_n[1] if kw_n[1] > kw_n[0] else kw_n[0]
+    most = most if most > 1 else 1
+    return row, zero, kw_n, alloc.zeros((2, most), np.float64), alloc.zeros(2, np.float64)
 
 
 @njit(**JIT)
@@ -62,12 +65,13 @@ def cu_state(dp, cu_row, cu_servers, dev_cu, n_slots):
     (int64[S]) and servers (int64[S]), and each device's control unit (int64[D]); ``n_slots``:
     the most I/Os that can be at a station at once."""
     n = cu_row.shape[0]
-    zero = np.zeros(n, np.bool_)
-    kw_n = np.zeros(n, np.int64)
+    zero = alloc.zeros(n, np.bool_)
+    kw_n = alloc.zeros(n, np.int64)
     for st in range(n):
         zero[st] = dp[cu_row[st], 0] == 0.0 and dp[cu_row[st], 1] == 0.0
         kw_n[st] = cu_servers[st] if cu_servers[st] < n_slots else 0
-    return (cu_row, zero, kw_n, np.zeros((n, max(1, kw_n.max()))), np.zeros(n), np.zeros(n),
+    return (cu_row, zero, kw_n, alloc.zeros((n, max(1, kw_n.max())), np.float64),
+            alloc.zeros(n, np.float64), alloc.zeros(n, np.float64),
             dev_cu, n > 2)
 
 
@@ -115,7 +119,8 @@ def cu_committed(sf, si, cu, st, now):
     for y in range(sf.shape[0]):
         e = sf[y, SF_CU_END + 2 * kind]
         if e > now and cu_of(y, si, cu) == u:
-            tot += e - max(now, sf[y, SF_CU_START + 2 * kind])
+            s = sf[y, SF_CU_START + 2 * kind]
+            tot += e - (s if s > now else now)
     return tot
 
 

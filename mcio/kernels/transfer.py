@@ -37,6 +37,7 @@ per-link figures): not kept.
 """
 import numpy as np
 
+from . import alloc
 from .options import JIT, JIT_LEAF, JIT_STAGE, njit
 from .stages import INF, SF_TAG, SF_XFER_KB, SI_CH, SI_CLS, SI_DEV, SI_POS, after_transfer
 from .stats import C_LINK_BUSY_MS
@@ -58,14 +59,16 @@ def links_state(P, LS, gen, n_links):
         general = True
         rt_ptr = gen[0]
         for i in range(rt_ptr.shape[0] - 1):
-            rmax = max(rmax, rt_ptr[i + 1] - rt_ptr[i])
-    n_tree = max(n_links, P) if general else n_links
+            r = rt_ptr[i + 1] - rt_ptr[i]
+            rmax = r if r > rmax else rmax
+    n_tree = (P if P > n_links else n_links) if general else n_links
     tw_t, tw_c = winner_new(n_tree)
     G = P if general else 1
-    return (np.zeros((n_links, LS), np.int64), np.zeros(n_links, np.int64), np.zeros(n_links),
-            np.zeros(n_links), np.full(n_links, INF), np.full(n_links, -1, np.int64), np.zeros(n_links),
-            tw_t, tw_c, np.zeros(G), np.zeros(G), np.zeros(G), np.zeros(G, np.int64),
-            np.zeros((G, rmax), np.int64))
+    f8, i8 = np.float64, np.int64
+    return (alloc.zeros((n_links, LS), i8), alloc.zeros(n_links, i8), alloc.zeros(n_links, f8),
+            alloc.zeros(n_links, f8), alloc.full(n_links, INF, f8), alloc.full(n_links, -1, i8),
+            alloc.zeros(n_links, f8), tw_t, tw_c, alloc.zeros(G, f8), alloc.zeros(G, f8),
+            alloc.zeros(G, f8), alloc.zeros(G, i8), alloc.zeros((G, rmax), i8))
 
 
 @njit(**JIT_STAGE)

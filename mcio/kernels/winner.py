@@ -12,6 +12,7 @@ root.
 """
 import numpy as np
 
+from . import alloc
 from .bits import bits_float, float_bits, pair_before
 from .options import JIT, JIT_STAGE, njit
 
@@ -22,8 +23,8 @@ def winner_new(n):
     m = 1
     while m < n:
         m <<= 1
-    tw_t = np.full(2 * m, np.inf)
-    tw_c = np.full(2 * m, -1, np.int64)
+    tw_t = alloc.full(2 * m, np.inf, np.float64)
+    tw_c = alloc.full(2 * m, -1, np.int64)
     for i in range(m):
         tw_c[m + i] = i          # past n: INF, never earlier than a real item
     return tw_t, tw_c
