@@ -45,31 +45,30 @@ def _allocate(context, builder, arrtype, shape_type, shape):
     return _empty_nd_impl(context, builder, arrtype, dims)
 
 
-@intrinsic
-def empty(typingctx, shape, dtype):
-    """np.empty(shape, dtype): uninitialised."""
+def _new_array(shape, dtype, zero):
+    """The signature and code of ``empty`` (zero False) or ``zeros`` (True), or None."""
     arrtype = _array_type(shape, dtype)
     if arrtype is None:
         return None
 
     def codegen(context, builder, signature, args):
         ary = _allocate(context, builder, arrtype, signature.args[0], args[0])
+        if zero:
+            cgutils.memset(builder, ary.data, builder.mul(ary.itemsize, ary.nitems), 0)
         return impl_ret_new_ref(context, builder, arrtype, ary._getvalue())
     return arrtype(shape, dtype), codegen
+
+
+@intrinsic
+def empty(typingctx, shape, dtype):
+    """np.empty(shape, dtype): uninitialised."""
+    return _new_array(shape, dtype, False)
 
 
 @intrinsic
 def zeros(typingctx, shape, dtype):
     """np.zeros(shape, dtype): every byte zero (0, 0.0, False)."""
-    arrtype = _array_type(shape, dtype)
-    if arrtype is None:
-        return None
-
-    def codegen(context, builder, signature, args):
-        ary = _allocate(context, builder, arrtype, signature.args[0], args[0])
-        cgutils.memset(builder, ary.data, builder.mul(ary.itemsize, ary.nitems), 0)
-        return impl_ret_new_ref(context, builder, arrtype, ary._getvalue())
-    return arrtype(shape, dtype), codegen
+    return _new_array(shape, dtype, True)
 
 
 @intrinsic
