@@ -13,7 +13,7 @@ from hypothesis import given, settings, strategies as st
 from mcio.kernels import fastpath as fp
 from mcio.kernels.options import JIT_LEAF, njit
 
-N_SUMS = fp.SQ_CONN + 1          # sums[S_* / SQ_*]
+N_SUMS = fp.S_CONN + 1           # sums[S_* / SQ_RESP]
 
 
 @functools.lru_cache(maxsize=None)
@@ -58,9 +58,7 @@ def reference(i0, nj, m0, warm, n, nb, wait_limit, ia, svc, disc, t, free1, t0, 
         if jc >= m0:
             sums[fp.S_IOSQ] += iosq
             sums[fp.SQ_RESP] += resp * resp
-            sums[fp.SQ_IOSQ] += iosq * iosq
             sums[fp.S_DISC] += disc[jc]
-            sums[fp.SQ_DISC] += disc[jc] * disc[jc]
         if i <= warm:
             if i == warm:
                 t0 = t

@@ -50,9 +50,8 @@ from .layout import (D_BACKEND, D_HA, D_INTERARRIVAL, D_MP_SHAPE, FP_LINK_KB_PER
                      FP_MP_START_FRACTION, FP_ZHPF_SHARE, IP_CLASSES, IP_EXPOSURES, IP_MEASURE,
                      IP_SLOTS, IP_TRACE, IP_WARMUP, R_CLASS, R_MISS, R_MODE)
 from .stats import (A_AREA_BE, A_AREA_HA, A_AREA_IOSQ, A_AREA_SYS, A_DEV_BUSY_MS,
-                    A_DEV_BUSY_ZVM_MS, A_EVENTS, A_N, A_SQ_CMR, A_SQ_CONN, A_SQ_DISC, A_SQ_IOSQ,
-                    A_SQ_PEND, A_SQ_RESP, A_SUM_CMR, A_SUM_CONN, A_SUM_DISC, A_SUM_IOSQ,
-                    A_SUM_PEND, A_SUM_RESP, A_TIME_MS, A_UNSTABLE, C_AREA_OE, C_KB, C_LINK_BUSY_MS,
+                    A_DEV_BUSY_ZVM_MS, A_EVENTS, A_N, A_SQ_RESP, A_SUM_CMR, A_SUM_CONN,
+                    A_SUM_DISC, A_SUM_IOSQ, A_SUM_PEND, A_SUM_RESP, A_TIME_MS, A_UNSTABLE, C_AREA_OE, C_KB, C_LINK_BUSY_MS,
                     C_MP_BUSY_MS, C_OE_MAX, C_SSCH, V_BUSY_MS, V_SSCH)
 from .options import JIT, JIT_LEAF, JIT_STAGE, njit
 from .servers import kw_start_side_by_side
@@ -60,41 +59,30 @@ from .rng import uniform
 
 BLOCK = 256                       # I/Os per block (a multiple of blockrng.LANES)
 
-# sums[] of the measured I/Os' statistics (ms, ms^2)
-(S_IOSQ, SQ_RESP, SQ_IOSQ, S_PEND, SQ_PEND, S_CMR, SQ_CMR, S_W, S_DISC, SQ_DISC, S_CONN,
- SQ_CONN) = range(12)
+# sums[] of the measured I/Os' statistics (ms, ms^2): the components' sums and the response's
+# sum of squares, what the outputs read (kernels/stats.py); not the components' sums of squares,
+# which nothing reads (the event engine's flush_block keeps them, as the same-work anchor does)
+S_IOSQ, SQ_RESP, S_PEND, S_CMR, S_W, S_DISC, S_CONN = range(7)
 
 
 @njit(**JIT_LEAF)
 def _path_stats(m0, m1, pend_blk, ha_blk, w_blk, conn_blk, sums):
-    """I/Os m0 .. m1 - 1 of a block (float64[BLOCK] each, ms) into sums[S_PEND, SQ_PEND, S_CMR,
-    SQ_CMR, S_W, S_CONN, SQ_CONN] (ms, ms^2): seven independent chains in one loop, each in I/O
-    order (as ``_recursion``). Only for models where pend or connect time is not zero."""
+    """I/Os m0 .. m1 - 1 of a block (float64[BLOCK] each, ms) into sums[S_PEND, S_CMR, S_W,
+    S_CONN] (ms): four independent chains in one loop, each in I/O order (as ``_recursion``).
+    Only for models where pend or connect time is not zero."""
     p = sums[S_PEND]
-    pp = sums[SQ_PEND]
     h = sums[S_CMR]
-    hh = sums[SQ_CMR]
     w = sums[S_W]
     c = sums[S_CONN]
-    cc = sums[SQ_CONN]
     for j in range(m0, m1):
-        pend = pend_blk[j]
-        ha = ha_blk[j]
-        conn = conn_blk[j]
-        p += pend
-        pp += pend * pend
-        h += ha
-        hh += ha * ha
+        p += pend_blk[j]
+        h += ha_blk[j]
         w += w_blk[j]
-        c += conn
-        cc += conn * conn
+        c += conn_blk[j]
     sums[S_PEND] = p
-    sums[SQ_PEND] = pp
     sums[S_CMR] = h
-    sums[SQ_CMR] = hh
     sums[S_W] = w
     sums[S_CONN] = c
-    sums[SQ_CONN] = cc
 
 
 @njit(**JIT_LEAF)
@@ -177,7 +165,7 @@ def _block_service(NCLS, disc_only, zshare, start_frac, mp_draw, one, km_tab, cl
 
 @njit(**JIT_LEAF)
 def _write_outputs(n_meas, sums, n_cls, cls_kb, cls_xfer, acc, chs, devs):
-    """The measured I/Os' sums (sums[S_*, SQ_*], ms and ms^2; n_cls float64[K] I/Os per class,
+    """The measured I/Os' sums (sums[S_*, SQ_RESP], ms and ms^2; n_cls float64[K] I/Os per class,
     cls_kb and cls_xfer float64[K] KB and transfer ms per class) into the outputs (slots of
     kernels/stats.py), with the time-weighted figures by Little's law."""
     if n_cls.shape[0] == 1:
@@ -193,11 +181,6 @@ def _write_outputs(n_meas, sums, n_cls, cls_kb, cls_xfer, acc, chs, devs):
     sm_conn = sums[S_CONN]
     sm_w = sums[S_W]
     sq_resp = sums[SQ_RESP]
-    sq_iosq = sums[SQ_IOSQ]
-    sq_pend = sums[SQ_PEND]
-    sq_cmr = sums[SQ_CMR]
-    sq_disc = sums[SQ_DISC]
-    sq_conn = sums[SQ_CONN]
     sm_svc = sm_pend + sm_disc + sm_conn
     sm_resp = sm_iosq + sm_svc
     sm_busy = sm_disc + sm_conn
@@ -209,11 +192,6 @@ def _write_outputs(n_meas, sums, n_cls, cls_kb, cls_xfer, acc, chs, devs):
     acc[A_SUM_DISC] += sm_disc
     acc[A_SUM_CONN] += sm_conn
     acc[A_SQ_RESP] += sq_resp
-    acc[A_SQ_IOSQ] += sq_iosq
-    acc[A_SQ_PEND] += sq_pend
-    acc[A_SQ_CMR] += sq_cmr
-    acc[A_SQ_DISC] += sq_disc
-    acc[A_SQ_CONN] += sq_conn
     # time-weighted figures by Little's law on each I/O's sojourn in each state
     acc[A_AREA_SYS] += sm_resp
     acc[A_AREA_IOSQ] += sm_iosq
@@ -336,14 +314,13 @@ UNROLL_CHAIN = not _target_cpu().startswith("znver")
 
 
 @njit(**JIT_STAGE)
-def _sums_add(iosq, svc, disc, one, b_sum, s_iosq, sq_resp, sq_iosq, s_disc, sq_disc):
+def _sums_add(iosq, svc, disc, one, b_sum, s_iosq, sq_resp, s_disc):
     """A measured I/O's IOSQ, service and disconnect (ms) into the running sums: (b_sum + resp,
-    s_iosq, sq_resp, sq_iosq, s_disc, sq_disc), five of the six adds on the multiply-add units
-    (``_add_on_fma``: bit for bit the same sums)."""
+    s_iosq, sq_resp, s_disc), three of the four adds on the multiply-add units (``_add_on_fma``:
+    bit for bit the same sums)."""
     resp = iosq + svc
     return (b_sum + resp, _add_on_fma(iosq, one, s_iosq), _add_on_fma(resp * resp, one, sq_resp),
-            _add_on_fma(iosq * iosq, one, sq_iosq), _add_on_fma(disc, one, s_disc),
-            _add_on_fma(disc * disc, one, sq_disc))
+            _add_on_fma(disc, one, s_disc))
 
 
 @njit(**dict(JIT_LEAF, forceinline=False))
@@ -361,8 +338,7 @@ def _recursion_one(i0, nj, m0, WARM, N, NB, wait_limit, ia_blk, svc_blk, disc_bl
     bit for bit the same. ``_arrive_pair``'s form is ``UNROLL_CHAIN``, a constant here, so that
     the pair loop does not test it (as an argument it was reloaded and tested every pair)."""
     b, b_next, b_sum = bst
-    s_iosq, sq_resp, sq_iosq = sums[S_IOSQ], sums[SQ_RESP], sums[SQ_IOSQ]
-    s_disc, sq_disc = sums[S_DISC], sums[SQ_DISC]
+    s_iosq, sq_resp, s_disc = sums[S_IOSQ], sums[SQ_RESP], sums[S_DISC]
     done = nj
     unstable = False
     one = _opaque(1.0)
@@ -397,8 +373,8 @@ def _recursion_one(i0, nj, m0, WARM, N, NB, wait_limit, ia_blk, svc_blk, disc_bl
                     unstable = True
                     break
                 iosq_v[k] = iosq
-                b_sum, s_iosq, sq_resp, sq_iosq, s_disc, sq_disc = _sums_add(
-                    iosq, svc_v[k], disc_v[k], one, b_sum, s_iosq, sq_resp, sq_iosq, s_disc, sq_disc)
+                b_sum, s_iosq, sq_resp, s_disc = _sums_add(
+                    iosq, svc_v[k], disc_v[k], one, b_sum, s_iosq, sq_resp, s_disc)
                 iosq = iosq2
                 t = t2
                 if iosq > wait_limit:
@@ -408,9 +384,8 @@ def _recursion_one(i0, nj, m0, WARM, N, NB, wait_limit, ia_blk, svc_blk, disc_bl
                     break
                 free1 = free2
                 iosq_v[k + 1] = iosq
-                b_sum, s_iosq, sq_resp, sq_iosq, s_disc, sq_disc = _sums_add(
-                    iosq, svc_v[k + 1], disc_v[k + 1], one, b_sum, s_iosq, sq_resp, sq_iosq, s_disc,
-                    sq_disc)
+                b_sum, s_iosq, sq_resp, s_disc = _sums_add(
+                    iosq, svc_v[k + 1], disc_v[k + 1], one, b_sum, s_iosq, sq_resp, s_disc)
                 k += 2
             if k < nk and not unstable:
                 t, start, iosq = _arrive(t, free1, ia_v[k])
@@ -421,9 +396,8 @@ def _recursion_one(i0, nj, m0, WARM, N, NB, wait_limit, ia_blk, svc_blk, disc_bl
                 else:
                     free1 = start + svc_v[k]
                     iosq_v[k] = iosq
-                    b_sum, s_iosq, sq_resp, sq_iosq, s_disc, sq_disc = _sums_add(
-                        iosq, svc_v[k], disc_v[k], one, b_sum, s_iosq, sq_resp, sq_iosq, s_disc,
-                        sq_disc)
+                    b_sum, s_iosq, sq_resp, s_disc = _sums_add(
+                    iosq, svc_v[k], disc_v[k], one, b_sum, s_iosq, sq_resp, s_disc)
         else:
             for jc in range(j0, j1):
                 i = i0 + jc
@@ -441,12 +415,9 @@ def _recursion_one(i0, nj, m0, WARM, N, NB, wait_limit, ia_blk, svc_blk, disc_bl
                 resp = iosq + svc
                 b_sum += resp
                 if jc >= m0:
-                    disc = disc_blk[jc]
                     s_iosq += iosq
                     sq_resp += resp * resp
-                    sq_iosq += iosq * iosq
-                    s_disc += disc
-                    sq_disc += disc * disc
+                    s_disc += disc_blk[jc]
                 if i == WARM:
                     t0 = t
                 else:
@@ -454,8 +425,7 @@ def _recursion_one(i0, nj, m0, WARM, N, NB, wait_limit, ia_blk, svc_blk, disc_bl
         if unstable:
             break
         j0 = j1
-    sums[S_IOSQ], sums[SQ_RESP], sums[SQ_IOSQ] = s_iosq, sq_resp, sq_iosq
-    sums[S_DISC], sums[SQ_DISC] = s_disc, sq_disc
+    sums[S_IOSQ], sums[SQ_RESP], sums[S_DISC] = s_iosq, sq_resp, s_disc
     return done, unstable, t, free1, t0, d0, (b, b_next, b_sum)
 
 
@@ -466,8 +436,8 @@ def _recursion(c, i0, nj, m0, WARM, N, NB, wait_limit, ia_blk, svc_blk, disc_blk
     and disconnects disc_blk float64[BLOCK], ms) through the c FIFO servers, the only
     sequential part: each I/O's IOSQ into iosq_blk (ms), its response into the MSER batch sums
     bat float64[NB] (batch of I/O i: (i NB) // N; ``bst`` = (batch, first I/O of the next,
-    running sum)) and, from place m0 on (the measured I/Os), into sums[S_IOSQ, SQ_RESP, SQ_IOSQ,
-    S_DISC, SQ_DISC] (ms, ms^2). ``t`` is the last arrival, ``free1`` the one server's free time
+    running sum)) and, from place m0 on (the measured I/Os), into sums[S_IOSQ, SQ_RESP,
+    S_DISC] (ms, ms^2). ``t`` is the last arrival, ``free1`` the one server's free time
     (c == 1; else ``free_t``), ``t0`` the first measured arrival, ``d0`` the last warm-up
     completion (ms). Returns (I/Os done, unstable, t, free1, t0, d0, bst): fewer than nj, and
     unstable, if an I/O waited over ``wait_limit`` (that one not counted: its server's free
@@ -477,8 +447,7 @@ def _recursion(c, i0, nj, m0, WARM, N, NB, wait_limit, ia_blk, svc_blk, disc_blk
         return _recursion_one(i0, nj, m0, WARM, N, NB, wait_limit, ia_blk, svc_blk, disc_blk,
                               iosq_blk, t, free1, t0, d0, bat, bst, sums)
     b, b_next, b_sum = bst
-    s_iosq, sq_resp, sq_iosq = sums[S_IOSQ], sums[SQ_RESP], sums[SQ_IOSQ]
-    s_disc, sq_disc = sums[S_DISC], sums[SQ_DISC]
+    s_iosq, sq_resp, s_disc = sums[S_IOSQ], sums[SQ_RESP], sums[S_DISC]
     done = nj
     unstable = False
     for jc in range(nj):
@@ -507,19 +476,15 @@ def _recursion(c, i0, nj, m0, WARM, N, NB, wait_limit, ia_blk, svc_blk, disc_blk
         resp = iosq + svc
         b_sum += resp
         if jc >= m0:
-            disc = disc_blk[jc]
             s_iosq += iosq
             sq_resp += resp * resp
-            sq_iosq += iosq * iosq
-            s_disc += disc
-            sq_disc += disc * disc
+            s_disc += disc_blk[jc]
         if i <= WARM:
             if i == WARM:
                 t0 = t
             else:
                 d0 = start + svc
-    sums[S_IOSQ], sums[SQ_RESP], sums[SQ_IOSQ] = s_iosq, sq_resp, sq_iosq
-    sums[S_DISC], sums[SQ_DISC] = s_disc, sq_disc
+    sums[S_IOSQ], sums[SQ_RESP], sums[S_DISC] = s_iosq, sq_resp, s_disc
     return done, unstable, t, free1, t0, d0, (b, b_next, b_sum)
 
 
@@ -670,7 +635,7 @@ def fast_one(fp, ip, dp, ev, ec, cls_cum, cls_kb, cls_miss, cls_mp, cls_proto, t
     # Sums not kept: response = IOSQ + pend + disconnect + connect, so its sum and those of
     # service and device busy follow from the component sums; KB and transfer time from the
     # count of I/Os per class.
-    sums = alloc.zeros(12, np.float64)
+    sums = alloc.zeros(S_CONN + 1, np.float64)
     n_cls = alloc.zeros(NCLS, np.float64)
     n_done = N                    # I/Os whose statistics were taken
     unstable = False
