@@ -3,8 +3,9 @@
 ``np.empty``, ``np.zeros`` and ``np.full`` are Numba overloads: each (shape type, dtype) pair a
 kernel uses is a specialisation of its own, compiled and optimised before its caller (with
 ``np.zeros`` three: itself, its ``np.empty`` and its zero fill), and ``ndarray.view`` compiles a
-compatibility check. The main job's first run compiled 28 such specialisations (issue 29: a cold
-``mcio run`` compiles every specialisation it reaches). These intrinsics emit the same code in
+compatibility check. The main job's first run compiled 21 such specialisations (issue 29: a cold
+``mcio run`` compiles every specialisation it reaches; 9 more were ``int()``, ``min()`` and
+``max()``, which the kernels now write as conversions and conditional expressions). These intrinsics emit the same code in
 the caller itself: Numba's own allocation (``_empty_nd_impl``: the runtime's aligned memory, C
 order), then a memset or a fill loop. The arrays are the ones NumPy's functions return.
 
