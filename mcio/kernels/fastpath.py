@@ -51,8 +51,9 @@ from .layout import (D_BACKEND, D_HA, D_INTERARRIVAL, D_MP_SHAPE, FP_LINK_KB_PER
                      IP_SLOTS, IP_TRACE, IP_WARMUP, R_CLASS, R_MISS, R_MODE)
 from .stats import (A_AREA_BE, A_AREA_HA, A_AREA_IOSQ, A_AREA_SYS, A_DEV_BUSY_MS,
                     A_DEV_BUSY_ZVM_MS, A_EVENTS, A_N, A_SQ_RESP, A_SUM_CMR, A_SUM_CONN,
-                    A_SUM_DISC, A_SUM_IOSQ, A_SUM_PEND, A_SUM_RESP, A_TIME_MS, A_UNSTABLE, C_AREA_OE, C_KB, C_LINK_BUSY_MS,
-                    C_MP_BUSY_MS, C_OE_MAX, C_SSCH, V_BUSY_MS, V_SSCH)
+                    A_SUM_DISC, A_SUM_IOSQ, A_SUM_PEND, A_SUM_RESP, A_TIME_MS, A_UNSTABLE,
+                    C_AREA_OE, C_KB, C_LINK_BUSY_MS, C_MP_BUSY_MS, C_OE_MAX, C_SSCH, V_BUSY_MS,
+                    V_SSCH)
 from .options import JIT, JIT_LEAF, JIT_STAGE, njit
 from .servers import kw_start_side_by_side
 from .rng import uniform

@@ -86,24 +86,24 @@ def _new_state(ip, dp, dev_grp, grp_ptr, grp_ch, chg_ptr, chg):
     G = ip[IP_GROUPS]
     f8, i8 = np.float64, np.int64
     # ---- slot state: one row per slot (few base pointers: less register pressure) ----
-    sf = alloc.zeros((P, N_SF), np.float64)
-    si = alloc.zeros((P, N_SI), np.int64)
+    sf = alloc.zeros((P, N_SF), f8)
+    si = alloc.zeros((P, N_SI), i8)
     si[:, SI_NXT] = -1
     si[:, SI_G_PREV] = -1
     si[:, SI_G_NEXT] = -1
     # ---- queues and resources (stages.py names each group) ----
-    dq_s = alloc.full(4, -1, np.int64)       # HyperPAV pool, arrival list, queued
+    dq_s = alloc.full(4, -1, i8)       # HyperPAV pool, arrival list, queued
     dq_s[0] = ip[IP_EXPOSURES] - 1
     dq_s[3] = 0
-    dev = (alloc.zeros(D, np.int64), alloc.full(D, -1, np.int64), alloc.full(D, -1, np.int64),
+    dev = (alloc.zeros(D, i8), alloc.full(D, -1, i8), alloc.full(D, -1, i8),
            alloc.zeros(D, np.bool_), dq_s)
-    dev_state = alloc.zeros((D, N_DEV_STATE), np.float64)
+    dev_state = alloc.zeros((D, N_DEV_STATE), f8)
     only = grp_ch[grp_ptr[0]] if G == 1 and grp_ptr[1] - grp_ptr[0] == 1 else -1
     paths = (dev_grp, grp_ptr, grp_ch, chg_ptr, chg, alloc.zeros(G, i8), alloc.full(G, -1, i8),
              alloc.full(G, -1, i8), only)
-    oe = alloc.zeros(C, np.int64)
-    oe_tl = alloc.zeros(C, np.float64)
-    mp_busy = alloc.zeros(C, np.int64)
+    oe = alloc.zeros(C, i8)
+    oe_tl = alloc.zeros(C, f8)
+    mp_busy = alloc.zeros(C, i8)
     mp = (mp_busy, alloc.full(C, -1, i8), alloc.full(C, -1, i8), alloc.zeros(C, i8),
           alloc.full(C, -1, i8), alloc.full(C, -1, i8), alloc.zeros(C, f8), alloc.zeros(C, f8),
           alloc.zeros(C, f8))
